@@ -1,0 +1,85 @@
+//! Command-line definitions (clap derive) and nothing else; [`crate::config`] turns them
+//! into owned configuration before anything runs.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Find the fastest safe SSH settings for this client and a server.
+///
+/// sshbench measures the real `ssh` client against a real server: connect time per key
+/// exchange and host key algorithm, and send/receive throughput per cipher and MAC with
+/// the handshake excluded. With no destination it benchmarks this machine against a
+/// throwaway local sshd on 127.0.0.1.
+#[derive(Debug, Parser)]
+#[command(name = "sshbench", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: CommandArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CommandArgs {
+    /// Measure every negotiable suite once in each mode and print a table.
+    ///
+    /// Examples:
+    ///   sshbench run                      # this machine, against a private local sshd
+    ///   sshbench run pi@nas.local         # a real server (key-based login must work)
+    ///   sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com
+    Run(RunArgs),
+}
+
+/// Measurement modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Time to connect and run a trivial command (per key exchange × host key).
+    Connect,
+    /// Throughput client → server (per cipher × MAC).
+    Send,
+    /// Throughput server → client (per cipher × MAC).
+    Receive,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// [user@]host[:port] or an ssh_config alias; omit to use the local sandbox sshd.
+    ///
+    /// Your ssh configuration (identities, ProxyJump, known_hosts) applies as usual;
+    /// key-based authentication must already work, as with `ssh -o BatchMode=yes`.
+    pub destination: Option<String>,
+
+    /// Modes to measure, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "connect,send,receive")]
+    pub mode: Vec<ModeArg>,
+
+    /// Bytes per send/receive sample: a number with an optional K, M or G suffix
+    /// (binary units). The seeds' shell scripts used 8M.
+    #[arg(long, default_value = "32M", value_name = "SIZE")]
+    pub size: String,
+
+    /// Only these key exchange algorithms (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub kex: Option<Vec<String>>,
+
+    /// Only these host key algorithms (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub hostkeys: Option<Vec<String>>,
+
+    /// Only these ciphers (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub ciphers: Option<Vec<String>>,
+
+    /// Only these MACs (comma-separated names; AEAD ciphers ignore MACs).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub macs: Option<Vec<String>>,
+
+    /// Give up on one sample after this many seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    pub timeout: u64,
+
+    /// Print nothing but the results.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Deterministic fake measurements instead of ssh (for testing sshbench itself).
+    #[arg(long, hide = true)]
+    pub mock_transport: bool,
+}

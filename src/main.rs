@@ -1,0 +1,21 @@
+//! The `sshbench` binary: parse arguments, run the command, print errors, exit.
+
+use clap::Parser;
+use sshbench::cli::{Cli, CommandArgs};
+use std::process::ExitCode;
+
+mod app;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        CommandArgs::Run(args) => app::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("sshbench: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

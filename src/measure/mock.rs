@@ -1,0 +1,106 @@
+//! A deterministic transport for CLI tests: fixed figures derived from the suite's names.
+//!
+//! It lets tests of planning, tables and exit codes run without ssh and produce the
+//! same output every time. Everything that can run for real is tested for real.
+
+use super::{CpuTimes, FailureKind, Outcome, Sample, SampleRequest, Transport};
+use crate::cancel::Cancel;
+use crate::suite::{Mode, Negotiated};
+use std::time::Duration;
+
+/// Figures: every name contributes a fixed cost; a cipher named in `refuse` is refused.
+#[derive(Debug, Default)]
+pub struct Mock {
+    pub refuse: Vec<String>,
+}
+
+/// A stable per-name cost in microseconds (FNV-1a, so no std hasher randomness).
+fn cost(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in name.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    1_000 + h % 9_000
+}
+
+impl Transport for Mock {
+    fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+        let s = &req.suite;
+        let names = [&s.kex, &s.hostkey, &s.cipher, &s.mac];
+        let total: u64 = names.iter().filter_map(|n| n.as_deref()).map(cost).sum();
+        let mut sample = Sample {
+            suite: s.clone(),
+            mode: req.mode,
+            outcome: Outcome::Success,
+            wall: Duration::from_micros(50_000 + total),
+            transfer: None,
+            bytes: 0,
+            client_cpu: Some(CpuTimes {
+                user: Duration::from_micros(total / 2),
+                system: Duration::from_micros(total / 4),
+            }),
+            negotiated: Some(Negotiated {
+                kex: s.kex.clone(),
+                hostkey: s.hostkey.clone(),
+                cipher_cs: s.cipher.clone(),
+                cipher_sc: s.cipher.clone(),
+                mac_cs: s.mac.clone(),
+                mac_sc: s.mac.clone(),
+                ..Negotiated::default()
+            }),
+        };
+        if cancel.is_cancelled() {
+            sample.outcome = Outcome::failed(FailureKind::Cancelled, "interrupted");
+        } else if s.cipher.as_ref().is_some_and(|c| self.refuse.contains(c)) {
+            sample.outcome = Outcome::Refused {
+                message: "no matching cipher found (mock)".into(),
+            };
+        } else if req.mode != Mode::Connect {
+            // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput.
+            let micros = (req.bytes / (1 << 20)).max(1) * total;
+            sample.transfer = Some(Duration::from_micros(micros));
+            sample.bytes = req.bytes;
+        }
+        sample
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Suite;
+
+    #[test]
+    fn same_request_same_figures() {
+        let req = SampleRequest {
+            suite: Suite {
+                cipher: Some("aes128-ctr".into()),
+                ..Suite::default()
+            },
+            mode: Mode::Send,
+            bytes: 8 << 20,
+            timeout: Duration::from_secs(1),
+        };
+        let a = Mock::default().measure(&req, &Cancel::new());
+        let b = Mock::default().measure(&req, &Cancel::new());
+        assert_eq!(a.transfer, b.transfer);
+        assert!(a.throughput().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn refuses_listed_ciphers() {
+        let mut mock = Mock {
+            refuse: vec!["3des-cbc".into()],
+        };
+        let req = SampleRequest {
+            suite: Suite {
+                cipher: Some("3des-cbc".into()),
+                ..Suite::default()
+            },
+            mode: Mode::Connect,
+            bytes: 0,
+            timeout: Duration::from_secs(1),
+        };
+        assert_eq!(mock.measure(&req, &Cancel::new()).outcome.label(), "refused");
+    }
+}

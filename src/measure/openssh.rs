@@ -1,0 +1,454 @@
+//! The real transport: one OpenSSH `ssh` process per sample, suite forced by `-o` options.
+//!
+//! Threads per sample: one reaps the process with `wait4` (exact exit time, client CPU),
+//! one reads stderr (ssh's `-v` lines, timestamped, bounded), one reads stdout (the
+//! remote ready line, then the data or the byte count), one feeds stdin. The calling
+//! thread only waits, enforces the timeout and watches for cancellation; a sample that
+//! overruns is killed with its whole process group.
+
+use super::payload::Payload;
+use super::sshlog;
+use super::{FailureKind, Outcome, Sample, SampleRequest, Transport};
+use crate::cancel::Cancel;
+use crate::proc::{self, Exit};
+use crate::remote;
+use crate::suite::Mode;
+use crate::target::Target;
+use std::io::{BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Lines of ssh stderr kept per sample, and their maximum length.
+const MAX_STDERR_LINES: usize = 4000;
+const MAX_LINE: usize = 1024;
+/// Output a login shell may print before the ready line (motd-like noise).
+const MAX_PRE_READY: usize = 64 * 1024;
+/// How often the waiting thread checks for cancellation.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Spawns the system's OpenSSH client.
+pub struct OpenSsh {
+    ssh: PathBuf,
+    target: Target,
+    payload: Payload,
+}
+
+impl OpenSsh {
+    pub fn new(ssh: PathBuf, target: Target, payload: Payload) -> Self {
+        OpenSsh {
+            ssh,
+            target,
+            payload,
+        }
+    }
+
+    /// The full argument list for one sample (without the program name).
+    pub fn args(&self, req: &SampleRequest) -> Vec<String> {
+        let timeout = req.timeout.as_secs().clamp(1, 30);
+        let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
+        let mut opt = |kv: String| {
+            args.push("-o".into());
+            args.push(kv);
+        };
+        for fixed in [
+            "BatchMode=yes",
+            "ControlMaster=no",
+            "ControlPath=none",
+            "Compression=no",
+            "ClearAllForwardings=yes",
+            "ForwardAgent=no",
+            "ForwardX11=no",
+            "RequestTTY=no",
+            "PermitLocalCommand=no",
+        ] {
+            opt(fixed.to_string());
+        }
+        opt(format!("ConnectTimeout={timeout}"));
+        let s = &req.suite;
+        for (key, value) in [
+            ("KexAlgorithms", &s.kex),
+            ("HostKeyAlgorithms", &s.hostkey),
+            ("Ciphers", &s.cipher),
+            ("MACs", &s.mac),
+        ] {
+            if let Some(v) = value {
+                opt(format!("{key}={v}"));
+            }
+        }
+        args.extend(self.target.ssh_options.iter().cloned());
+        args.push("--".into());
+        args.push(self.target.destination.clone());
+        args.push(match req.mode {
+            Mode::Connect => remote::connect_command(),
+            Mode::Send => remote::send_command(),
+            Mode::Receive => remote::receive_command(req.bytes),
+        });
+        args
+    }
+}
+
+/// What the stdout reader saw.
+#[derive(Debug, Default)]
+struct StdoutReport {
+    ready_at: Option<Instant>,
+    /// Send: when the count line arrived. Receive: when the last expected byte arrived.
+    end_at: Option<Instant>,
+    /// Send: the count line. Receive: unused.
+    count_line: Option<String>,
+    /// Receive: bytes after the ready line.
+    received: u64,
+    error: Option<String>,
+}
+
+impl Transport for OpenSsh {
+    fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+        let start = Instant::now();
+        let mut sample = Sample {
+            suite: req.suite.clone(),
+            mode: req.mode,
+            outcome: Outcome::Success,
+            wall: Duration::ZERO,
+            transfer: None,
+            bytes: 0,
+            client_cpu: None,
+            negotiated: None,
+        };
+        let mut cmd = Command::new(&self.ssh);
+        cmd.args(self.args(req))
+            .stdin(if req.mode == Mode::Connect { Stdio::null() } else { Stdio::piped() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Own process group: a timeout kills ssh and any ProxyCommand together,
+            // and the terminal's Ctrl-C reaches sshbench, which decides.
+            .process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                sample.outcome = Outcome::failed(
+                    FailureKind::Client,
+                    format!("cannot run {}: {e}", self.ssh.display()),
+                );
+                return sample;
+            }
+        };
+        let pid = child.id();
+        let exited = proc::reap_in_background(pid);
+        let stderr = read_stderr(&mut child);
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let stdout = read_stdout(&mut child, req, go_tx);
+        let writer = feed_stdin(&mut child, req, &self.payload, go_rx);
+
+        let deadline = start + req.timeout;
+        let mut killed: Option<FailureKind> = None;
+        let exit: Exit = loop {
+            match exited.recv_timeout(POLL) {
+                Ok(exit) => break exit,
+                Err(RecvTimeoutError::Disconnected) => {
+                    unreachable!("the reaper always reports")
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
+                        killed = Some(if cancel.is_cancelled() {
+                            FailureKind::Cancelled
+                        } else {
+                            FailureKind::Timeout
+                        });
+                        proc::kill_group(pid, libc::SIGKILL);
+                    }
+                }
+            }
+        };
+        // Every process of the group is gone or going; its pipes close, the readers end.
+        // A descendant that escaped the group could hold a pipe open, so wait boundedly.
+        proc::kill_group(pid, libc::SIGKILL);
+        let grace = Duration::from_secs(2);
+        let lines = stderr.recv_timeout(grace).unwrap_or_default();
+        let out = stdout.recv_timeout(grace).unwrap_or_default();
+        let write_error = writer.and_then(|w| w.recv_timeout(grace).ok()).flatten();
+
+        sample.wall = exit.at - start;
+        sample.client_cpu = Some(exit.cpu);
+        sample.negotiated = sshlog::negotiated(&lines);
+        sample.outcome = judge(req, &exit, killed, &lines, &out, write_error, &sample);
+        if sample.outcome.is_success() {
+            if req.mode.is_transfer() {
+                sample.bytes = req.bytes;
+                sample.transfer = match (out.ready_at, out.end_at) {
+                    (Some(r), Some(e)) => Some(e - r),
+                    _ => None,
+                };
+            }
+        } else if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
+            sample.transfer = Some(e - r);
+        }
+        sample
+    }
+}
+
+/// Decide the outcome from everything observed.
+fn judge(
+    req: &SampleRequest,
+    exit: &Exit,
+    killed: Option<FailureKind>,
+    lines: &[String],
+    out: &StdoutReport,
+    write_error: Option<String>,
+    sample: &Sample,
+) -> Outcome {
+    if let Some(kind) = killed {
+        let message = match kind {
+            FailureKind::Cancelled => "interrupted".to_string(),
+            _ => format!(
+                "no result within {:.0} s; ssh killed{}",
+                req.timeout.as_secs_f64(),
+                sshlog::last_message(lines)
+                    .map(|m| format!(" (last message: {m})"))
+                    .unwrap_or_default()
+            ),
+        };
+        return Outcome::failed(kind, message);
+    }
+    if exit.code != Some(0) {
+        if let Some(outcome) = sshlog::classify(lines) {
+            return outcome;
+        }
+        let how = match (exit.code, exit.signal) {
+            (Some(255), _) => "ssh failed".to_string(),
+            (Some(c), _) => format!("remote command exited with status {c}"),
+            (None, Some(s)) => format!("ssh killed by signal {s}"),
+            (None, None) => "ssh ended abnormally".to_string(),
+        };
+        let detail = sshlog::last_message(lines)
+            .or_else(|| out.error.clone())
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
+        let kind = if exit.code == Some(255) {
+            FailureKind::Network
+        } else {
+            FailureKind::Remote
+        };
+        return Outcome::failed(kind, format!("{how}{detail}"));
+    }
+    let forced = [&req.suite.kex, &req.suite.hostkey, &req.suite.cipher, &req.suite.mac]
+        .iter()
+        .any(|v| v.is_some());
+    match &sample.negotiated {
+        None if forced => {
+            return Outcome::failed(
+                FailureKind::Mismatch,
+                "ssh did not report the negotiated algorithms (no 'debug1: kex:' lines)",
+            );
+        }
+        None => {}
+        Some(n) => {
+            let diffs = n.mismatches(&req.suite);
+            if !diffs.is_empty() {
+                return Outcome::failed(FailureKind::Mismatch, diffs.join("; "));
+            }
+        }
+    }
+    if !req.mode.is_transfer() {
+        return Outcome::Success;
+    }
+    if let Some(e) = &out.error {
+        return Outcome::failed(FailureKind::Remote, e.clone());
+    }
+    if out.ready_at.is_none() {
+        return Outcome::failed(
+            FailureKind::Remote,
+            format!("the remote side never printed {}", remote::READY),
+        );
+    }
+    if let Some(e) = write_error {
+        return Outcome::failed(FailureKind::Network, format!("writing to ssh: {e}"));
+    }
+    let counted = match req.mode {
+        Mode::Send => match out.count_line.as_deref().map(|l| l.trim().parse::<u64>()) {
+            Some(Ok(n)) => n,
+            Some(Err(_)) => {
+                return Outcome::failed(
+                    FailureKind::Remote,
+                    format!("the server's byte count is not a number: {:?}", out.count_line.as_deref().unwrap_or("")),
+                );
+            }
+            None => {
+                return Outcome::failed(FailureKind::Remote, "the server reported no byte count");
+            }
+        },
+        _ => out.received,
+    };
+    if counted != req.bytes || out.end_at.is_none() {
+        return Outcome::failed(
+            FailureKind::ByteCount,
+            format!("{} bytes expected, {counted} counted at the far end", req.bytes),
+        );
+    }
+    Outcome::Success
+}
+
+/// Collect ssh's stderr lines (bounded) until EOF.
+fn read_stderr(child: &mut Child) -> mpsc::Receiver<Vec<String>> {
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr piped");
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stderr);
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
+            if lines.len() < MAX_STDERR_LINES {
+                lines.push(line);
+            }
+        }
+        let _ = tx.send(lines);
+    });
+    rx
+}
+
+/// Follow the remote protocol on stdout: noise, the ready line, then data or a count.
+fn read_stdout(
+    child: &mut Child,
+    req: &SampleRequest,
+    go: mpsc::Sender<()>,
+) -> mpsc::Receiver<StdoutReport> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout piped");
+    let mode = req.mode;
+    let expected = req.bytes;
+    std::thread::spawn(move || {
+        let mut r = BufReader::with_capacity(256 * 1024, stdout);
+        let mut report = StdoutReport::default();
+        if mode == Mode::Connect {
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
+            let _ = tx.send(report);
+            return;
+        }
+        let mut noise = 0usize;
+        loop {
+            match proc::read_bounded_line(&mut r, MAX_LINE) {
+                Ok(Some(line)) if line == remote::READY => {
+                    report.ready_at = Some(Instant::now());
+                    let _ = go.send(());
+                    break;
+                }
+                Ok(Some(line)) => {
+                    noise += line.len() + 1;
+                    if noise > MAX_PRE_READY {
+                        report.error = Some(format!(
+                            "more than {MAX_PRE_READY} bytes of output before {}",
+                            remote::READY
+                        ));
+                        break;
+                    }
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+        if report.ready_at.is_some() {
+            match mode {
+                Mode::Send => {
+                    if let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
+                        report.end_at = Some(Instant::now());
+                        report.count_line = Some(line);
+                    }
+                }
+                _ => {
+                    let mut buf = vec![0u8; 256 * 1024];
+                    loop {
+                        match r.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => {
+                                report.received += n as u64;
+                                if report.received >= expected && report.end_at.is_none() {
+                                    report.end_at = Some(Instant::now());
+                                }
+                            }
+                        }
+                    }
+                    if report.received != expected {
+                        report.end_at = None;
+                    }
+                }
+            }
+        }
+        // Drain anything left so ssh never blocks on a full pipe.
+        let _ = std::io::copy(&mut r, &mut std::io::sink());
+        let _ = tx.send(report);
+    });
+    rx
+}
+
+/// Feed stdin: for `send`, the payload once the remote side is ready; for `receive`,
+/// the payload block up front. Closing stdin afterwards signals EOF to the remote side.
+fn feed_stdin(
+    child: &mut Child,
+    req: &SampleRequest,
+    payload: &Payload,
+    go: mpsc::Receiver<()>,
+) -> Option<mpsc::Receiver<Option<String>>> {
+    let mut stdin = child.stdin.take()?;
+    let (tx, rx) = mpsc::channel();
+    let mode = req.mode;
+    let bytes = req.bytes;
+    let payload = payload.clone();
+    std::thread::spawn(move || {
+        let result = match mode {
+            Mode::Send => match go.recv() {
+                Ok(()) => payload.write_repeated(&mut stdin, bytes),
+                Err(_) => Ok(()), // never became ready; the reader reports why
+            },
+            Mode::Receive => {
+                let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
+                stdin.write_all(block).and_then(|()| stdin.flush())
+            }
+            Mode::Connect => Ok(()),
+        };
+        drop(stdin);
+        let _ = tx.send(result.err().map(|e| e.to_string()));
+    });
+    Some(rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Suite;
+
+    fn transport() -> OpenSsh {
+        OpenSsh::new(
+            "ssh".into(),
+            Target::parse("bob@example.org:2222").unwrap(),
+            Payload::random(16, 1),
+        )
+    }
+
+    #[test]
+    fn args_force_suite_and_disable_extras() {
+        let req = SampleRequest {
+            suite: Suite {
+                cipher: Some("aes128-ctr".into()),
+                mac: Some("hmac-sha1".into()),
+                ..Suite::default()
+            },
+            mode: Mode::Send,
+            bytes: 10,
+            timeout: Duration::from_secs(60),
+        };
+        let args = transport().args(&req).join(" ");
+        for want in [
+            "-o BatchMode=yes",
+            "-o ControlMaster=no",
+            "-o ControlPath=none",
+            "-o Compression=no",
+            "-o Ciphers=aes128-ctr",
+            "-o MACs=hmac-sha1",
+            "-o ConnectTimeout=30",
+            "-p 2222 -- bob@example.org sh -c",
+        ] {
+            assert!(args.contains(want), "{want:?} missing from {args}");
+        }
+        assert!(!args.contains("KexAlgorithms"));
+        assert!(!args.contains("StrictHostKeyChecking"), "never weaken host key checks");
+    }
+}

@@ -1,0 +1,63 @@
+//! The data sent through ssh: one block generated once and reused.
+//!
+//! The default block is random (incompressible), so a later compression test measures
+//! compression honestly; repeating a 1 MiB block does not help zlib, whose window is
+//! 32 KiB.
+
+/// A reusable payload block.
+#[derive(Clone, Debug)]
+pub struct Payload {
+    block: Vec<u8>,
+}
+
+impl Payload {
+    /// `len` pseudo-random bytes from a fixed seed (same bytes every run).
+    pub fn random(len: usize, seed: u64) -> Self {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut block = vec![0u8; len];
+        rng.fill(&mut block);
+        Payload { block }
+    }
+
+    pub fn block(&self) -> &[u8] {
+        &self.block
+    }
+
+    /// Write exactly `total` bytes of the repeated block to `out`.
+    pub fn write_repeated(&self, out: &mut impl std::io::Write, total: u64) -> std::io::Result<()> {
+        let mut left = total;
+        while left > 0 {
+            let n = left.min(self.block.len() as u64) as usize;
+            out.write_all(&self.block[..n])?;
+            left -= n as u64;
+        }
+        out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_block_is_deterministic_and_not_constant() {
+        let a = Payload::random(4096, 7);
+        let b = Payload::random(4096, 7);
+        assert_eq!(a.block(), b.block());
+        let distinct: std::collections::HashSet<u8> = a.block().iter().copied().collect();
+        assert!(distinct.len() > 200, "only {} distinct byte values", distinct.len());
+    }
+
+    #[test]
+    fn writes_exact_totals_across_block_boundaries() {
+        let p = Payload::random(10, 1);
+        for total in [0u64, 3, 10, 25] {
+            let mut out = Vec::new();
+            p.write_repeated(&mut out, total).unwrap();
+            assert_eq!(out.len() as u64, total);
+            if total == 25 {
+                assert_eq!(&out[20..25], &p.block()[..5]);
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Reading OpenSSH's stderr: what was negotiated (`-v` lines) and why a session failed.
+//!
+//! Pure functions over the captured lines, so every message seen in the wild can be
+//! pinned by a unit test.
+
+use super::{FailureKind, Outcome};
+use crate::suite::Negotiated;
+
+/// Extract the negotiated algorithms from `ssh -v` output.
+pub fn negotiated(lines: &[String]) -> Option<Negotiated> {
+    let mut n = Negotiated::default();
+    let mut seen = false;
+    for line in lines {
+        let Some(rest) = line.trim_end().strip_prefix("debug1: kex: ") else {
+            continue;
+        };
+        if let Some(v) = rest.strip_prefix("algorithm: ") {
+            n.kex = Some(v.trim().to_string());
+            seen = true;
+        } else if let Some(v) = rest.strip_prefix("host key algorithm: ") {
+            n.hostkey = Some(v.trim().to_string());
+            seen = true;
+        } else if let Some(v) = rest.strip_prefix("client->server ") {
+            let (c, m, z) = parse_direction(v);
+            (n.cipher_cs, n.mac_cs, n.compression_cs) = (c, m, z);
+            seen = true;
+        } else if let Some(v) = rest.strip_prefix("server->client ") {
+            let (c, m, z) = parse_direction(v);
+            (n.cipher_sc, n.mac_sc, n.compression_sc) = (c, m, z);
+            seen = true;
+        }
+    }
+    seen.then_some(n)
+}
+
+type Direction = (Option<String>, Option<String>, Option<String>);
+
+/// `cipher: aes128-ctr MAC: umac-64-etm@openssh.com compression: none`
+fn parse_direction(text: &str) -> Direction {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let value = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+            .map(|v| v.to_string())
+    };
+    let mac = value("MAC:").filter(|m| m != "<implicit>");
+    (value("cipher:"), mac, value("compression:"))
+}
+
+/// The lines ssh wrote for a person, without `-v` debug chatter.
+fn messages(lines: &[String]) -> impl Iterator<Item = &str> {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added"))
+}
+
+const REFUSALS: &[&str] = &["Unable to negotiate", "no matching"];
+const AUTH: &[&str] = &["Permission denied", "Too many authentication failures"];
+const HOST_KEY: &[&str] = &[
+    "Host key verification failed",
+    "REMOTE HOST IDENTIFICATION HAS CHANGED",
+    "host key is known for",
+    "No matching host key type found",
+];
+const CLIENT: &[&str] = &[
+    "Bad SSH2",
+    "Bad key types",
+    "Unsupported option",
+    "command-line line",
+    "Bad configuration option",
+    "unknown cipher",
+    "Unknown cipher",
+    "Unknown mac",
+];
+const NETWORK: &[&str] = &[
+    "Connection refused",
+    "Connection timed out",
+    "Operation timed out",
+    "No route to host",
+    "Network is unreachable",
+    "Could not resolve hostname",
+    "Name or service not known",
+    "Connection closed by",
+    "Connection reset",
+    "Connection to",
+    "kex_exchange_identification",
+    "Broken pipe",
+    "Timeout, server",
+    "banner exchange",
+];
+
+/// Classify an ssh that exited with `status` (255 is ssh's own error) from its stderr.
+/// Returns `None` when nothing in stderr explains a failure.
+pub fn classify(lines: &[String]) -> Option<Outcome> {
+    let msgs: Vec<&str> = messages(lines).collect();
+    let find = |needles: &[&str]| {
+        msgs.iter()
+            .find(|m| needles.iter().any(|n| m.contains(n)))
+            .map(|m| m.to_string())
+    };
+    // Order matters: a host key refusal reads "no matching host key type found".
+    if let Some(m) = find(HOST_KEY[3..].as_ref()) {
+        return Some(Outcome::Refused { message: m });
+    }
+    if let Some(m) = find(REFUSALS) {
+        return Some(Outcome::Refused { message: m });
+    }
+    for (needles, kind) in [
+        (AUTH, FailureKind::Auth),
+        (HOST_KEY, FailureKind::HostKey),
+        (CLIENT, FailureKind::Client),
+        (NETWORK, FailureKind::Network),
+    ] {
+        if let Some(m) = find(needles) {
+            return Some(Outcome::failed(kind, m));
+        }
+    }
+    None
+}
+
+/// The last line ssh wrote for a person, for error reports.
+pub fn last_message(lines: &[String]) -> Option<String> {
+    messages(lines).last().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn parses_negotiated_suite_from_openssh_9() {
+        let log = lines(
+            "debug1: kex: algorithm: sntrup761x25519-sha512\n\
+             debug1: kex: host key algorithm: ssh-ed25519\n\
+             debug1: kex: server->client cipher: aes128-ctr MAC: umac-64-etm@openssh.com compression: none\n\
+             debug1: kex: client->server cipher: chacha20-poly1305@openssh.com MAC: <implicit> compression: zlib@openssh.com\n",
+        );
+        let n = negotiated(&log).unwrap();
+        assert_eq!(n.kex.as_deref(), Some("sntrup761x25519-sha512"));
+        assert_eq!(n.hostkey.as_deref(), Some("ssh-ed25519"));
+        assert_eq!(n.cipher_sc.as_deref(), Some("aes128-ctr"));
+        assert_eq!(n.mac_sc.as_deref(), Some("umac-64-etm@openssh.com"));
+        assert_eq!(n.cipher_cs.as_deref(), Some("chacha20-poly1305@openssh.com"));
+        assert_eq!(n.mac_cs, None);
+        assert_eq!(n.compression_cs.as_deref(), Some("zlib@openssh.com"));
+    }
+
+    #[test]
+    fn no_kex_lines_means_unknown() {
+        assert_eq!(negotiated(&lines("debug1: Reading configuration data")), None);
+    }
+
+    #[test]
+    fn refusal_is_not_a_failure() {
+        let log = lines(
+            "debug1: Connecting to 127.0.0.1\nUnable to negotiate with 127.0.0.1 port 2222: no matching cipher found. Their offer: aes128-ctr\n",
+        );
+        let out = classify(&log).unwrap();
+        assert_eq!(out.label(), "refused");
+        assert!(out.message().unwrap().contains("no matching cipher"));
+    }
+
+    #[test]
+    fn host_key_type_refusal_is_a_refusal() {
+        let log = lines("Unable to negotiate with 10.0.0.1 port 22: no matching host key type found. Their offer: ssh-rsa");
+        assert_eq!(classify(&log).unwrap().label(), "refused");
+    }
+
+    #[test]
+    fn classifies_failures() {
+        for (text, kind) in [
+            ("root@127.0.0.1: Permission denied (publickey).", FailureKind::Auth),
+            ("Host key verification failed.", FailureKind::HostKey),
+            ("command-line line 0: Bad SSH2 cipher spec 'rot13'.", FailureKind::Client),
+            ("ssh: connect to host 127.0.0.1 port 1: Connection refused", FailureKind::Network),
+            ("Connection closed by 127.0.0.1 port 2222", FailureKind::Network),
+            ("ssh: Could not resolve hostname nowhere.invalid: Name or service not known", FailureKind::Network),
+        ] {
+            let out = classify(&lines(text)).unwrap();
+            assert_eq!(out, Outcome::failed(kind, text), "{text}");
+        }
+    }
+
+    #[test]
+    fn debug_lines_do_not_classify() {
+        assert_eq!(classify(&lines("debug1: Connection established.\ndebug1: Permission denied")), None);
+        assert_eq!(last_message(&lines("debug1: x\nreal error\ndebug2: y")), Some("real error".into()));
+    }
+}

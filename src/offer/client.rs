@@ -1,0 +1,177 @@
+//! The client's side of the offer: `ssh -V` and `ssh -Q ...`.
+//!
+//! Parsing is pure; [`query`] is the one function here that runs processes. `-Q` query
+//! names differ across OpenSSH versions (no `-Q` before 6.3, no `cipher-auth` before
+//! 6.5, `HostKeyAlgorithms` only in recent releases), so each list degrades to an older
+//! query or to "unknown" instead of failing.
+
+use super::AlgoLists;
+use crate::suite::AlgoKind;
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A software version string as ssh or a server banner states it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SoftwareVersion {
+    /// The whole line, trimmed.
+    pub raw: String,
+    /// e.g. `OpenSSH`, `dropbear`.
+    pub product: String,
+    /// e.g. `9.2p1`.
+    pub version: String,
+}
+
+/// Parse `ssh -V` output, e.g. `OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026`.
+pub fn parse_version(text: &str) -> SoftwareVersion {
+    let raw = text.lines().next().unwrap_or("").trim().to_string();
+    let first = raw
+        .split([' ', ','])
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let (product, version) = match first.split_once('_') {
+        Some((p, v)) => (p.to_string(), v.to_string()),
+        None => (first.clone(), String::new()),
+    };
+    SoftwareVersion {
+        raw,
+        product,
+        version,
+    }
+}
+
+/// Parse one `ssh -Q` answer: one name per line, blank lines ignored.
+pub fn parse_list(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// What the local ssh client supports.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ClientOffer {
+    pub version: SoftwareVersion,
+    pub lists: AlgoLists,
+    /// Ciphers the client reports as authenticated (`ssh -Q cipher-auth`), if it can.
+    pub aead_ciphers: Option<Vec<String>>,
+}
+
+impl ClientOffer {
+    /// Whether a cipher is an AEAD, trusting the client's own answer when it gave one.
+    pub fn is_aead(&self, cipher: &str) -> bool {
+        match &self.aead_ciphers {
+            Some(list) => list.iter().any(|c| c == cipher),
+            None => super::catalogue::is_aead(cipher),
+        }
+    }
+}
+
+/// The `-Q` queries to try for each kind, newest first.
+fn queries(kind: AlgoKind) -> &'static [&'static str] {
+    match kind {
+        AlgoKind::Kex => &["kex"],
+        AlgoKind::HostKey => &["HostKeyAlgorithms", "key-sig", "key"],
+        AlgoKind::Cipher => &["cipher"],
+        AlgoKind::Mac => &["mac"],
+        AlgoKind::Compression => &["compression"],
+    }
+}
+
+/// Run `ssh -Q what`; `None` when this client does not know the query.
+fn run_query(ssh: &Path, what: &str) -> Result<Option<Vec<String>>> {
+    let out = Command::new(ssh)
+        .args(["-Q", what])
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {} -Q {what}", ssh.display()))?;
+    if !out.status.success() {
+        return Ok(None);
+    }
+    let list = parse_list(&String::from_utf8_lossy(&out.stdout));
+    Ok((!list.is_empty()).then_some(list))
+}
+
+/// Ask the local ssh client what it supports.
+pub fn query(ssh: &Path) -> Result<ClientOffer> {
+    let out = Command::new(ssh)
+        .arg("-V")
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| {
+            format!(
+                "cannot run the ssh client {}; install OpenSSH (Debian: apt-get install openssh-client)",
+                ssh.display()
+            )
+        })?;
+    // ssh -V writes to stderr.
+    let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let version = parse_version(&text);
+    if version.raw.is_empty() {
+        bail!("{} -V printed nothing; is it an ssh client?", ssh.display());
+    }
+    let mut lists = AlgoLists::new();
+    for kind in AlgoKind::ALL {
+        for q in queries(kind) {
+            if let Some(list) = run_query(ssh, q)? {
+                lists.set(kind, list);
+                break;
+            }
+        }
+    }
+    let aead_ciphers = run_query(ssh, "cipher-auth")?;
+    Ok(ClientOffer {
+        version,
+        lists,
+        aead_ciphers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_debian_openssh_version() {
+        let v = parse_version("OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026\n");
+        assert_eq!(v.product, "OpenSSH");
+        assert_eq!(v.version, "9.2p1");
+        assert_eq!(
+            v.raw,
+            "OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026"
+        );
+    }
+
+    #[test]
+    fn parses_macos_and_bsd_versions() {
+        let v = parse_version("OpenSSH_9.8p1, LibreSSL 3.3.6");
+        assert_eq!((v.product.as_str(), v.version.as_str()), ("OpenSSH", "9.8p1"));
+        let v = parse_version("OpenSSH_9.7, LibreSSL 3.9.0");
+        assert_eq!(v.version, "9.7");
+    }
+
+    #[test]
+    fn version_without_underscore_keeps_product() {
+        let v = parse_version("Dropbear v2022.83");
+        assert_eq!(v.product, "Dropbear");
+        assert_eq!(v.version, "");
+    }
+
+    #[test]
+    fn list_ignores_blank_lines_and_whitespace() {
+        assert_eq!(parse_list("a\n\n b \r\nc"), vec!["a", "b", "c"]);
+        assert!(parse_list("").is_empty());
+    }
+
+    #[test]
+    fn aead_prefers_the_clients_answer() {
+        let mut offer = ClientOffer::default();
+        assert!(offer.is_aead("aes128-gcm@openssh.com"));
+        offer.aead_ciphers = Some(vec!["x-aead".into()]);
+        assert!(offer.is_aead("x-aead"));
+        assert!(!offer.is_aead("aes128-gcm@openssh.com"));
+    }
+}

@@ -1,0 +1,76 @@
+//! What can be negotiated: the client's algorithms, the server's, and their intersection.
+
+pub mod catalogue;
+pub mod client;
+
+use crate::suite::AlgoKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Algorithm names per kind, in preference order. A kind that is absent is unknown
+/// (for example an old client that cannot answer `ssh -Q` for it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AlgoLists {
+    lists: BTreeMap<AlgoKind, Vec<String>>,
+}
+
+impl AlgoLists {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn set(&mut self, kind: AlgoKind, names: Vec<String>) {
+        self.lists.insert(kind, names);
+    }
+
+    /// The names of one kind; `None` when unknown.
+    pub fn get(&self, kind: AlgoKind) -> Option<&[String]> {
+        self.lists.get(&kind).map(Vec::as_slice)
+    }
+
+    pub fn contains(&self, kind: AlgoKind, name: &str) -> bool {
+        self.get(kind)
+            .is_some_and(|names| names.iter().any(|n| n == name))
+    }
+
+    /// Names both sides support, in `self`'s order. A kind unknown on one side takes
+    /// the other side's list (nothing better is known; ssh will refuse what fails).
+    pub fn intersect(&self, other: &AlgoLists) -> AlgoLists {
+        let mut out = AlgoLists::new();
+        for kind in AlgoKind::ALL {
+            match (self.get(kind), other.get(kind)) {
+                (Some(a), Some(b)) => out.set(
+                    kind,
+                    a.iter().filter(|n| b.contains(n)).cloned().collect(),
+                ),
+                (Some(only), None) | (None, Some(only)) => out.set(kind, only.to_vec()),
+                (None, None) => {}
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn intersect_keeps_left_order_and_unknown_kinds() {
+        let mut client = AlgoLists::new();
+        client.set(AlgoKind::Cipher, v(&["a", "b", "c"]));
+        client.set(AlgoKind::Mac, v(&["m1"]));
+        let mut server = AlgoLists::new();
+        server.set(AlgoKind::Cipher, v(&["c", "a", "z"]));
+        let both = client.intersect(&server);
+        assert_eq!(both.get(AlgoKind::Cipher).unwrap(), v(&["a", "c"]));
+        assert_eq!(both.get(AlgoKind::Mac).unwrap(), v(&["m1"]));
+        assert_eq!(both.get(AlgoKind::Kex), None);
+        assert!(both.contains(AlgoKind::Cipher, "c"));
+        assert!(!both.contains(AlgoKind::Cipher, "z"));
+    }
+}

@@ -1,0 +1,234 @@
+//! Which measurements to take: suites built from the negotiable offer and the filters.
+//!
+//! Only measurements that can differ are planned: `connect` varies key exchange (and
+//! host key algorithm where they can be verified), `send`/`receive` vary cipher × MAC
+//! with each AEAD cipher measured once (its MAC is implicit), and an alias
+//! (`curve25519-sha256@libssh.org`) is not measured again beside its canonical name.
+
+use crate::config::Filters;
+use crate::offer::client::ClientOffer;
+use crate::offer::{AlgoLists, catalogue};
+use crate::suite::{AlgoKind, Mode, Suite};
+use anyhow::{Result, bail};
+
+/// One planned measurement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanItem {
+    pub mode: Mode,
+    pub suite: Suite,
+}
+
+/// The measurements, and what was left out and why.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub items: Vec<PlanItem>,
+    /// Human-readable notes: names the server refuses, aliases folded.
+    pub notes: Vec<String>,
+}
+
+/// Inputs of planning.
+pub struct PlanInput<'a> {
+    pub client: &'a ClientOffer,
+    /// What the server offers, when known.
+    pub server: Option<&'a AlgoLists>,
+    pub filters: &'a Filters,
+    pub modes: &'a [Mode],
+    /// Vary host key algorithms in `connect` (only where every host key is pinned, as
+    /// in the sandbox: elsewhere a host key of another type fails verification).
+    pub vary_hostkeys: bool,
+}
+
+/// The names of one kind to measure: client ∩ server ∩ filter, aliases folded.
+fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<Vec<String>> {
+    let client = input.client.lists.get(kind);
+    let mut names: Vec<String> = match (input.filters.get(kind), client) {
+        (Some(wanted), Some(known)) => {
+            let unknown: Vec<&String> = wanted.iter().filter(|n| !known.contains(n)).collect();
+            if !unknown.is_empty() {
+                bail!(
+                    "unknown {} name(s) {}: this ssh client supports {}",
+                    kind.label(),
+                    join(&unknown),
+                    known.join(", ")
+                );
+            }
+            wanted.to_vec()
+        }
+        (Some(wanted), None) => wanted.to_vec(),
+        (None, Some(known)) => known.to_vec(),
+        (None, None) => bail!(
+            "this ssh client cannot list its {} algorithms (ssh -Q); name them with a filter",
+            kind.label()
+        ),
+    };
+    if let Some(server) = input.server.and_then(|s| s.get(kind)) {
+        let refused: Vec<&String> = names.iter().filter(|n| !server.contains(n)).collect();
+        if !refused.is_empty() && input.filters.get(kind).is_some() {
+            notes.push(format!(
+                "skipped {} the server does not offer: {}",
+                kind.label(),
+                join(&refused)
+            ));
+        }
+        names.retain(|n| server.contains(n));
+    }
+    let all = names.clone();
+    names.retain(|n| {
+        let canon = catalogue::canonical(kind, n);
+        canon == n || !all.iter().any(|m| m == canon)
+    });
+    if names.len() < all.len() {
+        let folded: Vec<&String> = all.iter().filter(|n| !names.contains(n)).collect();
+        notes.push(format!("not measured twice (aliases): {}", join(&folded)));
+    }
+    if names.is_empty() {
+        bail!(
+            "no {} algorithm is both supported by this client and offered by the server{}",
+            kind.label(),
+            if input.filters.get(kind).is_some() { " among the names given" } else { "" }
+        );
+    }
+    Ok(names)
+}
+
+fn join(names: &[&String]) -> String {
+    names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// Build the plan: connect suites first, then send, then receive.
+pub fn build(input: &PlanInput) -> Result<Plan> {
+    let mut plan = Plan::default();
+    if input.modes.contains(&Mode::Connect) {
+        let kexes = select(input, AlgoKind::Kex, &mut plan.notes)?;
+        let hostkeys: Vec<Option<String>> =
+            if input.vary_hostkeys || input.filters.hostkeys.is_some() {
+                select(input, AlgoKind::HostKey, &mut plan.notes)?
+                    .into_iter()
+                    .map(Some)
+                    .collect()
+            } else {
+                vec![None]
+            };
+        for kex in &kexes {
+            for hk in &hostkeys {
+                plan.items.push(PlanItem {
+                    mode: Mode::Connect,
+                    suite: Suite {
+                        kex: Some(kex.clone()),
+                        hostkey: hk.clone(),
+                        ..Suite::default()
+                    },
+                });
+            }
+        }
+    }
+    let transfer: Vec<Mode> = input.modes.iter().copied().filter(|m| m.is_transfer()).collect();
+    if !transfer.is_empty() {
+        let ciphers = select(input, AlgoKind::Cipher, &mut plan.notes)?;
+        let needs_mac = ciphers.iter().any(|c| !input.client.is_aead(c));
+        let macs = if needs_mac {
+            select(input, AlgoKind::Mac, &mut plan.notes)?
+        } else {
+            Vec::new()
+        };
+        let mut suites = Vec::new();
+        for c in &ciphers {
+            if input.client.is_aead(c) {
+                suites.push(Suite {
+                    cipher: Some(c.clone()),
+                    ..Suite::default()
+                });
+            } else {
+                for m in &macs {
+                    suites.push(Suite {
+                        cipher: Some(c.clone()),
+                        mac: Some(m.clone()),
+                        ..Suite::default()
+                    });
+                }
+            }
+        }
+        for mode in transfer {
+            plan.items.extend(suites.iter().map(|s| PlanItem {
+                mode,
+                suite: s.clone(),
+            }));
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn client() -> ClientOffer {
+        let mut c = ClientOffer::default();
+        c.lists.set(AlgoKind::Kex, v(&["curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256"]));
+        c.lists.set(AlgoKind::HostKey, v(&["ssh-ed25519", "rsa-sha2-256"]));
+        c.lists.set(AlgoKind::Cipher, v(&["aes128-ctr", "aes128-gcm@openssh.com", "3des-cbc"]));
+        c.lists.set(AlgoKind::Mac, v(&["hmac-sha1", "umac-64-etm@openssh.com"]));
+        c.aead_ciphers = Some(v(&["aes128-gcm@openssh.com"]));
+        c
+    }
+
+    fn input<'a>(c: &'a ClientOffer, s: Option<&'a AlgoLists>, f: &'a Filters, modes: &'a [Mode]) -> PlanInput<'a> {
+        PlanInput { client: c, server: s, filters: f, modes, vary_hostkeys: false }
+    }
+
+    #[test]
+    fn aead_measured_once_and_aliases_folded() {
+        let c = client();
+        let f = Filters::default();
+        let plan = build(&input(&c, None, &f, &Mode::ALL)).unwrap();
+        let count = |m: Mode| plan.items.iter().filter(|i| i.mode == m).count();
+        assert_eq!(count(Mode::Connect), 2, "alias of curve25519 folded");
+        // aes128-ctr × 2 MACs + 3des-cbc × 2 MACs + one AEAD.
+        assert_eq!(count(Mode::Send), 5);
+        assert_eq!(count(Mode::Receive), 5);
+        let gcm = plan.items.iter().find(|i| i.suite.cipher.as_deref() == Some("aes128-gcm@openssh.com")).unwrap();
+        assert_eq!(gcm.suite.mac, None);
+        assert!(plan.notes.iter().any(|n| n.contains("curve25519-sha256@libssh.org")));
+    }
+
+    #[test]
+    fn server_offer_narrows_and_filter_refusals_are_noted() {
+        let c = client();
+        let mut server = AlgoLists::new();
+        server.set(AlgoKind::Cipher, v(&["aes128-ctr"]));
+        let f = Filters { ciphers: Some(v(&["aes128-ctr", "3des-cbc"])), ..Filters::default() };
+        let plan = build(&input(&c, Some(&server), &f, &[Mode::Send])).unwrap();
+        assert_eq!(plan.items.len(), 2);
+        assert!(plan.notes.iter().any(|n| n.contains("3des-cbc")), "{:?}", plan.notes);
+    }
+
+    #[test]
+    fn unknown_filter_names_list_valid_ones() {
+        let c = client();
+        let f = Filters { ciphers: Some(v(&["rot13"])), ..Filters::default() };
+        let err = build(&input(&c, None, &f, &[Mode::Send])).unwrap_err().to_string();
+        assert!(err.contains("rot13") && err.contains("aes128-ctr"), "{err}");
+    }
+
+    #[test]
+    fn empty_intersection_is_an_error() {
+        let c = client();
+        let mut server = AlgoLists::new();
+        server.set(AlgoKind::Cipher, v(&["chacha20-poly1305@openssh.com"]));
+        let f = Filters::default();
+        assert!(build(&input(&c, Some(&server), &f, &[Mode::Receive])).is_err());
+    }
+
+    #[test]
+    fn hostkeys_vary_only_when_asked() {
+        let c = client();
+        let f = Filters::default();
+        let mut inp = input(&c, None, &f, &[Mode::Connect]);
+        inp.vary_hostkeys = true;
+        assert_eq!(build(&inp).unwrap().items.len(), 4);
+    }
+}

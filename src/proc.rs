@@ -1,0 +1,199 @@
+//! Child-process plumbing shared by the transport and the sandbox: reaping with resource
+//! usage, killing whole process groups, finding descendants, bounded line reading.
+
+use crate::measure::CpuTimes;
+use std::io::{BufRead, Read};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// How a reaped child ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Exit {
+    pub at: Instant,
+    /// Exit code, or `None` when killed by a signal.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub cpu: CpuTimes,
+}
+
+/// Reap `pid` on a background thread with `wait4`, so the exit instant is exact and its
+/// CPU time is known. The caller must not also `wait()` on the `Child`.
+pub fn reap_in_background(pid: u32) -> mpsc::Receiver<Exit> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut status: libc::c_int = 0;
+        // SAFETY: rusage is plain old data.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: valid pointers to locals; pid is our own child.
+            let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut ru) };
+            if r == pid as libc::pid_t {
+                break;
+            }
+            if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            // ECHILD or similar: nothing to reap.
+            let _ = tx.send(Exit {
+                at: Instant::now(),
+                code: None,
+                signal: None,
+                cpu: CpuTimes::default(),
+            });
+            return;
+        }
+        let at = Instant::now();
+        let (code, signal) = if libc::WIFEXITED(status) {
+            (Some(libc::WEXITSTATUS(status)), None)
+        } else if libc::WIFSIGNALED(status) {
+            (None, Some(libc::WTERMSIG(status)))
+        } else {
+            (None, None)
+        };
+        let _ = tx.send(Exit {
+            at,
+            code,
+            signal,
+            cpu: CpuTimes::from_rusage(&ru),
+        });
+    });
+    rx
+}
+
+/// Send `signal` to the process group led by `pid` (spawned with `process_group(0)`).
+pub fn kill_group(pid: u32, signal: i32) {
+    // SAFETY: plain syscall; a stale group only yields ESRCH.
+    unsafe {
+        libc::killpg(pid as libc::pid_t, signal);
+    }
+}
+
+/// Send `signal` to one process.
+pub fn kill(pid: u32, signal: i32) {
+    // SAFETY: plain syscall; a stale pid only yields ESRCH.
+    unsafe {
+        libc::kill(pid as libc::pid_t, signal);
+    }
+}
+
+/// Every live descendant of `pid`. Known on Linux (from `/proc`); elsewhere an empty
+/// list, and callers rely on sessions ending when their connection closes.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut parents: Vec<(u32, u32)> = Vec::new();
+        if let Ok(dir) = std::fs::read_dir("/proc") {
+            for entry in dir.flatten() {
+                let Some(p) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+                    if let Some(ppid) = parse_ppid(&stat) {
+                        parents.push((p, ppid));
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut frontier = vec![pid];
+        while let Some(parent) = frontier.pop() {
+            for &(child, ppid) in &parents {
+                if ppid == parent && !out.contains(&child) {
+                    out.push(child);
+                    frontier.push(child);
+                }
+            }
+        }
+        out
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        Vec::new()
+    }
+}
+
+/// The parent pid from a `/proc/PID/stat` line; the command name may contain spaces and
+/// parentheses, so parse after the last `)`.
+pub fn parse_ppid(stat: &str) -> Option<u32> {
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Read a line of at most `max` bytes (the rest of a longer line is discarded).
+/// Returns `None` at EOF.
+pub fn read_bounded_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<String>> {
+    let mut buf = Vec::new();
+    let n = r.by_ref().take(max as u64).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() != Some(&b'\n') && n == max {
+        // Discard the rest of an over-long line.
+        let mut sink = Vec::new();
+        loop {
+            sink.clear();
+            let m = r.by_ref().take(64 * 1024).read_until(b'\n', &mut sink)?;
+            if m == 0 || sink.last() == Some(&b'\n') {
+                break;
+            }
+        }
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn ppid_survives_odd_command_names() {
+        assert_eq!(parse_ppid("123 (sshd: root) S 45 123 123 0"), Some(45));
+        assert_eq!(parse_ppid("9 (a) b)) R 7 9"), Some(7));
+        assert_eq!(parse_ppid("garbage"), None);
+    }
+
+    #[test]
+    fn bounded_lines_truncate_and_resync() {
+        let mut r = Cursor::new(b"short\nxxxxxxxxxxxxxxxx\nnext\r\n".to_vec());
+        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("short"));
+        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("xxxxxxxx"));
+        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("next"));
+        assert_eq!(read_bounded_line(&mut r, 8).unwrap(), None);
+    }
+
+    #[test]
+    fn reaps_with_exit_code_and_cpu() {
+        let child = std::process::Command::new("sh")
+            .args(["-c", "exit 3"])
+            .spawn()
+            .unwrap();
+        let exit = reap_in_background(child.id()).recv().unwrap();
+        assert_eq!(exit.code, Some(3));
+        assert_eq!(exit.signal, None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn finds_grandchildren() {
+        use std::os::unix::process::CommandExt;
+        let child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & sleep 30 & wait"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let reaped = reap_in_background(child.id());
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        while descendants(child.id()).len() < 2 && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(descendants(child.id()).len(), 2);
+        kill_group(child.id(), libc::SIGKILL);
+        assert_eq!(reaped.recv().unwrap().signal, Some(libc::SIGKILL));
+    }
+}

@@ -1,0 +1,739 @@
+//! The throwaway local sshd: the default target and the test fixture.
+//!
+//! A private `sshd` from the installed OpenSSH on 127.0.0.1 and a free port, with fresh
+//! host keys (ed25519, ecdsa P-256/384/521, rsa, and dsa where the client still knows
+//! it) and a client key in a private 0700 temp dir, the host keys pinned in a private
+//! known_hosts, and every kex, host key, cipher and MAC this sshd binary accepts
+//! switched on. `SetEnv HOME` points sessions at an empty home so login-shell start-up
+//! files do not distort the figures. Dropping the [`Sandbox`] stops sshd and every
+//! session it spawned, removes the temp dir and, when running as root, whatever
+//! privilege-separation directory or user it had to create.
+
+use crate::offer::AlgoLists;
+use crate::proc;
+use crate::suite::AlgoKind;
+use anyhow::{Context, Result, anyhow, bail};
+use std::fs::{self, File, OpenOptions};
+use std::net::TcpListener;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+/// The `Host` alias of the sandbox in its private ssh_config.
+pub const ALIAS: &str = "sshbench-sandbox";
+
+/// Where sshd is looked for after `PATH` (Linux distributions, BSD base and pkgsrc,
+/// Homebrew, MacPorts).
+const SSHD_PLACES: &[&str] = &[
+    "/usr/sbin/sshd",
+    "/usr/local/sbin/sshd",
+    "/usr/libexec/sshd",
+    "/usr/pkg/sbin/sshd",
+    "/opt/homebrew/sbin/sshd",
+    "/opt/local/sbin/sshd",
+    "/sbin/sshd",
+];
+
+const INSTALL_HINT: &str = "install the OpenSSH server: Debian/Ubuntu `apt-get install openssh-server`, \
+     Fedora `dnf install openssh-server`, Arch `pacman -S openssh`, FreeBSD/OpenBSD/NetBSD and \
+     macOS ship /usr/sbin/sshd (or `pkg install openssh-portable`, `brew install openssh`)";
+
+/// How to build the sandbox.
+#[derive(Clone, Debug, Default)]
+pub struct SandboxOptions {
+    /// Use this sshd binary instead of searching for one.
+    pub sshd: Option<PathBuf>,
+    /// Names to try to enable, per kind (normally the client's lists and the catalogue's).
+    pub candidates: AlgoLists,
+    /// Kinds listed here are restricted to exactly these names (tests of refusals).
+    pub restrict: AlgoLists,
+}
+
+/// A running throwaway sshd. Dropping it tears everything down.
+pub struct Sandbox {
+    child: Option<Child>,
+    port: u16,
+    user: String,
+    ssh_config: PathBuf,
+    client_key: PathBuf,
+    sshd: PathBuf,
+    offered: AlgoLists,
+    privsep: Option<Privsep>,
+    // Dropped last: removes the private directory.
+    dir: TempDir,
+}
+
+impl Sandbox {
+    /// Start a sandbox sshd and wait until it listens.
+    pub fn start(opts: &SandboxOptions) -> Result<Sandbox> {
+        let sshd = match &opts.sshd {
+            Some(p) => p.clone(),
+            None => find_sshd().ok_or_else(|| anyhow!("no sshd binary found; {INSTALL_HINT}"))?,
+        };
+        let keygen = find_keygen(&sshd)
+            .ok_or_else(|| anyhow!("ssh-keygen not found; install the OpenSSH client"))?;
+        let dir = tempfile::Builder::new()
+            .prefix("sshbench-sandbox-")
+            .tempdir()
+            .context("creating the sandbox's private directory")?;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
+        let home = dir.path().join("home");
+        fs::create_dir(&home)?;
+        fs::set_permissions(&home, fs::Permissions::from_mode(0o700))?;
+
+        let with_dsa = opts.candidates.contains(AlgoKind::HostKey, "ssh-dss");
+        let host_keys = generate_keys(&keygen, dir.path(), with_dsa)?;
+        let client_key = dir.path().join("client_ed25519");
+        keygen_one(&keygen, &client_key, "ed25519", None)?;
+        fs::copy(
+            client_key.with_extension("pub"),
+            dir.path().join("authorized_keys"),
+        )?;
+
+        let user = nix::unistd::User::from_uid(nix::unistd::geteuid())
+            .ok()
+            .flatten()
+            .map(|u| u.name)
+            .ok_or_else(|| anyhow!("the current user has no passwd entry"))?;
+
+        let mut config = SshdConfig::new(dir.path(), &home, &user, &host_keys);
+        let privsep = config.make_valid(&sshd)?;
+
+        let key_types: Vec<&str> = host_keys.iter().map(|k| k.kind).collect();
+        let mut offered = AlgoLists::new();
+        for kind in [AlgoKind::Kex, AlgoKind::HostKey, AlgoKind::Cipher, AlgoKind::Mac] {
+            let names = match opts.restrict.get(kind) {
+                Some(r) => r.to_vec(),
+                None => opts.candidates.get(kind).unwrap_or_default().to_vec(),
+            };
+            let mut accepted = filter_accepted(&names, &mut |list| config.accepts(&sshd, kind, list));
+            if kind == AlgoKind::HostKey {
+                accepted.retain(|alg| host_key_type(alg).is_some_and(|t| key_types.contains(&t)));
+            }
+            if accepted.is_empty() {
+                bail!(
+                    "the sandbox sshd ({}) accepts none of the {} names tried: {}",
+                    sshd.display(),
+                    kind.label(),
+                    names.join(",")
+                );
+            }
+            config.algorithms.push((kind, accepted.join(",")));
+            offered.set(kind, accepted);
+        }
+
+        let mut sandbox = Sandbox {
+            child: None,
+            port: 0,
+            user,
+            ssh_config: dir.path().join("ssh_config"),
+            client_key,
+            sshd,
+            offered,
+            privsep,
+            dir,
+        };
+        sandbox.launch(&config, &host_keys)?;
+        Ok(sandbox)
+    }
+
+    /// Pick a port, start sshd, wait for it to listen; retry when the port was taken.
+    fn launch(&mut self, config: &SshdConfig, host_keys: &[HostKey]) -> Result<()> {
+        let mut last_error = String::new();
+        for _ in 0..8 {
+            let port = free_port()?;
+            let cfg_path = self.dir.path().join("sshd_config");
+            fs::write(&cfg_path, config.render(port))?;
+            let log_path = self.dir.path().join("sshd.log");
+            let log = File::create(&log_path)?;
+            let mut cmd = Command::new(&self.sshd);
+            cmd.arg("-D")
+                .arg("-e")
+                .arg("-f")
+                .arg(&cfg_path)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone()?)
+                .stderr(log)
+                .process_group(0);
+            set_parent_death_signal(&mut cmd);
+            let mut child = cmd
+                .spawn()
+                .with_context(|| format!("starting {}", self.sshd.display()))?;
+            match wait_listening(&mut child, &log_path, port) {
+                Ok(()) => {
+                    self.port = port;
+                    self.child = Some(child);
+                    self.write_client_files(host_keys)?;
+                    return Ok(());
+                }
+                Err(log_text) => {
+                    stop_child(&mut child);
+                    if !log_text.contains("Address already in use") {
+                        bail!(
+                            "the sandbox sshd ({}) did not start:\n{}",
+                            self.sshd.display(),
+                            log_text.trim()
+                        );
+                    }
+                    last_error = log_text;
+                }
+            }
+        }
+        bail!("no free port for the sandbox sshd: {}", last_error.trim())
+    }
+
+    /// The private known_hosts and ssh_config the client uses to reach the sandbox.
+    fn write_client_files(&self, host_keys: &[HostKey]) -> Result<()> {
+        let known_hosts = self.dir.path().join("known_hosts");
+        let mut kh = String::new();
+        for key in host_keys {
+            let public = fs::read_to_string(key.path.with_extension("pub"))?;
+            let mut parts = public.split_whitespace();
+            let (Some(t), Some(k)) = (parts.next(), parts.next()) else {
+                bail!("unreadable public key {}", key.path.display());
+            };
+            kh.push_str(&format!("[127.0.0.1]:{} {t} {k}\n", self.port));
+        }
+        fs::write(&known_hosts, kh)?;
+        let config = format!(
+            "Host {ALIAS}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  \
+             IdentityFile \"{key}\"\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
+             UserKnownHostsFile \"{kh}\"\n  GlobalKnownHostsFile /dev/null\n  \
+             StrictHostKeyChecking yes\n  UpdateHostKeys no\n  CheckHostIP no\n  \
+             PasswordAuthentication no\n  KbdInteractiveAuthentication no\n  \
+             PreferredAuthentications publickey\n",
+            port = self.port,
+            user = self.user,
+            key = self.client_key.display(),
+            kh = known_hosts.display(),
+        );
+        fs::write(&self.ssh_config, config)?;
+        Ok(())
+    }
+
+    /// The private ssh_config; use with `ssh -F <this> sshbench-sandbox`.
+    pub fn ssh_config(&self) -> &Path {
+        &self.ssh_config
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// The private directory (keys, configs, logs).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The sshd binary in use.
+    pub fn sshd(&self) -> &Path {
+        &self.sshd
+    }
+
+    /// The client key the sandbox authorizes.
+    pub fn client_key(&self) -> &Path {
+        &self.client_key
+    }
+
+    /// What this sshd was configured to offer (kex, host key, cipher, MAC).
+    pub fn offered(&self) -> &AlgoLists {
+        &self.offered
+    }
+
+    /// The sshd listener's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// sshd's log so far (for diagnostics).
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
+    }
+
+    /// Stop sshd and every session process it spawned. Idempotent.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let sessions = proc::descendants(child.id());
+            stop_child(&mut child);
+            for pid in sessions {
+                proc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop();
+        if let Some(p) = self.privsep.take() {
+            p.release();
+        }
+    }
+}
+
+/// SIGTERM, a short grace period, then SIGKILL; always reaps.
+fn stop_child(child: &mut Child) {
+    proc::kill(child.id(), libc::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// On Linux, ask the kernel to SIGTERM sshd if sshbench dies without cleaning up
+/// (`kill -9`); elsewhere sshd is stopped only by the normal teardown.
+fn set_parent_death_signal(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// Wait for sshd's "Server listening" line; on failure return its log.
+fn wait_listening(child: &mut Child, log: &Path, port: u16) -> std::result::Result<(), String> {
+    let needle = format!("port {port}");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let text = fs::read_to_string(log).unwrap_or_default();
+        if text.lines().any(|l| l.contains("Server listening") && l.contains(&needle)) {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("{text}\n(sshd exited: {status})"));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{text}\n(sshd did not listen within 15 s)"));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("binding 127.0.0.1 to find a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// Find sshd on PATH, then in the usual places.
+pub fn find_sshd() -> Option<PathBuf> {
+    find_on_path("sshd").or_else(|| {
+        SSHD_PLACES
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| is_executable(p))
+    })
+}
+
+fn find_keygen(sshd: &Path) -> Option<PathBuf> {
+    find_on_path("ssh-keygen").or_else(|| {
+        // A source install keeps ssh-keygen in ../bin next to sbin/sshd.
+        let sibling = sshd.parent()?.parent()?.join("bin/ssh-keygen");
+        is_executable(&sibling).then_some(sibling)
+    })
+}
+
+/// Find an executable by name on `PATH`, as an absolute path.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_absolute() && is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A generated host key and the key type it serves.
+struct HostKey {
+    path: PathBuf,
+    /// `ed25519`, `ecdsa256`, `ecdsa384`, `ecdsa521`, `rsa`, `dsa`.
+    kind: &'static str,
+}
+
+/// The key type a host key algorithm needs, `None` for ones the sandbox cannot serve
+/// (certificates, security keys).
+fn host_key_type(alg: &str) -> Option<&'static str> {
+    Some(match alg {
+        "ssh-ed25519" => "ed25519",
+        "ecdsa-sha2-nistp256" => "ecdsa256",
+        "ecdsa-sha2-nistp384" => "ecdsa384",
+        "ecdsa-sha2-nistp521" => "ecdsa521",
+        "rsa-sha2-256" | "rsa-sha2-512" | "ssh-rsa" => "rsa",
+        "ssh-dss" => "dsa",
+        _ => return None,
+    })
+}
+
+/// Generate the host keys in parallel (RSA dominates: a few hundred ms).
+fn generate_keys(keygen: &Path, dir: &Path, with_dsa: bool) -> Result<Vec<HostKey>> {
+    let mut specs: Vec<(&'static str, &'static str, Option<u32>)> = vec![
+        ("ed25519", "ed25519", None),
+        ("ecdsa256", "ecdsa", Some(256)),
+        ("ecdsa384", "ecdsa", Some(384)),
+        ("ecdsa521", "ecdsa", Some(521)),
+        ("rsa", "rsa", Some(3072)),
+    ];
+    if with_dsa {
+        specs.push(("dsa", "dsa", Some(1024)));
+    }
+    let results: Vec<(HostKey, Result<()>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = specs
+            .iter()
+            .map(|&(kind, t, bits)| {
+                let path = dir.join(format!("host_{kind}"));
+                s.spawn(move || {
+                    let r = keygen_one(keygen, &path, t, bits);
+                    (HostKey { path, kind }, r)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("keygen thread")).collect()
+    });
+    let mut keys = Vec::new();
+    for (key, r) in results {
+        match r {
+            Ok(()) => keys.push(key),
+            // DSA is gone from new OpenSSH releases; its absence only narrows the sweep.
+            Err(_) if key.kind == "dsa" => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(keys)
+}
+
+fn keygen_one(keygen: &Path, path: &Path, t: &str, bits: Option<u32>) -> Result<()> {
+    let mut cmd = Command::new(keygen);
+    cmd.args(["-q", "-t", t, "-N", "", "-C", "sshbench-sandbox", "-f"])
+        .arg(path)
+        .stdin(Stdio::null());
+    if let Some(b) = bits {
+        cmd.arg("-b").arg(b.to_string());
+    }
+    let out = cmd.output().with_context(|| format!("running {}", keygen.display()))?;
+    if !out.status.success() {
+        bail!(
+            "ssh-keygen -t {t} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Keep the names `accepts` takes, testing whole sublists and bisecting only where a
+/// list is rejected: one `sshd -t` per kind in the common case.
+pub fn filter_accepted(names: &[String], accepts: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    if accepts(names) {
+        return names.to_vec();
+    }
+    if names.len() == 1 {
+        return Vec::new();
+    }
+    let (a, b) = names.split_at(names.len() / 2);
+    let mut out = filter_accepted(a, accepts);
+    out.extend(filter_accepted(b, accepts));
+    out
+}
+
+/// Options that only some sshd versions know; dropped when this sshd rejects them.
+const OPTIONAL: &[&str] = &[
+    "PerSourcePenalties",
+    "SetEnv",
+    "PermitUserRC",
+    "UsePAM",
+    "KbdInteractiveAuthentication",
+    "PrintLastLog",
+];
+
+/// The sandbox's sshd_config, built up and validated with `sshd -t`.
+struct SshdConfig {
+    lines: Vec<(String, String)>,
+    algorithms: Vec<(AlgoKind, String)>,
+}
+
+impl SshdConfig {
+    fn new(dir: &Path, home: &Path, user: &str, keys: &[HostKey]) -> Self {
+        let q = |p: &Path| format!("\"{}\"", p.display());
+        let mut lines: Vec<(String, String)> = vec![
+            ("ListenAddress".into(), "127.0.0.1".into()),
+            ("AddressFamily".into(), "inet".into()),
+            ("PidFile".into(), q(&dir.join("sshd.pid"))),
+            ("AuthorizedKeysFile".into(), q(&dir.join("authorized_keys"))),
+            ("StrictModes".into(), "no".into()),
+            ("PubkeyAuthentication".into(), "yes".into()),
+            ("PasswordAuthentication".into(), "no".into()),
+            ("KbdInteractiveAuthentication".into(), "no".into()),
+            ("UsePAM".into(), "no".into()),
+            ("PermitRootLogin".into(), "prohibit-password".into()),
+            ("AllowUsers".into(), user.to_string()),
+            ("UseDNS".into(), "no".into()),
+            ("PrintMotd".into(), "no".into()),
+            ("PrintLastLog".into(), "no".into()),
+            ("PermitUserRC".into(), "no".into()),
+            ("X11Forwarding".into(), "no".into()),
+            ("AllowTcpForwarding".into(), "no".into()),
+            ("AllowAgentForwarding".into(), "no".into()),
+            ("PermitTunnel".into(), "no".into()),
+            ("MaxStartups".into(), "100:30:200".into()),
+            ("LoginGraceTime".into(), "60".into()),
+            ("LogLevel".into(), "INFO".into()),
+            ("SetEnv".into(), format!("HOME={}", home.display())),
+            ("PerSourcePenalties".into(), "no".into()),
+        ];
+        for k in keys {
+            lines.push(("HostKey".into(), q(&k.path)));
+        }
+        SshdConfig {
+            lines,
+            algorithms: Vec::new(),
+        }
+    }
+
+    fn render(&self, port: u16) -> String {
+        let mut s = format!("# sshbench sandbox\nPort {port}\n");
+        for (k, v) in &self.lines {
+            s.push_str(&format!("{k} {v}\n"));
+        }
+        for (kind, list) in &self.algorithms {
+            s.push_str(&format!("{} {list}\n", kind.config_keyword()));
+        }
+        s
+    }
+
+    /// Run `sshd -t` on the config plus extra `-o` options; the combined output on failure.
+    fn test(&self, sshd: &Path, extra: &[String]) -> Result<std::result::Result<(), String>> {
+        let file = tempfile::NamedTempFile::new()?;
+        fs::write(file.path(), self.render(22))?;
+        let mut cmd = Command::new(sshd);
+        cmd.arg("-t").arg("-f").arg(file.path()).stdin(Stdio::null());
+        for o in extra {
+            cmd.arg("-o").arg(o);
+        }
+        let out = cmd.output().with_context(|| format!("running {} -t", sshd.display()))?;
+        Ok(if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned()
+                + &String::from_utf8_lossy(&out.stdout))
+        })
+    }
+
+    fn accepts(&self, sshd: &Path, kind: AlgoKind, list: &[String]) -> bool {
+        let opt = format!("{}={}", kind.config_keyword(), list.join(","));
+        matches!(self.test(sshd, &[opt]), Ok(Ok(())))
+    }
+
+    /// Drop options this sshd does not know and, as root, create a missing
+    /// privilege-separation directory or user. Returns the privsep guard (root only).
+    fn make_valid(&mut self, sshd: &Path) -> Result<Option<Privsep>> {
+        let mut privsep = nix::unistd::geteuid().is_root().then(Privsep::acquire).transpose()?;
+        for _ in 0..12 {
+            let err = match self.test(sshd, &[])? {
+                Ok(()) => {
+                    if let Some(p) = &privsep {
+                        p.share()?;
+                    }
+                    return Ok(privsep);
+                }
+                Err(e) => e,
+            };
+            if let Some(opt) = bad_option(&err) {
+                if OPTIONAL.iter().any(|o| o.eq_ignore_ascii_case(&opt)) {
+                    self.lines.retain(|(k, _)| !k.eq_ignore_ascii_case(&opt));
+                    continue;
+                }
+            }
+            if let Some(p) = privsep.as_mut() {
+                if let Some(dir) = after(&err, "Missing privilege separation directory: ") {
+                    p.create_dir(Path::new(&dir))?;
+                    continue;
+                }
+                if let Some(rest) = after(&err, "Privilege separated user ") {
+                    let name = rest.split_whitespace().next().unwrap_or("sshd").to_string();
+                    p.create_user(&name)?;
+                    continue;
+                }
+            }
+            bail!("the sandbox sshd ({}) rejects its configuration:\n{}", sshd.display(), err.trim());
+        }
+        // Unreachable in practice: every round fixes one problem or fails.
+        privsep.take();
+        bail!("could not produce a configuration {} accepts", sshd.display())
+    }
+}
+
+/// The option named in "Bad configuration option: X" / "Unsupported option X".
+fn bad_option(err: &str) -> Option<String> {
+    after(err, "Bad configuration option: ")
+        .or_else(|| after(err, "Unsupported option "))
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+}
+
+/// The rest of the first line containing `marker`, after it.
+fn after(text: &str, marker: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.split_once(marker).map(|(_, rest)| rest.trim().to_string()))
+}
+
+/// Root only: sshd refuses to start without its privilege-separation directory and
+/// user, which a fresh install may lack until the system service first runs. The
+/// sandbox creates only what is missing, and whichever sandbox is the last one alive
+/// removes what sshbench created. A file lock (shared while in use) and marker files
+/// in the root-only run directory coordinate concurrent sandboxes and processes.
+struct Privsep {
+    lock: File,
+}
+
+impl Privsep {
+    fn run_dir() -> PathBuf {
+        ["/run", "/var/run"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_dir())
+            .unwrap_or_else(std::env::temp_dir)
+    }
+
+    fn marker(what: &str) -> PathBuf {
+        Self::run_dir().join(format!("sshbench-created-{what}"))
+    }
+
+    /// Take the lock exclusively while the configuration is checked and fixed.
+    fn acquire() -> Result<Privsep> {
+        let path = Self::run_dir().join("sshbench-privsep.lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        flock(&lock, libc::LOCK_EX)?;
+        Ok(Privsep { lock })
+    }
+
+    /// Downgrade to a shared lock: in use, not being changed.
+    fn share(&self) -> Result<()> {
+        flock(&self.lock, libc::LOCK_SH)
+    }
+
+    fn create_dir(&mut self, dir: &Path) -> Result<()> {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
+        fs::write(Self::marker("dir"), dir.display().to_string())?;
+        Ok(())
+    }
+
+    fn create_user(&mut self, name: &str) -> Result<()> {
+        let status = Command::new("useradd")
+            .args(["--system", "--no-create-home", "--home-dir", "/nonexistent"])
+            .args(["--shell", "/usr/sbin/nologin", "--comment", "sshd privsep (sshbench)"])
+            .arg(name)
+            .status()
+            .context("running useradd to create the sshd privilege-separation user")?;
+        if !status.success() {
+            bail!("useradd {name} failed; create the sshd privilege-separation user by hand");
+        }
+        fs::write(Self::marker("user"), name)?;
+        Ok(())
+    }
+
+    /// If no other sandbox holds the lock, undo what sshbench created.
+    fn release(self) {
+        if flock(&self.lock, libc::LOCK_EX | libc::LOCK_NB).is_err() {
+            return; // another sandbox is alive; the last one cleans up
+        }
+        if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
+            let _ = fs::remove_dir(dir.trim());
+            let _ = fs::remove_file(Self::marker("dir"));
+        }
+        if let Ok(name) = fs::read_to_string(Self::marker("user")) {
+            let _ = Command::new("userdel").arg(name.trim()).status();
+            let _ = fs::remove_file(Self::marker("user"));
+        }
+    }
+}
+
+fn flock(f: &File, op: libc::c_int) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: valid fd owned by `f`.
+        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e).context("locking the sshd privilege-separation lock file");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bisection_keeps_exactly_the_accepted_names() {
+        let names = v(&["a", "bad1", "b", "c", "bad2", "d", "e"]);
+        let mut calls = 0;
+        let kept = filter_accepted(&names, &mut |list| {
+            calls += 1;
+            !list.iter().any(|n| n.starts_with("bad"))
+        });
+        assert_eq!(kept, v(&["a", "b", "c", "d", "e"]));
+        assert!(calls < names.len() * 2, "{calls} calls");
+    }
+
+    #[test]
+    fn bisection_one_call_when_all_accepted() {
+        let mut calls = 0;
+        let kept = filter_accepted(&v(&["a", "b"]), &mut |_| {
+            calls += 1;
+            true
+        });
+        assert_eq!((kept.len(), calls), (2, 1));
+        assert!(filter_accepted(&[], &mut |_| true).is_empty());
+    }
+
+    #[test]
+    fn parses_sshd_complaints() {
+        assert_eq!(
+            bad_option("/tmp/x: line 12: Bad configuration option: PerSourcePenalties\n"),
+            Some("PerSourcePenalties".into())
+        );
+        assert_eq!(
+            after("Missing privilege separation directory: /run/sshd\n", "Missing privilege separation directory: "),
+            Some("/run/sshd".into())
+        );
+    }
+
+    #[test]
+    fn host_key_types() {
+        assert_eq!(host_key_type("rsa-sha2-512"), Some("rsa"));
+        assert_eq!(host_key_type("ssh-ed25519-cert-v01@openssh.com"), None);
+    }
+}

@@ -1,0 +1,193 @@
+//! The vocabulary shared by every stage: algorithm kinds, measurement modes and suites.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The kinds of algorithm an SSH connection negotiates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlgoKind {
+    Kex,
+    HostKey,
+    Cipher,
+    Mac,
+    Compression,
+}
+
+impl AlgoKind {
+    pub const ALL: [AlgoKind; 5] = [
+        AlgoKind::Kex,
+        AlgoKind::HostKey,
+        AlgoKind::Cipher,
+        AlgoKind::Mac,
+        AlgoKind::Compression,
+    ];
+
+    /// The `ssh_config`/`sshd_config` keyword that sets this kind.
+    pub fn config_keyword(self) -> &'static str {
+        match self {
+            AlgoKind::Kex => "KexAlgorithms",
+            AlgoKind::HostKey => "HostKeyAlgorithms",
+            AlgoKind::Cipher => "Ciphers",
+            AlgoKind::Mac => "MACs",
+            AlgoKind::Compression => "Compression",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            AlgoKind::Kex => "key exchange",
+            AlgoKind::HostKey => "host key",
+            AlgoKind::Cipher => "cipher",
+            AlgoKind::Mac => "MAC",
+            AlgoKind::Compression => "compression",
+        }
+    }
+}
+
+/// What one sample measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Wall time of a trivial remote command, spawn to exit.
+    Connect,
+    /// Bytes from the client to the server, handshake excluded.
+    Send,
+    /// Bytes from the server to the client, handshake excluded.
+    Receive,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Connect, Mode::Send, Mode::Receive];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Connect => "connect",
+            Mode::Send => "send",
+            Mode::Receive => "receive",
+        }
+    }
+
+    pub fn is_transfer(self) -> bool {
+        !matches!(self, Mode::Connect)
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The algorithms forced for one measurement. `None` leaves the choice to ssh's default
+/// negotiation; a cipher that is an AEAD has `mac: None` because its MAC is implicit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Suite {
+    pub kex: Option<String>,
+    pub hostkey: Option<String>,
+    pub cipher: Option<String>,
+    pub mac: Option<String>,
+}
+
+impl Suite {
+    /// A compact human label: the forced parts joined by " + ".
+    pub fn label(&self) -> String {
+        let parts: Vec<&str> = [&self.kex, &self.hostkey, &self.cipher, &self.mac]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        if parts.is_empty() {
+            "(defaults)".to_string()
+        } else {
+            parts.join(" + ")
+        }
+    }
+}
+
+/// The suite as ssh reports it actually negotiated it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Negotiated {
+    pub kex: Option<String>,
+    pub hostkey: Option<String>,
+    /// Client to server cipher.
+    pub cipher_cs: Option<String>,
+    /// Server to client cipher.
+    pub cipher_sc: Option<String>,
+    /// Client to server MAC; `None` when ssh reports `<implicit>` (AEAD).
+    pub mac_cs: Option<String>,
+    pub mac_sc: Option<String>,
+    pub compression_cs: Option<String>,
+    pub compression_sc: Option<String>,
+}
+
+impl Negotiated {
+    /// Describe every forced part of `want` that differs from what was negotiated.
+    pub fn mismatches(&self, want: &Suite) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |what: &str, wanted: &Option<String>, got: &Option<String>| {
+            if let Some(w) = wanted {
+                if got.as_deref() != Some(w.as_str()) {
+                    out.push(format!(
+                        "{what}: requested {w}, negotiated {}",
+                        got.as_deref().unwrap_or("(not reported)")
+                    ));
+                }
+            }
+        };
+        check("key exchange", &want.kex, &self.kex);
+        check("host key", &want.hostkey, &self.hostkey);
+        check("cipher client->server", &want.cipher, &self.cipher_cs);
+        check("cipher server->client", &want.cipher, &self.cipher_sc);
+        // An AEAD cipher's MAC is implicit, so only a forced MAC is checked.
+        check("MAC client->server", &want.mac, &self.mac_cs);
+        check("MAC server->client", &want.mac, &self.mac_sc);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Option<String> {
+        Some(x.to_string())
+    }
+
+    #[test]
+    fn label_joins_forced_parts() {
+        let suite = Suite {
+            cipher: s("aes128-ctr"),
+            mac: s("hmac-sha1"),
+            ..Suite::default()
+        };
+        assert_eq!(suite.label(), "aes128-ctr + hmac-sha1");
+        assert_eq!(Suite::default().label(), "(defaults)");
+    }
+
+    #[test]
+    fn mismatch_reports_each_direction() {
+        let want = Suite {
+            cipher: s("aes128-ctr"),
+            mac: s("hmac-sha1"),
+            ..Suite::default()
+        };
+        let got = Negotiated {
+            cipher_cs: s("aes128-ctr"),
+            cipher_sc: s("aes256-ctr"),
+            mac_cs: s("hmac-sha1"),
+            mac_sc: s("hmac-sha1"),
+            ..Negotiated::default()
+        };
+        assert_eq!(
+            got.mismatches(&want),
+            vec!["cipher server->client: requested aes128-ctr, negotiated aes256-ctr"]
+        );
+    }
+
+    #[test]
+    fn unforced_parts_are_not_checked() {
+        let got = Negotiated::default();
+        assert!(got.mismatches(&Suite::default()).is_empty());
+    }
+}

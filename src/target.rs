@@ -1,0 +1,187 @@
+//! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
+//! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Where samples are taken: the arguments that make `ssh` reach the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// What the user asked for, for display and storage.
+    pub label: String,
+    /// Options placed before the destination (`-F file`, `-p port`).
+    pub ssh_options: Vec<String>,
+    /// The destination argument given to ssh.
+    pub destination: String,
+    /// True for the throwaway local sshd.
+    pub is_sandbox: bool,
+}
+
+impl Target {
+    /// Parse a user-supplied destination: `[user@]host[:port]`, `[user@][v6addr]:port`,
+    /// or an ssh_config alias (`Host` name), which ssh resolves itself.
+    pub fn parse(dest: &str) -> Result<Target> {
+        let dest = dest.trim();
+        if dest.is_empty() {
+            bail!("the destination is empty; give [user@]host[:port] or an ssh_config alias");
+        }
+        if dest.starts_with('-') {
+            bail!("destination {dest:?} starts with '-'; ssh would take it for an option");
+        }
+        if dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            bail!("destination {dest:?} contains whitespace or control characters");
+        }
+        let (user, hostport) = match dest.rsplit_once('@') {
+            Some((u, h)) if !u.is_empty() => (Some(u), h),
+            Some(_) => bail!("destination {dest:?} has an empty user name before '@'"),
+            None => (None, dest),
+        };
+        let (host, port) = split_port(hostport)
+            .with_context(|| format!("destination {dest:?} is not [user@]host[:port]"))?;
+        if host.is_empty() {
+            bail!("destination {dest:?} has no host name");
+        }
+        let mut ssh_options = Vec::new();
+        if let Some(p) = port {
+            ssh_options.extend(["-p".to_string(), p.to_string()]);
+        }
+        let destination = match user {
+            Some(u) => format!("{u}@{host}"),
+            None => host.to_string(),
+        };
+        Ok(Target {
+            label: dest.to_string(),
+            ssh_options,
+            destination,
+            is_sandbox: false,
+        })
+    }
+
+    /// The local sandbox, reached through its private ssh_config file.
+    pub fn sandbox(config: &Path, alias: &str) -> Target {
+        Target {
+            label: "local sandbox".to_string(),
+            ssh_options: vec!["-F".to_string(), config.display().to_string()],
+            destination: alias.to_string(),
+            is_sandbox: true,
+        }
+    }
+}
+
+/// Split `host[:port]` and `[v6]:port`. A bare IPv6 address (several colons) has no port.
+fn split_port(s: &str) -> Result<(&str, Option<u16>)> {
+    if let Some(rest) = s.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .context("missing ']' after an IPv6 address")?;
+        return match after {
+            "" => Ok((host, None)),
+            p => Ok((host, Some(parse_port(p.strip_prefix(':').context("expected ':port' after ']'")?)?))),
+        };
+    }
+    match s.matches(':').count() {
+        0 => Ok((s, None)),
+        1 => {
+            let (h, p) = s.split_once(':').expect("one colon");
+            Ok((h, Some(parse_port(p)?)))
+        }
+        _ => Ok((s, None)),
+    }
+}
+
+fn parse_port(p: &str) -> Result<u16> {
+    match p.parse::<u16>() {
+        Ok(0) | Err(_) => bail!("port {p:?} is not a number from 1 to 65535"),
+        Ok(n) => Ok(n),
+    }
+}
+
+/// What `ssh -G` says the destination resolves to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Resolved {
+    pub hostname: String,
+    pub port: u16,
+    pub user: String,
+    /// A ProxyJump or ProxyCommand is configured: a direct socket cannot reach it.
+    pub via_proxy: bool,
+}
+
+/// Parse `ssh -G` output (lower-case `key value` lines).
+pub fn parse_ssh_g(text: &str) -> Resolved {
+    let mut r = Resolved::default();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(' ') else {
+            continue;
+        };
+        match key {
+            "hostname" => r.hostname = value.to_string(),
+            "port" => r.port = value.parse().unwrap_or(22),
+            "user" => r.user = value.to_string(),
+            "proxyjump" | "proxycommand" if value != "none" => r.via_proxy = true,
+            _ => {}
+        }
+    }
+    r
+}
+
+/// Resolve a target through the user's ssh configuration.
+pub fn resolve(ssh: &Path, target: &Target) -> Result<Resolved> {
+    let out = Command::new(ssh)
+        .arg("-G")
+        .args(&target.ssh_options)
+        .arg(&target.destination)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {} -G", ssh.display()))?;
+    if !out.status.success() {
+        bail!(
+            "ssh -G {} failed: {}",
+            target.destination,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(parse_ssh_g(&String::from_utf8_lossy(&out.stdout)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_user_host_port() {
+        let t = Target::parse("alice@pi.local:2222").unwrap();
+        assert_eq!(t.destination, "alice@pi.local");
+        assert_eq!(t.ssh_options, vec!["-p", "2222"]);
+        assert!(!t.is_sandbox);
+    }
+
+    #[test]
+    fn alias_and_bare_ipv6_pass_through() {
+        assert_eq!(Target::parse("nas").unwrap().destination, "nas");
+        let t = Target::parse("::1").unwrap();
+        assert_eq!((t.destination.as_str(), t.ssh_options.len()), ("::1", 0));
+    }
+
+    #[test]
+    fn bracketed_ipv6_with_port() {
+        let t = Target::parse("root@[::1]:2200").unwrap();
+        assert_eq!(t.destination, "root@::1");
+        assert_eq!(t.ssh_options, vec!["-p", "2200"]);
+    }
+
+    #[test]
+    fn rejects_bad_destinations() {
+        for bad in ["", "-oProxyCommand=x", "host:0", "host:99999", "host:x", "@host", "a b", "[::1", "[::1]x"] {
+            assert!(Target::parse(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn parses_ssh_g_output() {
+        let r = parse_ssh_g("user root\nhostname 127.0.0.1\nport 2200\nproxyjump none\nproxycommand none\n");
+        assert_eq!(r, Resolved { hostname: "127.0.0.1".into(), port: 2200, user: "root".into(), via_proxy: false });
+        assert!(parse_ssh_g("proxyjump bastion\n").via_proxy);
+    }
+}

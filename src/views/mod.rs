@@ -1,0 +1,4 @@
+//! Turning samples into text for people. Pure functions from data to `String`; the
+//! binary decides where the text goes.
+
+pub mod table;
