@@ -8,12 +8,11 @@ use sshbench::config::RunConfig;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::measure::{Sample, Transport};
-use sshbench::offer::{AlgoLists, catalogue, client};
+use sshbench::measure::{FailureKind, Outcome, Sample, Transport};
+use sshbench::offer::{self, AlgoLists, client};
 use sshbench::plan::{self, PlanInput};
 use sshbench::runner::{self, Abort, Event, RunSettings};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
-use sshbench::suite::AlgoKind;
 use sshbench::target::{self, Target};
 use sshbench::views::table;
 use std::io::Write;
@@ -22,8 +21,9 @@ use std::io::Write;
 pub fn run(args: RunArgs) -> Result<u8> {
     let cfg = RunConfig::from_args(args)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = sandbox::find_on_path("ssh")
-        .ok_or_else(|| anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)"))?;
+    let ssh = sandbox::find_on_path("ssh").ok_or_else(|| {
+        anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)")
+    })?;
     let client = client::query(&ssh)?;
     let say = |msg: String| {
         if !cfg.quiet {
@@ -37,18 +37,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let mut sandbox_guard: Option<Sandbox> = None;
     let (target, server): (Target, Option<AlgoLists>) = match &cfg.destination {
         None => {
-            let mut candidates = AlgoLists::new();
-            for kind in AlgoKind::ALL {
-                let mut names: Vec<String> = client.lists.get(kind).unwrap_or_default().to_vec();
-                for n in catalogue::names(kind) {
-                    if !names.iter().any(|m| m == n) {
-                        names.push(n.to_string());
-                    }
-                }
-                candidates.set(kind, names);
-            }
             let sb = Sandbox::start(&SandboxOptions {
-                candidates,
+                candidates: offer::candidates(&client),
                 ..SandboxOptions::default()
             })?;
             say(format!(
@@ -65,7 +55,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         Some(dest) => {
             let t = Target::parse(dest)?;
             let r = target::resolve(&ssh, &t)?;
-            say(format!("server: {} ({}@{} port {})", t.label, r.user, r.hostname, r.port));
+            say(format!(
+                "server: {} ({}@{} port {})",
+                t.label, r.user, r.hostname, r.port
+            ));
             (t, None)
         }
     };
@@ -96,7 +89,12 @@ pub fn run(args: RunArgs) -> Result<u8> {
         if quiet {
             return;
         }
-        if let Event::Finished { index, total, sample } = e {
+        if let Event::Finished {
+            index,
+            total,
+            sample,
+        } = e
+        {
             eprintln!("[{}/{}] {}", index + 1, total, describe(sample));
         }
     };
@@ -108,11 +106,24 @@ pub fn run(args: RunArgs) -> Result<u8> {
             eprintln!("sshbench: interrupted; the sandbox (if any) was stopped");
             return Ok(cancel.exit_code().unwrap_or(130) as u8);
         }
-        Err(Abort::Fatal { message, .. }) => {
-            return Err(anyhow!(
-                "{message}\nhint: sshbench needs key-based login that works without prompts \
-                 (try `ssh -o BatchMode=yes DEST true`), and a known host key"
-            ));
+        Err(Abort::Fatal { message, samples }) => {
+            let hint = match samples.last().map(|s| &s.outcome) {
+                Some(Outcome::Failed {
+                    kind: FailureKind::Network,
+                    ..
+                }) => "check the host name and port, and that `ssh DEST true` connects",
+                Some(Outcome::Failed {
+                    kind: FailureKind::HostKey,
+                    ..
+                }) => {
+                    "connect once with plain `ssh DEST` to verify and record the server's host key"
+                }
+                _ => {
+                    "sshbench needs key-based login that works without prompts \
+                     (try `ssh -o BatchMode=yes DEST true`)"
+                }
+            };
+            return Err(anyhow!("{message}\nhint: {hint}"));
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -125,7 +136,11 @@ fn describe(s: &Sample) -> String {
     let figure = match (s.outcome.is_success(), s.throughput()) {
         (true, Some(r)) => format!("{:.1} MB/s", r / 1e6),
         (true, None) => format!("{:.1} ms", s.wall.as_secs_f64() * 1e3),
-        (false, _) => format!("{}: {}", s.outcome.label(), s.outcome.message().unwrap_or("")),
+        (false, _) => format!(
+            "{}: {}",
+            s.outcome.label(),
+            s.outcome.message().unwrap_or("")
+        ),
     };
     format!("{} {} {}", s.mode, s.suite.label(), figure)
 }

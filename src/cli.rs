@@ -16,14 +16,18 @@ pub struct Cli {
     pub command: CommandArgs,
 }
 
+const RUN_EXAMPLES: &str = "Examples:
+  sshbench run                       # this machine, against a private local sshd
+  sshbench run pi@nas.local          # a real server (key-based login must already work)
+  sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com";
+
 #[derive(Debug, Subcommand)]
 pub enum CommandArgs {
     /// Measure every negotiable suite once in each mode and print a table.
     ///
-    /// Examples:
-    ///   sshbench run                      # this machine, against a private local sshd
-    ///   sshbench run pi@nas.local         # a real server (key-based login must work)
-    ///   sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com
+    /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; multiplexing and
+    /// compression are off, and what ssh actually negotiated is checked for every sample.
+    #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
 }
 
@@ -47,12 +51,17 @@ pub struct RunArgs {
     pub destination: Option<String>,
 
     /// Modes to measure, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "connect,send,receive")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "connect,send,receive"
+    )]
     pub mode: Vec<ModeArg>,
 
     /// Bytes per send/receive sample: a number with an optional K, M or G suffix
-    /// (binary units). The seeds' shell scripts used 8M.
-    #[arg(long, default_value = "32M", value_name = "SIZE")]
+    /// (binary units). Classic shell benchmark loops use 8M.
+    #[arg(long, default_value = "64M", value_name = "SIZE")]
     pub size: String,
 
     /// Only these key exchange algorithms (comma-separated names).

@@ -85,14 +85,22 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<
         bail!(
             "no {} algorithm is both supported by this client and offered by the server{}",
             kind.label(),
-            if input.filters.get(kind).is_some() { " among the names given" } else { "" }
+            if input.filters.get(kind).is_some() {
+                " among the names given"
+            } else {
+                ""
+            }
         );
     }
     Ok(names)
 }
 
 fn join(names: &[&String]) -> String {
-    names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Build the plan: connect suites first, then send, then receive.
@@ -122,7 +130,12 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             }
         }
     }
-    let transfer: Vec<Mode> = input.modes.iter().copied().filter(|m| m.is_transfer()).collect();
+    let transfer: Vec<Mode> = input
+        .modes
+        .iter()
+        .copied()
+        .filter(|m| m.is_transfer())
+        .collect();
     if !transfer.is_empty() {
         let ciphers = select(input, AlgoKind::Cipher, &mut plan.notes)?;
         let needs_mac = ciphers.iter().any(|c| !input.client.is_aead(c));
@@ -168,16 +181,39 @@ mod tests {
 
     fn client() -> ClientOffer {
         let mut c = ClientOffer::default();
-        c.lists.set(AlgoKind::Kex, v(&["curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256"]));
-        c.lists.set(AlgoKind::HostKey, v(&["ssh-ed25519", "rsa-sha2-256"]));
-        c.lists.set(AlgoKind::Cipher, v(&["aes128-ctr", "aes128-gcm@openssh.com", "3des-cbc"]));
-        c.lists.set(AlgoKind::Mac, v(&["hmac-sha1", "umac-64-etm@openssh.com"]));
+        c.lists.set(
+            AlgoKind::Kex,
+            v(&[
+                "curve25519-sha256",
+                "curve25519-sha256@libssh.org",
+                "ecdh-sha2-nistp256",
+            ]),
+        );
+        c.lists
+            .set(AlgoKind::HostKey, v(&["ssh-ed25519", "rsa-sha2-256"]));
+        c.lists.set(
+            AlgoKind::Cipher,
+            v(&["aes128-ctr", "aes128-gcm@openssh.com", "3des-cbc"]),
+        );
+        c.lists
+            .set(AlgoKind::Mac, v(&["hmac-sha1", "umac-64-etm@openssh.com"]));
         c.aead_ciphers = Some(v(&["aes128-gcm@openssh.com"]));
         c
     }
 
-    fn input<'a>(c: &'a ClientOffer, s: Option<&'a AlgoLists>, f: &'a Filters, modes: &'a [Mode]) -> PlanInput<'a> {
-        PlanInput { client: c, server: s, filters: f, modes, vary_hostkeys: false }
+    fn input<'a>(
+        c: &'a ClientOffer,
+        s: Option<&'a AlgoLists>,
+        f: &'a Filters,
+        modes: &'a [Mode],
+    ) -> PlanInput<'a> {
+        PlanInput {
+            client: c,
+            server: s,
+            filters: f,
+            modes,
+            vary_hostkeys: false,
+        }
     }
 
     #[test]
@@ -190,9 +226,17 @@ mod tests {
         // aes128-ctr × 2 MACs + 3des-cbc × 2 MACs + one AEAD.
         assert_eq!(count(Mode::Send), 5);
         assert_eq!(count(Mode::Receive), 5);
-        let gcm = plan.items.iter().find(|i| i.suite.cipher.as_deref() == Some("aes128-gcm@openssh.com")).unwrap();
+        let gcm = plan
+            .items
+            .iter()
+            .find(|i| i.suite.cipher.as_deref() == Some("aes128-gcm@openssh.com"))
+            .unwrap();
         assert_eq!(gcm.suite.mac, None);
-        assert!(plan.notes.iter().any(|n| n.contains("curve25519-sha256@libssh.org")));
+        assert!(
+            plan.notes
+                .iter()
+                .any(|n| n.contains("curve25519-sha256@libssh.org"))
+        );
     }
 
     #[test]
@@ -200,17 +244,29 @@ mod tests {
         let c = client();
         let mut server = AlgoLists::new();
         server.set(AlgoKind::Cipher, v(&["aes128-ctr"]));
-        let f = Filters { ciphers: Some(v(&["aes128-ctr", "3des-cbc"])), ..Filters::default() };
+        let f = Filters {
+            ciphers: Some(v(&["aes128-ctr", "3des-cbc"])),
+            ..Filters::default()
+        };
         let plan = build(&input(&c, Some(&server), &f, &[Mode::Send])).unwrap();
         assert_eq!(plan.items.len(), 2);
-        assert!(plan.notes.iter().any(|n| n.contains("3des-cbc")), "{:?}", plan.notes);
+        assert!(
+            plan.notes.iter().any(|n| n.contains("3des-cbc")),
+            "{:?}",
+            plan.notes
+        );
     }
 
     #[test]
     fn unknown_filter_names_list_valid_ones() {
         let c = client();
-        let f = Filters { ciphers: Some(v(&["rot13"])), ..Filters::default() };
-        let err = build(&input(&c, None, &f, &[Mode::Send])).unwrap_err().to_string();
+        let f = Filters {
+            ciphers: Some(v(&["rot13"])),
+            ..Filters::default()
+        };
+        let err = build(&input(&c, None, &f, &[Mode::Send]))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("rot13") && err.contains("aes128-ctr"), "{err}");
     }
 

@@ -84,7 +84,10 @@ pub fn descendants(pid: u32) -> Vec<u32> {
         let mut parents: Vec<(u32, u32)> = Vec::new();
         if let Ok(dir) = std::fs::read_dir("/proc") {
             for entry in dir.flatten() {
-                let Some(p) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
+                let Some(p) = entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|s| s.parse::<u32>().ok())
                 else {
                     continue;
                 };
@@ -161,12 +164,23 @@ mod tests {
     #[test]
     fn bounded_lines_truncate_and_resync() {
         let mut r = Cursor::new(b"short\nxxxxxxxxxxxxxxxx\nnext\r\n".to_vec());
-        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("short"));
-        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("xxxxxxxx"));
-        assert_eq!(read_bounded_line(&mut r, 8).unwrap().as_deref(), Some("next"));
+        assert_eq!(
+            read_bounded_line(&mut r, 8).unwrap().as_deref(),
+            Some("short")
+        );
+        assert_eq!(
+            read_bounded_line(&mut r, 8).unwrap().as_deref(),
+            Some("xxxxxxxx")
+        );
+        assert_eq!(
+            read_bounded_line(&mut r, 8).unwrap().as_deref(),
+            Some("next")
+        );
         assert_eq!(read_bounded_line(&mut r, 8).unwrap(), None);
     }
 
+    // The children are reaped by `reap_in_background`, which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
     #[test]
     fn reaps_with_exit_code_and_cpu() {
         let child = std::process::Command::new("sh")
@@ -179,6 +193,7 @@ mod tests {
     }
 
     #[cfg(target_os = "linux")]
+    #[allow(clippy::zombie_processes)]
     #[test]
     fn finds_grandchildren() {
         use std::os::unix::process::CommandExt;

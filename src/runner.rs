@@ -10,8 +10,16 @@ use std::time::Duration;
 /// Progress events for whoever displays them.
 #[derive(Debug)]
 pub enum Event<'a> {
-    Starting { index: usize, total: usize, request: &'a SampleRequest },
-    Finished { index: usize, total: usize, sample: &'a Sample },
+    Starting {
+        index: usize,
+        total: usize,
+        request: &'a SampleRequest,
+    },
+    Finished {
+        index: usize,
+        total: usize,
+        sample: &'a Sample,
+    },
 }
 
 /// Settings that apply to every sample of a run.
@@ -28,18 +36,23 @@ pub enum Abort {
     Cancelled,
     /// A failure that every further sample would repeat (authentication, host key).
     #[error("{message}")]
-    Fatal { message: String, samples: Vec<Sample> },
+    Fatal {
+        message: String,
+        samples: Vec<Sample>,
+    },
 }
 
-/// Failures that no other suite can fix: stop instead of repeating them.
-fn is_fatal(outcome: &Outcome) -> bool {
-    matches!(
-        outcome,
-        Outcome::Failed {
-            kind: FailureKind::Auth | FailureKind::HostKey,
-            ..
-        }
-    )
+/// Failures that no other suite can fix: stop instead of repeating them. A network
+/// failure before anything succeeded means the server is unreachable.
+fn is_fatal(outcome: &Outcome, any_success: bool) -> bool {
+    match outcome {
+        Outcome::Failed { kind, .. } => match kind {
+            FailureKind::Auth | FailureKind::HostKey => true,
+            FailureKind::Network => !any_success,
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Run every item of the plan once. Returns the samples, or why the run stopped.
@@ -52,6 +65,7 @@ pub fn run(
 ) -> Result<Vec<Sample>, Abort> {
     let total = plan.items.len();
     let mut samples = Vec::with_capacity(total);
+    let mut any_success = false;
     for (index, item) in plan.items.iter().enumerate() {
         if cancel.is_cancelled() {
             return Err(Abort::Cancelled);
@@ -59,19 +73,36 @@ pub fn run(
         let request = SampleRequest {
             suite: item.suite.clone(),
             mode: item.mode,
-            bytes: if item.mode.is_transfer() { settings.size } else { 0 },
+            bytes: if item.mode.is_transfer() {
+                settings.size
+            } else {
+                0
+            },
             timeout: settings.timeout,
         };
-        progress(Event::Starting { index, total, request: &request });
+        progress(Event::Starting {
+            index,
+            total,
+            request: &request,
+        });
         let sample = transport.measure(&request, cancel);
-        progress(Event::Finished { index, total, sample: &sample });
+        progress(Event::Finished {
+            index,
+            total,
+            sample: &sample,
+        });
         if cancel.is_cancelled() {
             return Err(Abort::Cancelled);
         }
-        let fatal = is_fatal(&sample.outcome);
+        let fatal = is_fatal(&sample.outcome, any_success);
+        any_success |= sample.outcome.is_success();
         samples.push(sample);
         if fatal {
-            let message = samples.last().and_then(|s| s.outcome.message()).unwrap_or("").to_string();
+            let message = samples
+                .last()
+                .and_then(|s| s.outcome.message())
+                .unwrap_or("")
+                .to_string();
             return Err(Abort::Fatal { message, samples });
         }
     }
@@ -91,7 +122,10 @@ mod tests {
                 .iter()
                 .map(|c| PlanItem {
                     mode: Mode::Send,
-                    suite: Suite { cipher: Some(c.to_string()), ..Suite::default() },
+                    suite: Suite {
+                        cipher: Some(c.to_string()),
+                        ..Suite::default()
+                    },
                 })
                 .collect(),
             notes: vec![],
@@ -99,18 +133,29 @@ mod tests {
     }
 
     fn settings() -> RunSettings {
-        RunSettings { size: 1 << 20, timeout: Duration::from_secs(5) }
+        RunSettings {
+            size: 1 << 20,
+            timeout: Duration::from_secs(5),
+        }
     }
 
     #[test]
     fn runs_every_item_in_order_with_events() {
         let mut events = Vec::new();
-        let samples = run(&plan(&["a", "b"]), &settings(), &mut Mock::default(), &Cancel::new(), &mut |e| {
-            events.push(match e {
-                Event::Starting { index, .. } => format!("start {index}"),
-                Event::Finished { index, sample, .. } => format!("done {index} {}", sample.outcome.label()),
-            })
-        })
+        let samples = run(
+            &plan(&["a", "b"]),
+            &settings(),
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut |e| {
+                events.push(match e {
+                    Event::Starting { index, .. } => format!("start {index}"),
+                    Event::Finished { index, sample, .. } => {
+                        format!("done {index} {}", sample.outcome.label())
+                    }
+                })
+            },
+        )
         .unwrap();
         assert_eq!(samples.len(), 2);
         assert_eq!(events, ["start 0", "done 0 ok", "start 1", "done 1 ok"]);
@@ -120,7 +165,13 @@ mod tests {
     fn cancellation_stops_before_the_next_sample() {
         let cancel = Cancel::new();
         cancel.cancel(libc::SIGINT);
-        let r = run(&plan(&["a"]), &settings(), &mut Mock::default(), &cancel, &mut |_| {});
+        let r = run(
+            &plan(&["a"]),
+            &settings(),
+            &mut Mock::default(),
+            &cancel,
+            &mut |_| {},
+        );
         assert!(matches!(r, Err(Abort::Cancelled)));
     }
 
@@ -135,7 +186,13 @@ mod tests {
 
     #[test]
     fn authentication_failure_aborts_at_once() {
-        let r = run(&plan(&["a", "b", "c"]), &settings(), &mut DeniedTransport, &Cancel::new(), &mut |_| {});
+        let r = run(
+            &plan(&["a", "b", "c"]),
+            &settings(),
+            &mut DeniedTransport,
+            &Cancel::new(),
+            &mut |_| {},
+        );
         match r {
             Err(Abort::Fatal { message, samples }) => {
                 assert_eq!(samples.len(), 1);

@@ -5,7 +5,8 @@
 //! it) and a client key in a private 0700 temp dir, the host keys pinned in a private
 //! known_hosts, and every kex, host key, cipher and MAC this sshd binary accepts
 //! switched on. `SetEnv HOME` points sessions at an empty home so login-shell start-up
-//! files do not distort the figures. Dropping the [`Sandbox`] stops sshd and every
+//! files do not distort the figures, and `TMPDIR` there keeps the remote side's temp
+//! files inside the private dir. Dropping the [`Sandbox`] stops sshd and every
 //! session it spawned, removes the temp dir and, when running as root, whatever
 //! privilege-separation directory or user it had to create.
 
@@ -104,12 +105,18 @@ impl Sandbox {
 
         let key_types: Vec<&str> = host_keys.iter().map(|k| k.kind).collect();
         let mut offered = AlgoLists::new();
-        for kind in [AlgoKind::Kex, AlgoKind::HostKey, AlgoKind::Cipher, AlgoKind::Mac] {
+        for kind in [
+            AlgoKind::Kex,
+            AlgoKind::HostKey,
+            AlgoKind::Cipher,
+            AlgoKind::Mac,
+        ] {
             let names = match opts.restrict.get(kind) {
                 Some(r) => r.to_vec(),
                 None => opts.candidates.get(kind).unwrap_or_default().to_vec(),
             };
-            let mut accepted = filter_accepted(&names, &mut |list| config.accepts(&sshd, kind, list));
+            let mut accepted =
+                filter_accepted(&names, &mut |list| config.accepts(&sshd, kind, list));
             if kind == AlgoKind::HostKey {
                 accepted.retain(|alg| host_key_type(alg).is_some_and(|t| key_types.contains(&t)));
             }
@@ -313,7 +320,10 @@ fn wait_listening(child: &mut Child, log: &Path, port: u16) -> std::result::Resu
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let text = fs::read_to_string(log).unwrap_or_default();
-        if text.lines().any(|l| l.contains("Server listening") && l.contains(&needle)) {
+        if text
+            .lines()
+            .any(|l| l.contains("Server listening") && l.contains(&needle))
+        {
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
@@ -405,7 +415,10 @@ fn generate_keys(keygen: &Path, dir: &Path, with_dsa: bool) -> Result<Vec<HostKe
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("keygen thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("keygen thread"))
+            .collect()
     });
     let mut keys = Vec::new();
     for (key, r) in results {
@@ -427,7 +440,9 @@ fn keygen_one(keygen: &Path, path: &Path, t: &str, bits: Option<u32>) -> Result<
     if let Some(b) = bits {
         cmd.arg("-b").arg(b.to_string());
     }
-    let out = cmd.output().with_context(|| format!("running {}", keygen.display()))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("running {}", keygen.display()))?;
     if !out.status.success() {
         bail!(
             "ssh-keygen -t {t} failed: {}",
@@ -439,7 +454,10 @@ fn keygen_one(keygen: &Path, path: &Path, t: &str, bits: Option<u32>) -> Result<
 
 /// Keep the names `accepts` takes, testing whole sublists and bisecting only where a
 /// list is rejected: one `sshd -t` per kind in the common case.
-pub fn filter_accepted(names: &[String], accepts: &mut dyn FnMut(&[String]) -> bool) -> Vec<String> {
+pub fn filter_accepted(
+    names: &[String],
+    accepts: &mut dyn FnMut(&[String]) -> bool,
+) -> Vec<String> {
     if names.is_empty() {
         return Vec::new();
     }
@@ -497,7 +515,11 @@ impl SshdConfig {
             ("MaxStartups".into(), "100:30:200".into()),
             ("LoginGraceTime".into(), "60".into()),
             ("LogLevel".into(), "INFO".into()),
-            ("SetEnv".into(), format!("HOME={}", home.display())),
+            // Quoted: one SetEnv line takes several NAME=value words.
+            (
+                "SetEnv".into(),
+                format!("\"HOME={}\" \"TMPDIR={}\"", home.display(), home.display()),
+            ),
             ("PerSourcePenalties".into(), "no".into()),
         ];
         for k in keys {
@@ -525,11 +547,16 @@ impl SshdConfig {
         let file = tempfile::NamedTempFile::new()?;
         fs::write(file.path(), self.render(22))?;
         let mut cmd = Command::new(sshd);
-        cmd.arg("-t").arg("-f").arg(file.path()).stdin(Stdio::null());
+        cmd.arg("-t")
+            .arg("-f")
+            .arg(file.path())
+            .stdin(Stdio::null());
         for o in extra {
             cmd.arg("-o").arg(o);
         }
-        let out = cmd.output().with_context(|| format!("running {} -t", sshd.display()))?;
+        let out = cmd
+            .output()
+            .with_context(|| format!("running {} -t", sshd.display()))?;
         Ok(if out.status.success() {
             Ok(())
         } else {
@@ -546,7 +573,10 @@ impl SshdConfig {
     /// Drop options this sshd does not know and, as root, create a missing
     /// privilege-separation directory or user. Returns the privsep guard (root only).
     fn make_valid(&mut self, sshd: &Path) -> Result<Option<Privsep>> {
-        let mut privsep = nix::unistd::geteuid().is_root().then(Privsep::acquire).transpose()?;
+        let mut privsep = nix::unistd::geteuid()
+            .is_root()
+            .then(Privsep::acquire)
+            .transpose()?;
         for _ in 0..12 {
             let err = match self.test(sshd, &[])? {
                 Ok(()) => {
@@ -574,11 +604,18 @@ impl SshdConfig {
                     continue;
                 }
             }
-            bail!("the sandbox sshd ({}) rejects its configuration:\n{}", sshd.display(), err.trim());
+            bail!(
+                "the sandbox sshd ({}) rejects its configuration:\n{}",
+                sshd.display(),
+                err.trim()
+            );
         }
         // Unreachable in practice: every round fixes one problem or fails.
         privsep.take();
-        bail!("could not produce a configuration {} accepts", sshd.display())
+        bail!(
+            "could not produce a configuration {} accepts",
+            sshd.display()
+        )
     }
 }
 
@@ -591,8 +628,10 @@ fn bad_option(err: &str) -> Option<String> {
 
 /// The rest of the first line containing `marker`, after it.
 fn after(text: &str, marker: &str) -> Option<String> {
-    text.lines()
-        .find_map(|l| l.split_once(marker).map(|(_, rest)| rest.trim().to_string()))
+    text.lines().find_map(|l| {
+        l.split_once(marker)
+            .map(|(_, rest)| rest.trim().to_string())
+    })
 }
 
 /// Root only: sshd refuses to start without its privilege-separation directory and
@@ -647,7 +686,12 @@ impl Privsep {
     fn create_user(&mut self, name: &str) -> Result<()> {
         let status = Command::new("useradd")
             .args(["--system", "--no-create-home", "--home-dir", "/nonexistent"])
-            .args(["--shell", "/usr/sbin/nologin", "--comment", "sshd privsep (sshbench)"])
+            .args([
+                "--shell",
+                "/usr/sbin/nologin",
+                "--comment",
+                "sshd privsep (sshbench)",
+            ])
             .arg(name)
             .status()
             .context("running useradd to create the sshd privilege-separation user")?;
@@ -726,7 +770,10 @@ mod tests {
             Some("PerSourcePenalties".into())
         );
         assert_eq!(
-            after("Missing privilege separation directory: /run/sshd\n", "Missing privilege separation directory: "),
+            after(
+                "Missing privilege separation directory: /run/sshd\n",
+                "Missing privilege separation directory: "
+            ),
             Some("/run/sshd".into())
         );
     }

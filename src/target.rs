@@ -78,7 +78,12 @@ fn split_port(s: &str) -> Result<(&str, Option<u16>)> {
             .context("missing ']' after an IPv6 address")?;
         return match after {
             "" => Ok((host, None)),
-            p => Ok((host, Some(parse_port(p.strip_prefix(':').context("expected ':port' after ']'")?)?))),
+            p => Ok((
+                host,
+                Some(parse_port(
+                    p.strip_prefix(':').context("expected ':port' after ']'")?,
+                )?),
+            )),
         };
     }
     match s.matches(':').count() {
@@ -173,15 +178,35 @@ mod tests {
 
     #[test]
     fn rejects_bad_destinations() {
-        for bad in ["", "-oProxyCommand=x", "host:0", "host:99999", "host:x", "@host", "a b", "[::1", "[::1]x"] {
+        for bad in [
+            "",
+            "-oProxyCommand=x",
+            "host:0",
+            "host:99999",
+            "host:x",
+            "@host",
+            "a b",
+            "[::1",
+            "[::1]x",
+        ] {
             assert!(Target::parse(bad).is_err(), "{bad:?} accepted");
         }
     }
 
     #[test]
     fn parses_ssh_g_output() {
-        let r = parse_ssh_g("user root\nhostname 127.0.0.1\nport 2200\nproxyjump none\nproxycommand none\n");
-        assert_eq!(r, Resolved { hostname: "127.0.0.1".into(), port: 2200, user: "root".into(), via_proxy: false });
+        let r = parse_ssh_g(
+            "user root\nhostname 127.0.0.1\nport 2200\nproxyjump none\nproxycommand none\n",
+        );
+        assert_eq!(
+            r,
+            Resolved {
+                hostname: "127.0.0.1".into(),
+                port: 2200,
+                user: "root".into(),
+                via_proxy: false
+            }
+        );
         assert!(parse_ssh_g("proxyjump bastion\n").via_proxy);
     }
 }

@@ -59,6 +59,7 @@ impl Transport for Mock {
             // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput.
             let micros = (req.bytes / (1 << 20)).max(1) * total;
             sample.transfer = Some(Duration::from_micros(micros));
+            sample.wall += Duration::from_micros(micros);
             sample.bytes = req.bytes;
         }
         sample
@@ -101,6 +102,9 @@ mod tests {
             bytes: 0,
             timeout: Duration::from_secs(1),
         };
-        assert_eq!(mock.measure(&req, &Cancel::new()).outcome.label(), "refused");
+        assert_eq!(
+            mock.measure(&req, &Cancel::new()).outcome.label(),
+            "refused"
+        );
     }
 }

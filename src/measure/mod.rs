@@ -77,8 +77,13 @@ impl FailureKind {
 pub enum Outcome {
     Success,
     /// The server does not accept this suite: not negotiable, not a failure.
-    Refused { message: String },
-    Failed { kind: FailureKind, message: String },
+    Refused {
+        message: String,
+    },
+    Failed {
+        kind: FailureKind,
+        message: String,
+    },
 }
 
 impl Outcome {

@@ -118,7 +118,11 @@ impl Transport for OpenSsh {
         };
         let mut cmd = Command::new(&self.ssh);
         cmd.args(self.args(req))
-            .stdin(if req.mode == Mode::Connect { Stdio::null() } else { Stdio::piped() })
+            .stdin(if req.mode == Mode::Connect {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Own process group: a timeout kills ssh and any ProxyCommand together,
@@ -232,9 +236,14 @@ fn judge(
         };
         return Outcome::failed(kind, format!("{how}{detail}"));
     }
-    let forced = [&req.suite.kex, &req.suite.hostkey, &req.suite.cipher, &req.suite.mac]
-        .iter()
-        .any(|v| v.is_some());
+    let forced = [
+        &req.suite.kex,
+        &req.suite.hostkey,
+        &req.suite.cipher,
+        &req.suite.mac,
+    ]
+    .iter()
+    .any(|v| v.is_some());
     match &sample.negotiated {
         None if forced => {
             return Outcome::failed(
@@ -271,7 +280,10 @@ fn judge(
             Some(Err(_)) => {
                 return Outcome::failed(
                     FailureKind::Remote,
-                    format!("the server's byte count is not a number: {:?}", out.count_line.as_deref().unwrap_or("")),
+                    format!(
+                        "the server's byte count is not a number: {:?}",
+                        out.count_line.as_deref().unwrap_or("")
+                    ),
                 );
             }
             None => {
@@ -283,7 +295,10 @@ fn judge(
     if counted != req.bytes || out.end_at.is_none() {
         return Outcome::failed(
             FailureKind::ByteCount,
-            format!("{} bytes expected, {counted} counted at the far end", req.bytes),
+            format!(
+                "{} bytes expected, {counted} counted at the far end",
+                req.bytes
+            ),
         );
     }
     Outcome::Success
@@ -449,6 +464,9 @@ mod tests {
             assert!(args.contains(want), "{want:?} missing from {args}");
         }
         assert!(!args.contains("KexAlgorithms"));
-        assert!(!args.contains("StrictHostKeyChecking"), "never weaken host key checks");
+        assert!(
+            !args.contains("StrictHostKeyChecking"),
+            "never weaken host key checks"
+        );
     }
 }

@@ -45,7 +45,11 @@ mod tests {
         let b = Payload::random(4096, 7);
         assert_eq!(a.block(), b.block());
         let distinct: std::collections::HashSet<u8> = a.block().iter().copied().collect();
-        assert!(distinct.len() > 200, "only {} distinct byte values", distinct.len());
+        assert!(
+            distinct.len() > 200,
+            "only {} distinct byte values",
+            distinct.len()
+        );
     }
 
     #[test]

@@ -51,10 +51,9 @@ fn parse_direction(text: &str) -> Direction {
 
 /// The lines ssh wrote for a person, without `-v` debug chatter.
 fn messages(lines: &[String]) -> impl Iterator<Item = &str> {
-    lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added"))
+    lines.iter().map(|l| l.trim()).filter(|l| {
+        !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added")
+    })
 }
 
 const REFUSALS: &[&str] = &["Unable to negotiate", "no matching"];
@@ -147,14 +146,20 @@ mod tests {
         assert_eq!(n.hostkey.as_deref(), Some("ssh-ed25519"));
         assert_eq!(n.cipher_sc.as_deref(), Some("aes128-ctr"));
         assert_eq!(n.mac_sc.as_deref(), Some("umac-64-etm@openssh.com"));
-        assert_eq!(n.cipher_cs.as_deref(), Some("chacha20-poly1305@openssh.com"));
+        assert_eq!(
+            n.cipher_cs.as_deref(),
+            Some("chacha20-poly1305@openssh.com")
+        );
         assert_eq!(n.mac_cs, None);
         assert_eq!(n.compression_cs.as_deref(), Some("zlib@openssh.com"));
     }
 
     #[test]
     fn no_kex_lines_means_unknown() {
-        assert_eq!(negotiated(&lines("debug1: Reading configuration data")), None);
+        assert_eq!(
+            negotiated(&lines("debug1: Reading configuration data")),
+            None
+        );
     }
 
     #[test]
@@ -169,19 +174,36 @@ mod tests {
 
     #[test]
     fn host_key_type_refusal_is_a_refusal() {
-        let log = lines("Unable to negotiate with 10.0.0.1 port 22: no matching host key type found. Their offer: ssh-rsa");
+        let log = lines(
+            "Unable to negotiate with 10.0.0.1 port 22: no matching host key type found. Their offer: ssh-rsa",
+        );
         assert_eq!(classify(&log).unwrap().label(), "refused");
     }
 
     #[test]
     fn classifies_failures() {
         for (text, kind) in [
-            ("root@127.0.0.1: Permission denied (publickey).", FailureKind::Auth),
+            (
+                "root@127.0.0.1: Permission denied (publickey).",
+                FailureKind::Auth,
+            ),
             ("Host key verification failed.", FailureKind::HostKey),
-            ("command-line line 0: Bad SSH2 cipher spec 'rot13'.", FailureKind::Client),
-            ("ssh: connect to host 127.0.0.1 port 1: Connection refused", FailureKind::Network),
-            ("Connection closed by 127.0.0.1 port 2222", FailureKind::Network),
-            ("ssh: Could not resolve hostname nowhere.invalid: Name or service not known", FailureKind::Network),
+            (
+                "command-line line 0: Bad SSH2 cipher spec 'rot13'.",
+                FailureKind::Client,
+            ),
+            (
+                "ssh: connect to host 127.0.0.1 port 1: Connection refused",
+                FailureKind::Network,
+            ),
+            (
+                "Connection closed by 127.0.0.1 port 2222",
+                FailureKind::Network,
+            ),
+            (
+                "ssh: Could not resolve hostname nowhere.invalid: Name or service not known",
+                FailureKind::Network,
+            ),
         ] {
             let out = classify(&lines(text)).unwrap();
             assert_eq!(out, Outcome::failed(kind, text), "{text}");
@@ -190,7 +212,15 @@ mod tests {
 
     #[test]
     fn debug_lines_do_not_classify() {
-        assert_eq!(classify(&lines("debug1: Connection established.\ndebug1: Permission denied")), None);
-        assert_eq!(last_message(&lines("debug1: x\nreal error\ndebug2: y")), Some("real error".into()));
+        assert_eq!(
+            classify(&lines(
+                "debug1: Connection established.\ndebug1: Permission denied"
+            )),
+            None
+        );
+        assert_eq!(
+            last_message(&lines("debug1: x\nreal error\ndebug2: y")),
+            Some("real error".into())
+        );
     }
 }

@@ -26,11 +26,7 @@ pub struct SoftwareVersion {
 /// Parse `ssh -V` output, e.g. `OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026`.
 pub fn parse_version(text: &str) -> SoftwareVersion {
     let raw = text.lines().next().unwrap_or("").trim().to_string();
-    let first = raw
-        .split([' ', ','])
-        .next()
-        .unwrap_or("")
-        .to_string();
+    let first = raw.split([' ', ',']).next().unwrap_or("").to_string();
     let (product, version) = match first.split_once('_') {
         Some((p, v)) => (p.to_string(), v.to_string()),
         None => (first.clone(), String::new()),
@@ -108,7 +104,8 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
             )
         })?;
     // ssh -V writes to stderr.
-    let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     let version = parse_version(&text);
     if version.raw.is_empty() {
         bail!("{} -V printed nothing; is it an ssh client?", ssh.display());
@@ -148,7 +145,10 @@ mod tests {
     #[test]
     fn parses_macos_and_bsd_versions() {
         let v = parse_version("OpenSSH_9.8p1, LibreSSL 3.3.6");
-        assert_eq!((v.product.as_str(), v.version.as_str()), ("OpenSSH", "9.8p1"));
+        assert_eq!(
+            (v.product.as_str(), v.version.as_str()),
+            ("OpenSSH", "9.8p1")
+        );
         let v = parse_version("OpenSSH_9.7, LibreSSL 3.9.0");
         assert_eq!(v.version, "9.7");
     }

@@ -2,6 +2,7 @@
 
 pub mod catalogue;
 pub mod client;
+pub mod server;
 
 use crate::suite::AlgoKind;
 use serde::Serialize;
@@ -39,16 +40,31 @@ impl AlgoLists {
         let mut out = AlgoLists::new();
         for kind in AlgoKind::ALL {
             match (self.get(kind), other.get(kind)) {
-                (Some(a), Some(b)) => out.set(
-                    kind,
-                    a.iter().filter(|n| b.contains(n)).cloned().collect(),
-                ),
+                (Some(a), Some(b)) => {
+                    out.set(kind, a.iter().filter(|n| b.contains(n)).cloned().collect())
+                }
                 (Some(only), None) | (None, Some(only)) => out.set(kind, only.to_vec()),
                 (None, None) => {}
             }
         }
         out
     }
+}
+
+/// Names worth trying to enable on a server we configure ourselves: the client's lists
+/// first, then every catalogue name the client did not list.
+pub fn candidates(client: &client::ClientOffer) -> AlgoLists {
+    let mut out = AlgoLists::new();
+    for kind in AlgoKind::ALL {
+        let mut names: Vec<String> = client.lists.get(kind).unwrap_or_default().to_vec();
+        for n in catalogue::names(kind) {
+            if !names.iter().any(|m| m == n) {
+                names.push(n.to_string());
+            }
+        }
+        out.set(kind, names);
+    }
+    out
 }
 
 #[cfg(test)]

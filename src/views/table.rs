@@ -53,12 +53,23 @@ pub fn render(samples: &[Sample]) -> String {
         let ok = |s: &Sample| s.outcome.is_success();
         if mode == Mode::Connect {
             rows.sort_by(|a, b| ok(b).cmp(&ok(a)).then(a.wall.cmp(&b.wall)));
-            let mut t = new_table(&["KEX", "Host key", "Time (ms)", "Client CPU (s)", "Grade", "Result"]);
+            let mut t = new_table(&[
+                "KEX",
+                "Host key",
+                "Time (ms)",
+                "Client CPU (s)",
+                "Grade",
+                "Result",
+            ]);
             for s in &rows {
                 t.add_row(vec![
                     Cell::new(s.suite.kex.as_deref().unwrap_or("(default)")),
                     Cell::new(s.suite.hostkey.as_deref().unwrap_or("(default)")),
-                    right(if ok(s) { format!("{:.1}", s.wall.as_secs_f64() * 1e3) } else { "-".into() }),
+                    right(if ok(s) {
+                        format!("{:.1}", s.wall.as_secs_f64() * 1e3)
+                    } else {
+                        "-".into()
+                    }),
                     right(cpu(s)),
                     Cell::new(suite_grade(&s.suite)),
                     Cell::new(s.outcome.label()),
@@ -68,13 +79,29 @@ pub fn render(samples: &[Sample]) -> String {
         } else {
             let rate = |s: &Sample| s.throughput().unwrap_or(0.0);
             rows.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
-            let mut t = new_table(&["Cipher", "MAC", "MB/s", "Transfer (s)", "Wall (s)", "Client CPU (s)", "Grade", "Result"]);
+            let mut t = new_table(&[
+                "Cipher",
+                "MAC",
+                "MB/s",
+                "Transfer (s)",
+                "Wall (s)",
+                "Client CPU (s)",
+                "Grade",
+                "Result",
+            ]);
             for s in &rows {
                 t.add_row(vec![
                     Cell::new(s.suite.cipher.as_deref().unwrap_or("(default)")),
                     Cell::new(s.suite.mac.as_deref().unwrap_or("<implicit>")),
-                    right(s.throughput().map_or("-".into(), |r| format!("{:.1}", r / 1e6))),
-                    right(s.transfer.filter(|_| ok(s)).map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64()))),
+                    right(
+                        s.throughput()
+                            .map_or("-".into(), |r| format!("{:.1}", r / 1e6)),
+                    ),
+                    right(
+                        s.transfer
+                            .filter(|_| ok(s))
+                            .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64())),
+                    ),
                     right(format!("{:.3}", s.wall.as_secs_f64())),
                     right(cpu(s)),
                     Cell::new(suite_grade(&s.suite)),
@@ -133,7 +160,10 @@ mod tests {
             ..Suite::default()
         };
         assert_eq!(suite_grade(&s), "broken");
-        let s = Suite { cipher: Some("rot13".into()), ..Suite::default() };
+        let s = Suite {
+            cipher: Some("rot13".into()),
+            ..Suite::default()
+        };
         assert_eq!(suite_grade(&s), "unknown");
         assert_eq!(suite_grade(&Suite::default()), "-");
     }

@@ -1,0 +1,76 @@
+//! The remote commands work whatever the login shell on the server is: sshd runs them as
+//! `$SHELL -c "<command>"`, so each shell here gets exactly that string.
+
+use sshbench::remote;
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+/// Login shells users have; all must be installed to run the tests (see README).
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "tcsh", "csh", "fish"];
+
+fn run(shell: &str, command: &str, input: &[u8]) -> (i32, Vec<u8>) {
+    let mut child = Command::new(shell)
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("{shell} is needed for this test (apt-get install zsh tcsh fish): {e}")
+        });
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap();
+    (child.wait().unwrap().code().unwrap_or(-1), out)
+}
+
+#[test]
+fn connect_command_succeeds_in_every_shell() {
+    for shell in SHELLS {
+        let (code, _) = run(shell, &remote::connect_command(), b"");
+        assert_eq!(code, 0, "{shell}");
+    }
+}
+
+#[test]
+fn send_command_counts_bytes_in_every_shell() {
+    let data = vec![7u8; 123_457];
+    for shell in SHELLS {
+        let (code, out) = run(shell, &remote::send_command(), &data);
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(remote::READY), "{shell}: {text:?}");
+        assert_eq!(
+            lines.next().map(str::trim),
+            Some("123457"),
+            "{shell}: {text:?}"
+        );
+        assert_eq!(code, 0, "{shell}");
+    }
+}
+
+#[test]
+fn receive_command_streams_exactly_the_size_in_every_shell() {
+    let block: Vec<u8> = (0..remote::RECEIVE_BLOCK)
+        .map(|i| (i * 7 % 251) as u8)
+        .collect();
+    let size = 5 * remote::RECEIVE_BLOCK as u64 + 99;
+    for shell in SHELLS {
+        let (code, out) = run(shell, &remote::receive_command(size), &block);
+        let ready = format!("{}\n", remote::READY);
+        assert!(out.starts_with(ready.as_bytes()), "{shell}");
+        let data = &out[ready.len()..];
+        assert_eq!(data.len() as u64, size, "{shell}");
+        assert!(
+            data.chunks(block.len()).all(|c| block.starts_with(c)),
+            "{shell}: payload differs"
+        );
+        assert_eq!(code, 0, "{shell}");
+    }
+}

@@ -1,0 +1,328 @@
+//! End-to-end tests of the OpenSSH transport against the real sandbox sshd.
+
+mod common;
+
+use sshbench::cancel::Cancel;
+use sshbench::measure::{FailureKind, Outcome, SampleRequest, Transport};
+use sshbench::offer::AlgoLists;
+use sshbench::suite::{AlgoKind, Mode, Suite};
+use std::time::{Duration, Instant};
+
+fn suite(
+    kex: Option<&str>,
+    hostkey: Option<&str>,
+    cipher: Option<&str>,
+    mac: Option<&str>,
+) -> Suite {
+    Suite {
+        kex: kex.map(str::to_string),
+        hostkey: hostkey.map(str::to_string),
+        cipher: cipher.map(str::to_string),
+        mac: mac.map(str::to_string),
+    }
+}
+
+fn req(mode: Mode, s: Suite, bytes: u64) -> SampleRequest {
+    SampleRequest {
+        suite: s,
+        mode,
+        bytes,
+        timeout: Duration::from_secs(60),
+    }
+}
+
+#[test]
+fn every_mode_succeeds_and_verifies_what_was_negotiated() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+
+    for (kex, hk) in [
+        ("curve25519-sha256", "ssh-ed25519"),
+        ("ecdh-sha2-nistp256", "rsa-sha2-512"),
+    ] {
+        let s = t.measure(
+            &req(Mode::Connect, suite(Some(kex), Some(hk), None, None), 0),
+            &cancel,
+        );
+        assert_eq!(s.outcome, Outcome::Success, "{s:?}\n{}", sb.log());
+        let n = s.negotiated.as_ref().unwrap();
+        assert_eq!(
+            (n.kex.as_deref(), n.hostkey.as_deref()),
+            (Some(kex), Some(hk))
+        );
+        assert!(s.wall > Duration::ZERO && s.transfer.is_none());
+        assert!(s.client_cpu.unwrap().total() > Duration::ZERO);
+    }
+
+    let size = 3 * (1 << 20) + 12345; // not a multiple of the payload block
+    for (cipher, mac) in [
+        ("aes128-gcm@openssh.com", None),
+        ("aes256-ctr", Some("hmac-sha2-256-etm@openssh.com")),
+        ("chacha20-poly1305@openssh.com", None),
+    ] {
+        for mode in [Mode::Send, Mode::Receive] {
+            let s = t.measure(
+                &req(mode, suite(None, None, Some(cipher), mac), size),
+                &cancel,
+            );
+            assert_eq!(s.outcome, Outcome::Success, "{mode} {cipher}: {s:?}");
+            assert_eq!(s.bytes, size);
+            let n = s.negotiated.as_ref().unwrap();
+            assert_eq!(n.cipher_cs.as_deref(), Some(cipher));
+            assert_eq!(n.mac_sc.as_deref(), mac);
+            let transfer = s.transfer.unwrap();
+            assert!(
+                transfer > Duration::ZERO && transfer < s.wall,
+                "{transfer:?} vs {:?}",
+                s.wall
+            );
+            assert!(
+                s.throughput().unwrap() > 1e6,
+                "{mode} {cipher} under 1 MB/s"
+            );
+        }
+    }
+}
+
+#[test]
+fn handshake_is_excluded_from_transfer_time() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let s = t.measure(
+        &req(
+            Mode::Send,
+            suite(None, None, Some("aes128-gcm@openssh.com"), None),
+            1 << 20,
+        ),
+        &Cancel::new(),
+    );
+    assert!(s.outcome.is_success(), "{s:?}");
+    // A 1 MiB transfer on loopback is far shorter than the connection set-up around it.
+    let setup = s.wall - s.transfer.unwrap();
+    assert!(
+        setup > s.transfer.unwrap(),
+        "setup {setup:?}, transfer {:?}",
+        s.transfer
+    );
+}
+
+#[test]
+fn a_suite_the_server_refuses_is_refused_not_failed() {
+    let mut restrict = AlgoLists::new();
+    restrict.set(AlgoKind::Cipher, vec!["aes128-ctr".into()]);
+    let sb = common::sandbox(restrict);
+    assert_eq!(sb.offered().get(AlgoKind::Cipher).unwrap(), ["aes128-ctr"]);
+    let mut t = common::transport(&sb);
+    let s = t.measure(
+        &req(
+            Mode::Send,
+            suite(None, None, Some("aes256-gcm@openssh.com"), None),
+            1000,
+        ),
+        &Cancel::new(),
+    );
+    match &s.outcome {
+        Outcome::Refused { message } => {
+            assert!(message.contains("no matching cipher"), "{message}")
+        }
+        other => panic!("expected refused, got {other:?}"),
+    }
+    // The allowed one still works.
+    let s = t.measure(
+        &req(
+            Mode::Send,
+            suite(None, None, Some("aes128-ctr"), Some("hmac-sha1")),
+            1000,
+        ),
+        &Cancel::new(),
+    );
+    assert!(s.outcome.is_success(), "{s:?}");
+}
+
+#[test]
+fn a_wrong_identity_is_an_authentication_failure() {
+    let sb = common::sandbox(AlgoLists::new());
+    let wrong = sb.dir().join("wrong_key");
+    let st = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&wrong)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let bad = config.replace(
+        &sb.client_key().display().to_string(),
+        &wrong.display().to_string(),
+    );
+    assert_ne!(bad, config);
+    let bad_path = sb.dir().join("ssh_config_wrong");
+    std::fs::write(&bad_path, bad).unwrap();
+    let mut t = sshbench::measure::openssh::OpenSsh::new(
+        common::ssh(),
+        sshbench::target::Target::sandbox(&bad_path, sshbench::sandbox::ALIAS),
+        sshbench::measure::payload::Payload::random(1024, 1),
+    );
+    let s = t.measure(&req(Mode::Connect, Suite::default(), 0), &Cancel::new());
+    match &s.outcome {
+        Outcome::Failed {
+            kind: FailureKind::Auth,
+            message,
+        } => {
+            assert!(message.contains("Permission denied"), "{message}")
+        }
+        other => panic!("expected an auth failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_sshd_killed_mid_transfer_is_a_failure_not_a_hang() {
+    let mut sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let start = Instant::now();
+    let handle = std::thread::spawn(move || {
+        t.measure(
+            &req(
+                Mode::Receive,
+                suite(None, None, Some("aes128-ctr"), Some("hmac-sha1")),
+                64 << 30,
+            ),
+            &Cancel::new(),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let listener = sb.pid().unwrap();
+    sb.stop();
+    assert!(!common::alive(listener));
+    let s = handle.join().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(!s.outcome.is_success(), "{s:?}");
+    assert!(
+        matches!(
+            s.outcome,
+            Outcome::Failed {
+                kind: FailureKind::Network | FailureKind::ByteCount | FailureKind::Remote,
+                ..
+            }
+        ),
+        "{:?}",
+        s.outcome
+    );
+}
+
+#[test]
+fn a_sample_over_its_timeout_is_killed() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let start = Instant::now();
+    let mut r = req(
+        Mode::Receive,
+        suite(None, None, Some("3des-cbc"), Some("hmac-sha1")),
+        64 << 30,
+    );
+    r.timeout = Duration::from_secs(2);
+    let s = t.measure(&r, &Cancel::new());
+    assert!(
+        matches!(
+            s.outcome,
+            Outcome::Failed {
+                kind: FailureKind::Timeout,
+                ..
+            }
+        ),
+        "{:?}",
+        s.outcome
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn cancellation_kills_the_sample_promptly() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+    let c2 = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        c2.cancel(libc::SIGINT);
+    });
+    let start = Instant::now();
+    let s = t.measure(
+        &req(
+            Mode::Send,
+            suite(None, None, Some("aes128-ctr"), Some("hmac-sha1")),
+            64 << 30,
+        ),
+        &cancel,
+    );
+    assert!(
+        matches!(
+            s.outcome,
+            Outcome::Failed {
+                kind: FailureKind::Cancelled,
+                ..
+            }
+        ),
+        "{:?}",
+        s.outcome
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn teardown_leaves_no_process_and_no_files() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    // Leave a session busy so teardown has a child to kill.
+    let s = t.measure(&req(Mode::Connect, Suite::default(), 0), &Cancel::new());
+    assert!(s.outcome.is_success());
+    let pid = sb.pid().unwrap();
+    let dir = sb.dir().to_path_buf();
+    assert!(common::alive(pid));
+    let mode = std::fs::metadata(&dir).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
+        0o700
+    );
+    drop(sb);
+    assert!(!common::alive(pid));
+    assert!(!dir.exists());
+}
+
+#[test]
+fn sandbox_pins_host_keys_and_listens_on_loopback_only() {
+    let sb = common::sandbox(AlgoLists::new());
+    let cfg = std::fs::read_to_string(sb.dir().join("sshd_config")).unwrap();
+    assert!(cfg.contains("ListenAddress 127.0.0.1"));
+    let client_cfg = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    assert!(client_cfg.contains("StrictHostKeyChecking yes"));
+    let kh = std::fs::read_to_string(sb.dir().join("known_hosts")).unwrap();
+    for t in [
+        "ssh-ed25519",
+        "ecdsa-sha2-nistp256",
+        "ecdsa-sha2-nistp384",
+        "ecdsa-sha2-nistp521",
+        "ssh-rsa",
+    ] {
+        assert!(kh.contains(&format!(" {t} ")), "{t} not pinned");
+    }
+    // Legacy algorithms are switched on so they can be measured.
+    let offered = sb.offered();
+    for (kind, name) in [
+        (AlgoKind::Cipher, "3des-cbc"),
+        (AlgoKind::Mac, "hmac-md5"),
+        (AlgoKind::Kex, "diffie-hellman-group1-sha1"),
+    ] {
+        if common::client().lists.contains(kind, name) {
+            assert!(offered.contains(kind, name), "{name} not enabled");
+        }
+    }
+}
