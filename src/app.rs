@@ -3,7 +3,10 @@
 
 use anyhow::{Context, Result, anyhow};
 use sshbench::cancel::Cancel;
-use sshbench::cli::RunArgs;
+use sshbench::cli::{AlgosArgs, AlgosFormat, RunArgs};
+use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
+use sshbench::views::algos::{self as algos_view, AlgosReport};
+use std::time::Duration;
 use sshbench::config::RunConfig;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
@@ -21,9 +24,7 @@ use std::io::Write;
 pub fn run(args: RunArgs) -> Result<u8> {
     let cfg = RunConfig::from_args(args)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = sandbox::find_on_path("ssh").ok_or_else(|| {
-        anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)")
-    })?;
+    let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
     let say = |msg: String| {
         if !cfg.quiet {
@@ -59,7 +60,23 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 "server: {} ({}@{} port {})",
                 t.label, r.user, r.hostname, r.port
             ));
-            (t, None)
+            // Plan only what the server offers; if its offer cannot be read, ssh
+            // itself will report refusals.
+            let offer = if cfg.mock_transport {
+                None
+            } else {
+                match probe_remote(&ssh, &t, &r, cfg.timeout.min(Duration::from_secs(15))) {
+                    Ok(o) => {
+                        say(format!("server offer: {} ({})", o.banner, method_label(&o.method)));
+                        Some(o.kexinit.lists())
+                    }
+                    Err(e) => {
+                        say(format!("warning: cannot read the server's offer ({e}); planning from the client's lists"));
+                        None
+                    }
+                }
+            };
+            (t, offer)
         }
     };
 
@@ -130,6 +147,77 @@ pub fn run(args: RunArgs) -> Result<u8> {
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
     let _ = stdout.write_all(table::render(&samples).as_bytes());
     Ok(0)
+}
+
+/// Read a real destination's offer: directly, or through ssh when a proxy is in the way.
+fn probe_remote(
+    ssh: &std::path::Path,
+    t: &Target,
+    r: &target::Resolved,
+    timeout: Duration,
+) -> Result<ServerOffer, ProbeError> {
+    if r.via_proxy {
+        server::probe_via_ssh(ssh, t, timeout)
+    } else {
+        server::probe(&r.hostname, r.port, timeout)
+    }
+}
+
+fn method_label(m: &ProbeMethod) -> String {
+    match m {
+        ProbeMethod::Direct { address } => format!("KEXINIT read from {address}"),
+        ProbeMethod::SshVerbose => "proposal read from ssh -vv".into(),
+    }
+}
+
+/// `sshbench algos`.
+pub fn algos(args: AlgosArgs) -> Result<u8> {
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let ssh = find_ssh()?;
+    let client = client::query(&ssh)?;
+    let (label, server) = match &args.destination {
+        None => {
+            let sb = Sandbox::start(&SandboxOptions {
+                candidates: offer::candidates(&client),
+                ..SandboxOptions::default()
+            })?;
+            let o = server::probe("127.0.0.1", sb.port(), timeout);
+            ("local sandbox".to_string(), o)
+        }
+        Some(dest) => {
+            let t = Target::parse(dest)?;
+            let r = target::resolve(&ssh, &t)?;
+            (t.label.clone(), probe_remote(&ssh, &t, &r, timeout))
+        }
+    };
+    let (server, server_error) = match server {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let rows = offer::compare(
+        &client.lists,
+        server.as_ref().map(|s| s.kexinit.lists()).as_ref(),
+        server.as_ref().map(|s| s.kexinit.strict_kex()),
+    );
+    let report = AlgosReport {
+        destination: &label,
+        client: &client.version,
+        server: server.as_ref(),
+        server_error,
+        algorithms: &rows,
+    };
+    let text = match args.format {
+        AlgosFormat::Table => algos_view::render_table(&report),
+        AlgosFormat::Json => algos_view::render_json(&report),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(if server.is_some() { 0 } else { 1 })
+}
+
+fn find_ssh() -> Result<std::path::PathBuf> {
+    sandbox::find_on_path("ssh").ok_or_else(|| {
+        anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)")
+    })
 }
 
 fn describe(s: &Sample) -> String {

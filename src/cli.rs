@@ -29,6 +29,39 @@ pub enum CommandArgs {
     /// compression are off, and what ssh actually negotiated is checked for every sample.
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
+    /// List every algorithm the client or the server knows, what is negotiable, and its
+    /// security grade with a reason.
+    ///
+    /// The server's offer is read from its KEXINIT without logging in (or, behind a
+    /// ProxyJump/ProxyCommand, from `ssh -vv` through your own path).
+    #[command(after_help = ALGOS_EXAMPLES)]
+    Algos(AlgosArgs),
+}
+
+const ALGOS_EXAMPLES: &str = "Examples:
+  sshbench algos                     # this client against the local sandbox sshd
+  sshbench algos router.lan:2222     # what a Dropbear router accepts
+  sshbench algos nas --format json";
+
+/// Output formats of `algos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AlgosFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct AlgosArgs {
+    /// [user@]host[:port] or an ssh_config alias; omit to probe the local sandbox sshd.
+    pub destination: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: AlgosFormat,
+
+    /// Seconds allowed for connecting and for reading the server's offer.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub timeout: u64,
 }
 
 /// Measurement modes.

@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         CommandArgs::Run(args) => app::run(args),
+        CommandArgs::Algos(args) => app::algos(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -90,3 +90,70 @@ mod tests {
         assert!(!both.contains(AlgoKind::Cipher, "z"));
     }
 }
+
+/// One algorithm name as both sides see it, with what the catalogue knows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AlgoRow {
+    pub kind: AlgoKind,
+    pub name: String,
+    pub client: Option<bool>,
+    pub server: Option<bool>,
+    pub negotiable: bool,
+    /// `None`: not in the catalogue (shown as unknown, never dropped).
+    pub grade: Option<catalogue::Grade>,
+    pub reason: String,
+    pub aead: bool,
+    pub alias_of: Option<String>,
+    /// Vulnerable to the Terrapin prefix truncation attack (CVE-2023-48795) with this
+    /// server, which does not offer strict KEX.
+    pub terrapin: bool,
+}
+
+/// Terrapin (CVE-2023-48795) affects chacha20-poly1305 and CBC ciphers used with
+/// encrypt-then-MAC, unless both sides use strict KEX.
+pub fn terrapin_exposed(kind: AlgoKind, name: &str) -> bool {
+    match kind {
+        AlgoKind::Cipher => name == "chacha20-poly1305@openssh.com",
+        AlgoKind::Mac => name.contains("-etm@"),
+        _ => false,
+    }
+}
+
+/// Every name either side knows, per kind, client order first.
+pub fn compare(client: &AlgoLists, server: Option<&AlgoLists>, strict_kex: Option<bool>) -> Vec<AlgoRow> {
+    let mut rows = Vec::new();
+    for kind in AlgoKind::ALL {
+        let c = client.get(kind);
+        let s = server.and_then(|s| s.get(kind));
+        let mut names: Vec<&String> = c.into_iter().flatten().collect();
+        for n in s.into_iter().flatten() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let has_cbc = kind == AlgoKind::Mac
+            && client
+                .get(AlgoKind::Cipher)
+                .is_some_and(|cs| cs.iter().any(|c| c.ends_with("-cbc")));
+        for name in names {
+            let entry = catalogue::lookup(kind, name);
+            let in_client = c.map(|l| l.contains(name));
+            let in_server = s.map(|l| l.contains(name));
+            let negotiable = in_client.unwrap_or(true) && in_server.unwrap_or(true);
+            let exposed = terrapin_exposed(kind, name) && (kind == AlgoKind::Cipher || has_cbc);
+            rows.push(AlgoRow {
+                kind,
+                name: name.clone(),
+                client: in_client,
+                server: in_server,
+                negotiable,
+                grade: entry.map(|e| e.grade),
+                reason: entry.map_or_else(|| "not in sshbench's catalogue".to_string(), |e| e.reason.to_string()),
+                aead: kind == AlgoKind::Cipher && catalogue::is_aead(name),
+                alias_of: entry.and_then(|e| e.alias_of).map(str::to_string),
+                terrapin: exposed && strict_kex == Some(false),
+            });
+        }
+    }
+    rows
+}

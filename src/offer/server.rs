@@ -192,6 +192,8 @@ impl<R: Read> Deadline<R> {
                 Err(ProbeError::Timeout(self.total.as_secs_f64()))
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.read_some(buf),
+            // A reset is the server closing abruptly: report it as a close.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => Ok(0),
             Err(e) => Err(ProbeError::Io(e.to_string())),
         }
     }
@@ -721,4 +723,37 @@ debug2: reserved 0 \n"
         assert_eq!(offer.kexinit.hostkey, ["rsa-sha2-512", "ssh-ed25519"]);
         assert!(parse_ssh_vv(&log[..4]).is_none());
     }
+}
+
+/// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
+/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
+/// authentication, so this works even where login would fail.
+pub fn probe_via_ssh(
+    ssh: &std::path::Path,
+    target: &crate::target::Target,
+    timeout: Duration,
+) -> Result<ServerOffer, ProbeError> {
+    let out = std::process::Command::new(ssh)
+        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
+        .args(["-o", "ControlPath=none"])
+        .arg("-o")
+        .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
+        .args(&target.ssh_options)
+        .arg("--")
+        .arg(&target.destination)
+        .arg("exit 0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .take(20_000)
+        .map(|l| l.chars().take(4096).collect())
+        .collect();
+    parse_ssh_vv(&lines).ok_or_else(|| {
+        ProbeError::Io(format!(
+            "ssh -vv did not show the server's proposal: {}",
+            crate::measure::sshlog::last_message(&lines).unwrap_or_default()
+        ))
+    })
 }

@@ -1,4 +1,5 @@
 //! Turning samples into text for people. Pure functions from data to `String`; the
 //! binary decides where the text goes.
 
+pub mod algos;
 pub mod table;
