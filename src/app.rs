@@ -4,21 +4,21 @@
 use anyhow::{Context, Result, anyhow};
 use sshbench::cancel::Cancel;
 use sshbench::cli::{AlgosArgs, AlgosFormat, RunArgs};
-use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
-use sshbench::views::algos::{self as algos_view, AlgosReport};
-use std::time::Duration;
 use sshbench::config::RunConfig;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::{FailureKind, Outcome, Sample, Transport};
+use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, AlgoLists, client};
 use sshbench::plan::{self, PlanInput};
 use sshbench::runner::{self, Abort, Event, RunSettings};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::target::{self, Target};
+use sshbench::views::algos::{self as algos_view, AlgosReport};
 use sshbench::views::table;
 use std::io::Write;
+use std::time::Duration;
 
 /// Exit code for a run stopped by a signal is 128 + signal (130 for Ctrl-C).
 pub fn run(args: RunArgs) -> Result<u8> {
@@ -67,11 +67,17 @@ pub fn run(args: RunArgs) -> Result<u8> {
             } else {
                 match probe_remote(&ssh, &t, &r, cfg.timeout.min(Duration::from_secs(15))) {
                     Ok(o) => {
-                        say(format!("server offer: {} ({})", o.banner, method_label(&o.method)));
+                        say(format!(
+                            "server offer: {} ({})",
+                            o.banner,
+                            method_label(&o.method)
+                        ));
                         Some(o.kexinit.lists())
                     }
                     Err(e) => {
-                        say(format!("warning: cannot read the server's offer ({e}); planning from the client's lists"));
+                        say(format!(
+                            "warning: cannot read the server's offer ({e}); planning from the client's lists"
+                        ));
                         None
                     }
                 }

@@ -26,7 +26,10 @@ fn sandbox_offer_matches_its_config_and_ssh_vv() {
         v.sort();
         v
     };
-    assert_eq!(sorted(probed.get(AlgoKind::HostKey)), sorted(sb.offered().get(AlgoKind::HostKey)));
+    assert_eq!(
+        sorted(probed.get(AlgoKind::HostKey)),
+        sorted(sb.offered().get(AlgoKind::HostKey))
+    );
     assert!(offer.kexinit.strict_kex() || !common::client().version.version.starts_with('9'));
 
     let target = sshbench::target::Target::sandbox(sb.ssh_config(), sshbench::sandbox::ALIAS);
@@ -62,7 +65,11 @@ fn dropbear() -> Dropbear {
         .expect("dropbearkey is needed (apt-get install dropbear-bin)");
     assert!(st.success());
     for _ in 0..5 {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut child = Command::new("dropbear")
             .args(["-F", "-E", "-s", "-r"])
             .arg(&key)
@@ -78,7 +85,11 @@ fn dropbear() -> Dropbear {
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Dropbear { child, port, _dir: dir };
+                return Dropbear {
+                    child,
+                    port,
+                    _dir: dir,
+                };
             }
             if let Ok(Some(_)) = child.try_wait() {
                 break;
@@ -97,14 +108,22 @@ fn reads_a_dropbear_offer() {
     let offer = server::probe("127.0.0.1", db.port, Duration::from_secs(10)).unwrap();
     assert_eq!(offer.software.product.to_lowercase(), "dropbear");
     let lists = offer.kexinit.lists();
-    assert!(lists.contains(AlgoKind::Kex, "curve25519-sha256"), "{lists:?}");
-    assert!(lists.contains(AlgoKind::HostKey, "ssh-ed25519"), "{lists:?}");
+    assert!(
+        lists.contains(AlgoKind::Kex, "curve25519-sha256"),
+        "{lists:?}"
+    );
+    assert!(
+        lists.contains(AlgoKind::HostKey, "ssh-ed25519"),
+        "{lists:?}"
+    );
     assert!(lists.contains(AlgoKind::Cipher, "aes128-ctr"), "{lists:?}");
     assert!(lists.contains(AlgoKind::Mac, "hmac-sha2-256"), "{lists:?}");
 }
 
 /// Serve one connection with `behave`, then probe it with a 2 s deadline.
-fn probe_fake(behave: impl FnOnce(std::net::TcpStream) + Send + 'static) -> (Result<server::ServerOffer, ProbeError>, Duration) {
+fn probe_fake(
+    behave: impl FnOnce(std::net::TcpStream) + Send + 'static,
+) -> (Result<server::ServerOffer, ProbeError>, Duration) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -125,22 +144,95 @@ fn slurp_client_banner(s: &mut std::net::TcpStream) {
 
 #[test]
 fn malformed_servers_give_clear_errors_within_the_deadline() {
-    let kexinit = server::build_kexinit(["curve25519-sha256", "ssh-ed25519", "aes128-ctr", "aes128-ctr", "hmac-sha1", "hmac-sha1", "none", "none", "", ""]);
+    let kexinit = server::build_kexinit([
+        "curve25519-sha256",
+        "ssh-ed25519",
+        "aes128-ctr",
+        "aes128-ctr",
+        "hmac-sha1",
+        "hmac-sha1",
+        "none",
+        "none",
+        "",
+        "",
+    ]);
     let mut missing_list = kexinit[..17].to_vec();
     missing_list.extend(4u32.to_be_bytes());
     missing_list.extend(b"abcd");
     let packet = server::frame_packet(&kexinit);
     type Behave = Box<dyn FnOnce(std::net::TcpStream) + Send>;
     let cases: Vec<(&str, Behave, &str)> = vec![
-        ("nothing at all", Box::new(|s| drop(s)), "closed the connection before sending its SSH version"),
-        ("no banner", Box::new(|s| { std::thread::sleep(Duration::from_secs(4)); drop(s) }), "deadline"),
-        ("endless banner", Box::new(|mut s| { let chunk = [b'A'; 4096]; while s.write_all(&chunk).is_ok() {} }), "longer than 255"),
-        ("endless lines", Box::new(|mut s| { while s.write_all(b"hello\r\n").is_ok() {} }), "more than 64 lines"),
-        ("4 GB length", Box::new(|mut s| { slurp_client_banner(&mut s); let _ = s.write_all(b"SSH-2.0-evil\r\n\xff\xff\xff\xf0\x04"); std::thread::sleep(Duration::from_secs(3)) }), "absurd"),
-        ("truncated packet", Box::new(move |mut s| { slurp_client_banner(&mut s); let _ = s.write_all(b"SSH-2.0-evil\r\n"); let _ = s.write_all(&packet[..packet.len() / 2]); }), "middle of a packet"),
-        ("garbage after banner", Box::new(|mut s| { let _ = s.write_all(b"SSH-2.0-evil\r\n\x00\x00\x00\x10\x01garbagegarbage!"); std::thread::sleep(Duration::from_secs(3)) }), "padding"),
-        ("missing list", Box::new(move |mut s| { let _ = s.write_all(b"SSH-2.0-evil\r\n"); let _ = s.write_all(&server::frame_packet(&missing_list)); std::thread::sleep(Duration::from_secs(3)) }), "is missing"),
-        ("slow drip", Box::new(|mut s| { for b in b"SSH-2.0-slow\r\n" { let _ = s.write_all(&[*b]); std::thread::sleep(Duration::from_millis(300)); } }), "deadline"),
+        (
+            "nothing at all",
+            Box::new(drop),
+            "closed the connection before sending its SSH version",
+        ),
+        (
+            "no banner",
+            Box::new(|s| {
+                std::thread::sleep(Duration::from_secs(4));
+                drop(s)
+            }),
+            "deadline",
+        ),
+        (
+            "endless banner",
+            Box::new(|mut s| {
+                let chunk = [b'A'; 4096];
+                while s.write_all(&chunk).is_ok() {}
+            }),
+            "longer than 255",
+        ),
+        (
+            "endless lines",
+            Box::new(|mut s| while s.write_all(b"hello\r\n").is_ok() {}),
+            "more than 64 lines",
+        ),
+        (
+            "4 GB length",
+            Box::new(|mut s| {
+                slurp_client_banner(&mut s);
+                let _ = s.write_all(b"SSH-2.0-evil\r\n\xff\xff\xff\xf0\x04");
+                std::thread::sleep(Duration::from_secs(3))
+            }),
+            "absurd",
+        ),
+        (
+            "truncated packet",
+            Box::new(move |mut s| {
+                slurp_client_banner(&mut s);
+                let _ = s.write_all(b"SSH-2.0-evil\r\n");
+                let _ = s.write_all(&packet[..packet.len() / 2]);
+            }),
+            "middle of a packet",
+        ),
+        (
+            "garbage after banner",
+            Box::new(|mut s| {
+                let _ = s.write_all(b"SSH-2.0-evil\r\n\x00\x00\x00\x10\x01garbagegarbage!");
+                std::thread::sleep(Duration::from_secs(3))
+            }),
+            "padding",
+        ),
+        (
+            "missing list",
+            Box::new(move |mut s| {
+                let _ = s.write_all(b"SSH-2.0-evil\r\n");
+                let _ = s.write_all(&server::frame_packet(&missing_list));
+                std::thread::sleep(Duration::from_secs(3))
+            }),
+            "is missing",
+        ),
+        (
+            "slow drip",
+            Box::new(|mut s| {
+                for b in b"SSH-2.0-slow\r\n" {
+                    let _ = s.write_all(&[*b]);
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+            }),
+            "deadline",
+        ),
     ];
     for (name, behave, want) in cases {
         let (r, took) = probe_fake(behave);
@@ -152,7 +244,11 @@ fn malformed_servers_give_clear_errors_within_the_deadline() {
 
 #[test]
 fn nothing_listening_is_a_connect_error() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let err = server::probe("127.0.0.1", port, Duration::from_secs(2)).unwrap_err();
     assert!(matches!(err, ProbeError::Connect(_)), "{err}");
 }
@@ -163,16 +259,46 @@ fn algos_command_reports_grades_and_negotiability() {
         .args(["algos", "--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["algorithms"].as_array().unwrap();
-    let find = |kind: &str, name: &str| rows.iter().find(|r| r["kind"] == kind && r["name"] == name).cloned();
+    let find = |kind: &str, name: &str| {
+        rows.iter()
+            .find(|r| r["kind"] == kind && r["name"] == name)
+            .cloned()
+    };
     let gcm = find("cipher", "aes128-gcm@openssh.com").unwrap();
-    assert_eq!((gcm["negotiable"].as_bool(), gcm["aead"].as_bool(), gcm["grade"].as_str()), (Some(true), Some(true), Some("recommended")));
+    assert_eq!(
+        (
+            gcm["negotiable"].as_bool(),
+            gcm["aead"].as_bool(),
+            gcm["grade"].as_str()
+        ),
+        (Some(true), Some(true), Some("recommended"))
+    );
     let des = find("cipher", "3des-cbc").unwrap();
-    assert_eq!((des["negotiable"].as_bool(), des["grade"].as_str()), (Some(true), Some("broken")));
+    assert_eq!(
+        (des["negotiable"].as_bool(), des["grade"].as_str()),
+        (Some(true), Some("broken"))
+    );
     // Certificates are known to the client but not offered by the sandbox.
     let cert = find("hostkey", "ssh-ed25519-cert-v01@openssh.com").unwrap();
-    assert_eq!((cert["client"].as_bool(), cert["server"].as_bool(), cert["negotiable"].as_bool()), (Some(true), Some(false), Some(false)));
-    assert!(v["server"]["banner"].as_str().unwrap().starts_with("SSH-2.0-OpenSSH"));
+    assert_eq!(
+        (
+            cert["client"].as_bool(),
+            cert["server"].as_bool(),
+            cert["negotiable"].as_bool()
+        ),
+        (Some(true), Some(false), Some(false))
+    );
+    assert!(
+        v["server"]["banner"]
+            .as_str()
+            .unwrap()
+            .starts_with("SSH-2.0-OpenSSH")
+    );
 }

@@ -275,7 +275,19 @@ pub static CATALOGUE: &[Entry] = &[
         OLD,
         "RSA SHA-1 certificate",
     ),
+    e(
+        "ssh-rsa-cert-v00@openssh.com",
+        H,
+        OLD,
+        "obsolete certificate format, removed in OpenSSH 7.2",
+    ),
     e("ssh-dss", H, BAD, "1024-bit DSA, removed in OpenSSH 10.0"),
+    e(
+        "ssh-dss-cert-v00@openssh.com",
+        H,
+        BAD,
+        "obsolete 1024-bit DSA certificate",
+    ),
     e(
         "ssh-dss-cert-v01@openssh.com",
         H,

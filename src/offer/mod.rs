@@ -120,7 +120,11 @@ pub fn terrapin_exposed(kind: AlgoKind, name: &str) -> bool {
 }
 
 /// Every name either side knows, per kind, client order first.
-pub fn compare(client: &AlgoLists, server: Option<&AlgoLists>, strict_kex: Option<bool>) -> Vec<AlgoRow> {
+pub fn compare(
+    client: &AlgoLists,
+    server: Option<&AlgoLists>,
+    strict_kex: Option<bool>,
+) -> Vec<AlgoRow> {
     let mut rows = Vec::new();
     for kind in AlgoKind::ALL {
         let c = client.get(kind);
@@ -131,10 +135,16 @@ pub fn compare(client: &AlgoLists, server: Option<&AlgoLists>, strict_kex: Optio
                 names.push(n);
             }
         }
+        // EtM MACs are exposed only together with a negotiable CBC cipher.
         let has_cbc = kind == AlgoKind::Mac
-            && client
-                .get(AlgoKind::Cipher)
-                .is_some_and(|cs| cs.iter().any(|c| c.ends_with("-cbc")));
+            && client.get(AlgoKind::Cipher).is_some_and(|cs| {
+                cs.iter().any(|c| {
+                    c.ends_with("-cbc")
+                        && server
+                            .and_then(|s| s.get(AlgoKind::Cipher))
+                            .is_none_or(|sc| sc.contains(c))
+                })
+            });
         for name in names {
             let entry = catalogue::lookup(kind, name);
             let in_client = c.map(|l| l.contains(name));
@@ -148,10 +158,13 @@ pub fn compare(client: &AlgoLists, server: Option<&AlgoLists>, strict_kex: Optio
                 server: in_server,
                 negotiable,
                 grade: entry.map(|e| e.grade),
-                reason: entry.map_or_else(|| "not in sshbench's catalogue".to_string(), |e| e.reason.to_string()),
+                reason: entry.map_or_else(
+                    || "not in sshbench's catalogue".to_string(),
+                    |e| e.reason.to_string(),
+                ),
                 aead: kind == AlgoKind::Cipher && catalogue::is_aead(name),
                 alias_of: entry.and_then(|e| e.alias_of).map(str::to_string),
-                terrapin: exposed && strict_kex == Some(false),
+                terrapin: exposed && negotiable && strict_kex == Some(false),
             });
         }
     }

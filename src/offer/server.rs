@@ -125,7 +125,9 @@ impl Kexinit {
 
 /// Pseudo-algorithms that signal extensions rather than name a key exchange.
 pub fn is_marker(name: &str) -> bool {
-    name.starts_with("ext-info-") || name.starts_with("kex-strict-")
+    name.starts_with("ext-info-")
+        || name.starts_with("kex-strict-")
+        || name == "kexguess2@matt.ucc.asn.au"
 }
 
 /// Everything the probe learned.
@@ -545,6 +547,39 @@ pub fn parse_stream(bytes: &[u8]) -> Result<ServerOffer, ProbeError> {
     )
 }
 
+/// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
+/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
+/// authentication, so this works even where login would fail.
+pub fn probe_via_ssh(
+    ssh: &std::path::Path,
+    target: &crate::target::Target,
+    timeout: Duration,
+) -> Result<ServerOffer, ProbeError> {
+    let out = std::process::Command::new(ssh)
+        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
+        .args(["-o", "ControlPath=none"])
+        .arg("-o")
+        .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
+        .args(&target.ssh_options)
+        .arg("--")
+        .arg(&target.destination)
+        .arg("exit 0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .take(20_000)
+        .map(|l| l.chars().take(4096).collect())
+        .collect();
+    parse_ssh_vv(&lines).ok_or_else(|| {
+        ProbeError::Io(format!(
+            "ssh -vv did not show the server's proposal: {}",
+            crate::measure::sshlog::last_message(&lines).unwrap_or_default()
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,6 +603,65 @@ mod tests {
             s.extend(frame_packet(p));
         }
         s
+    }
+
+    /// Real and hand-built server streams (version line + KEXINIT packet), also the
+    /// seed corpus of the fuzz target.
+    const FIXTURES: &[(&str, &[u8])] = &[
+        (
+            "openssh-9.2p1",
+            include_bytes!("../../tests/fixtures/kexinit/openssh-9.2p1.bin"),
+        ),
+        (
+            "dropbear-2022.83",
+            include_bytes!("../../tests/fixtures/kexinit/dropbear-2022.83.bin"),
+        ),
+        (
+            "openssh-5.8",
+            include_bytes!("../../tests/fixtures/kexinit/openssh-5.8-handbuilt.bin"),
+        ),
+        (
+            "dropbear-2013.58",
+            include_bytes!("../../tests/fixtures/kexinit/dropbear-2013.58-handbuilt.bin"),
+        ),
+    ];
+
+    #[test]
+    fn parses_every_fixture() {
+        for (name, bytes) in FIXTURES {
+            let offer = parse_stream(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let lists = offer.kexinit.lists();
+            for kind in AlgoKind::ALL {
+                assert!(!lists.get(kind).unwrap().is_empty(), "{name}: no {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fixture_details() {
+        let o = parse_stream(FIXTURES[0].1).unwrap();
+        assert_eq!(o.banner, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10");
+        assert!(o.kexinit.strict_kex());
+        let o = parse_stream(FIXTURES[1].1).unwrap();
+        assert_eq!(
+            (o.software.product.as_str(), o.software.version.as_str()),
+            ("dropbear", "2022.83")
+        );
+        let o = parse_stream(FIXTURES[3].1).unwrap();
+        assert!(!o.kexinit.strict_kex());
+        assert_eq!(
+            o.kexinit.lists().get(AlgoKind::Kex).unwrap(),
+            ["diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1"]
+        );
+    }
+
+    #[test]
+    fn every_truncation_of_a_fixture_is_an_error_not_a_panic() {
+        for (name, bytes) in FIXTURES {
+            for cut in 0..bytes.len() {
+                assert!(parse_stream(&bytes[..cut]).is_err(), "{name} cut at {cut}");
+            }
+        }
     }
 
     #[test]
@@ -723,37 +817,4 @@ debug2: reserved 0 \n"
         assert_eq!(offer.kexinit.hostkey, ["rsa-sha2-512", "ssh-ed25519"]);
         assert!(parse_ssh_vv(&log[..4]).is_none());
     }
-}
-
-/// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
-/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
-/// authentication, so this works even where login would fail.
-pub fn probe_via_ssh(
-    ssh: &std::path::Path,
-    target: &crate::target::Target,
-    timeout: Duration,
-) -> Result<ServerOffer, ProbeError> {
-    let out = std::process::Command::new(ssh)
-        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
-        .args(["-o", "ControlPath=none"])
-        .arg("-o")
-        .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
-        .args(&target.ssh_options)
-        .arg("--")
-        .arg(&target.destination)
-        .arg("exit 0")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .take(20_000)
-        .map(|l| l.chars().take(4096).collect())
-        .collect();
-    parse_ssh_vv(&lines).ok_or_else(|| {
-        ProbeError::Io(format!(
-            "ssh -vv did not show the server's proposal: {}",
-            crate::measure::sshlog::last_message(&lines).unwrap_or_default()
-        ))
-    })
 }

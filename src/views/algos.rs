@@ -32,8 +32,12 @@ pub fn render_table(r: &AlgosReport) -> String {
     match (r.server, &r.server_error) {
         (Some(s), _) => {
             let method = match &s.method {
-                crate::offer::server::ProbeMethod::Direct { address } => format!("KEXINIT read from {address}"),
-                crate::offer::server::ProbeMethod::SshVerbose => "proposal read from ssh -vv".to_string(),
+                crate::offer::server::ProbeMethod::Direct { address } => {
+                    format!("KEXINIT read from {address}")
+                }
+                crate::offer::server::ProbeMethod::SshVerbose => {
+                    "proposal read from ssh -vv".to_string()
+                }
             };
             out.push_str(&format!(
                 "server: {} ({method}; strict KEX: {})\n",
@@ -78,7 +82,11 @@ pub fn render_table(r: &AlgosReport) -> String {
             row.push(why);
             t.add_row(row);
         }
-        out.push_str(&format!("\n{} ({})\n{t}\n", kind.label(), kind.config_keyword()));
+        out.push_str(&format!(
+            "\n{} ({})\n{t}\n",
+            kind.label(),
+            kind.config_keyword()
+        ));
     }
     out
 }
