@@ -1,163 +1,171 @@
-//! The edge where the stages meet the terminal: builds the pipeline for a command, shows
-//! progress on stderr and the results on stdout.
+//! The edge where the stages meet the terminal and the database: builds the pipeline for
+//! a command, shows progress on stderr and the results on stdout.
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use sshbench::analysis;
 use sshbench::cancel::Cancel;
-use sshbench::cli::{AlgosArgs, AlgosFormat, RunArgs};
-use sshbench::config::RunConfig;
+use sshbench::cli::{AlgosArgs, AlgosFormat, RunArgs, RunsArgs};
+use sshbench::config::{RunConfig, RunOptions};
+use sshbench::machine;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::measure::{FailureKind, Outcome, Sample, Transport};
+use sshbench::measure::{FailureKind, Sample, Transport};
 use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, AlgoLists, client};
-use sshbench::plan::{self, PlanInput};
-use sshbench::runner::{self, Abort, Event, RunSettings};
+use sshbench::plan::{self, Plan, PlanInput};
+use sshbench::runner::{self, Abort, End, Event, RunSettings, Sink};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
+use sshbench::store::{self, NewRun, Store};
 use sshbench::target::{self, Target};
 use sshbench::views::algos::{self as algos_view, AlgosReport};
 use sshbench::views::table;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Exit code for a run stopped by a signal is 128 + signal (130 for Ctrl-C).
-pub fn run(args: RunArgs) -> Result<u8> {
-    let cfg = RunConfig::from_args(args)?;
-    let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = find_ssh()?;
-    let client = client::query(&ssh)?;
-    let say = |msg: String| {
-        if !cfg.quiet {
-            eprintln!("{msg}");
-        }
-    };
-    say(format!("client: {}", client.version.raw));
+fn find_ssh() -> Result<PathBuf> {
+    sandbox::find_on_path("ssh").ok_or_else(|| {
+        anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)")
+    })
+}
 
-    // The sandbox lives until the end of this function: dropping it tears it down,
-    // whichever way we leave.
-    let mut sandbox_guard: Option<Sandbox> = None;
-    let (target, server): (Target, Option<AlgoLists>) = match &cfg.destination {
-        None => {
-            let sb = Sandbox::start(&SandboxOptions {
-                candidates: offer::candidates(&client),
-                ..SandboxOptions::default()
-            })?;
-            say(format!(
-                "server: local sandbox {} on 127.0.0.1:{} (private dir {})",
-                sb.sshd().display(),
-                sb.port(),
-                sb.dir().display()
-            ));
-            let t = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
-            let offered = sb.offered().clone();
-            sandbox_guard = Some(sb);
-            (t, Some(offered))
-        }
-        Some(dest) => {
-            let t = Target::parse(dest)?;
-            let r = target::resolve(&ssh, &t)?;
-            say(format!(
-                "server: {} ({}@{} port {})",
-                t.label, r.user, r.hostname, r.port
-            ));
-            // Plan only what the server offers; if its offer cannot be read, ssh
-            // itself will report refusals.
-            let offer = if cfg.mock_transport {
-                None
-            } else {
-                match probe_remote(&ssh, &t, &r, cfg.timeout.min(Duration::from_secs(15))) {
-                    Ok(o) => {
-                        say(format!(
-                            "server offer: {} ({})",
-                            o.banner,
-                            method_label(&o.method)
-                        ));
-                        Some(o.kexinit.lists())
-                    }
-                    Err(e) => {
-                        say(format!(
-                            "warning: cannot read the server's offer ({e}); planning from the client's lists"
-                        ));
-                        None
-                    }
-                }
-            };
-            (t, offer)
-        }
-    };
+fn db_path(given: &Option<PathBuf>) -> Result<PathBuf> {
+    given.clone().map_or_else(store::default_path, Ok)
+}
 
-    let plan = plan::build(&PlanInput {
-        client: &client,
-        server: server.as_ref(),
-        filters: &cfg.filters,
-        modes: &cfg.modes,
-        vary_hostkeys: target.is_sandbox,
-    })?;
-    for note in &plan.notes {
-        say(format!("note: {note}"));
+/// Progress on stderr: a bar on a terminal, one line per sample otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+    verbose: bool,
+    rounds: u32,
+}
+
+impl Progress {
+    fn new(quiet: bool, verbose: bool, rounds: u32) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::new(0);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:25}] {pos}/{len} ETA {eta} {wide_msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        });
+        Progress {
+            bar,
+            quiet,
+            verbose,
+            rounds,
+        }
     }
-    say(format!("{} measurements planned", plan.items.len()));
 
-    let mut transport: Box<dyn Transport> = if cfg.mock_transport {
-        Box::new(Mock::default())
-    } else {
-        Box::new(OpenSsh::new(ssh, target, Payload::random(1 << 20, 0x5eed)))
-    };
-    let settings = RunSettings {
-        size: cfg.size,
-        timeout: cfg.timeout,
-    };
-    let quiet = cfg.quiet;
-    let mut progress = |e: Event| {
-        if quiet {
+    fn say(&self, msg: &str) {
+        if self.quiet {
             return;
         }
-        if let Event::Finished {
-            index,
-            total,
-            sample,
-        } = e
-        {
-            eprintln!("[{}/{}] {}", index + 1, total, describe(sample));
+        match &self.bar {
+            Some(b) => b.println(msg),
+            None => eprintln!("{msg}"),
         }
-    };
-    let result = runner::run(&plan, &settings, transport.as_mut(), &cancel, &mut progress);
-    drop(sandbox_guard);
-    let samples = match result {
-        Ok(samples) => samples,
-        Err(Abort::Cancelled) => {
-            eprintln!("sshbench: interrupted; the sandbox (if any) was stopped");
-            return Ok(cancel.exit_code().unwrap_or(130) as u8);
+    }
+
+    fn event(&self, e: Event) {
+        if self.quiet {
+            return;
         }
-        Err(Abort::Fatal { message, samples }) => {
-            let hint = match samples.last().map(|s| &s.outcome) {
-                Some(Outcome::Failed {
-                    kind: FailureKind::Network,
-                    ..
-                }) => "check the host name and port, and that `ssh DEST true` connects",
-                Some(Outcome::Failed {
-                    kind: FailureKind::HostKey,
-                    ..
-                }) => {
-                    "connect once with plain `ssh DEST` to verify and record the server's host key"
+        match e {
+            Event::Starting {
+                round,
+                done,
+                total,
+                request,
+            } => {
+                if let Some(b) = &self.bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                    b.set_message(format!(
+                        "{} {} {}",
+                        self.round_label(round),
+                        request.mode,
+                        request.suite.label()
+                    ));
                 }
-                _ => {
-                    "sshbench needs key-based login that works without prompts \
-                     (try `ssh -o BatchMode=yes DEST true`)"
+            }
+            Event::Finished {
+                round,
+                done,
+                total,
+                sample,
+                retrying,
+            } => {
+                let line = format!(
+                    "[{done}/{total}] {} {}{}",
+                    self.round_label(round),
+                    describe(sample, self.verbose),
+                    if retrying { " (retrying)" } else { "" }
+                );
+                match &self.bar {
+                    Some(b) => {
+                        b.set_position(done as u64);
+                        if self.verbose || retrying {
+                            b.println(line);
+                        }
+                    }
+                    None => eprintln!("{line}"),
                 }
-            };
-            return Err(anyhow!("{message}\nhint: {hint}"));
+            }
         }
+    }
+
+    fn round_label(&self, round: u32) -> String {
+        if round == 0 {
+            "warm-up".into()
+        } else {
+            format!("round {round}/{}", self.rounds)
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn describe(s: &Sample, verbose: bool) -> String {
+    let figure = match (s.outcome.is_success(), s.throughput()) {
+        (true, Some(r)) => format!("{:.1} MB/s", r / 1e6),
+        (true, None) => format!("{:.1} ms", s.wall.as_secs_f64() * 1e3),
+        (false, _) if verbose => format!(
+            "{}: {}",
+            s.outcome.label(),
+            s.outcome.message().unwrap_or("")
+        ),
+        (false, _) => s.outcome.label().to_string(),
     };
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let _ = stdout.write_all(table::render(&samples).as_bytes());
-    Ok(0)
+    format!("{} {} {}", s.mode, s.suite.label(), figure)
+}
+
+/// Stores each sample as it arrives.
+struct StoreSink<'a> {
+    store: &'a Store,
+    run_id: i64,
+}
+
+impl Sink for StoreSink<'_> {
+    fn record(&mut self, item: usize, round: u32, sample: &Sample) -> Result<()> {
+        self.store.add_sample(self.run_id, item, round, sample)
+    }
 }
 
 /// Read a real destination's offer: directly, or through ssh when a proxy is in the way.
 fn probe_remote(
-    ssh: &std::path::Path,
+    ssh: &Path,
     t: &Target,
     r: &target::Resolved,
     timeout: Duration,
@@ -176,6 +184,334 @@ fn method_label(m: &ProbeMethod) -> String {
     }
 }
 
+fn start_sandbox(client: &client::ClientOffer) -> Result<Sandbox> {
+    Sandbox::start(&SandboxOptions {
+        candidates: offer::candidates(client),
+        ..SandboxOptions::default()
+    })
+}
+
+/// The server side of a run: where it is, what it offers, what it runs.
+struct Server {
+    target: Target,
+    offer: Option<AlgoLists>,
+    version: Option<String>,
+    resolved: Option<target::Resolved>,
+    /// Kept alive for the whole run; dropping it tears the sandbox down.
+    _sandbox: Option<Sandbox>,
+}
+
+fn connect_server(
+    destination: Option<&str>,
+    ssh: &Path,
+    client: &client::ClientOffer,
+    probe_timeout: Duration,
+    mock: bool,
+    progress: &Progress,
+) -> Result<Server> {
+    let Some(dest) = destination else {
+        let sb = start_sandbox(client)?;
+        progress.say(&format!(
+            "server: local sandbox {} on 127.0.0.1:{} (private dir {})",
+            sb.sshd().display(),
+            sb.port(),
+            sb.dir().display()
+        ));
+        let version = server::probe("127.0.0.1", sb.port(), probe_timeout)
+            .ok()
+            .map(|o| o.banner);
+        return Ok(Server {
+            target: Target::sandbox(sb.ssh_config(), sandbox::ALIAS),
+            offer: Some(sb.offered().clone()),
+            version,
+            resolved: Some(target::Resolved {
+                hostname: "127.0.0.1".into(),
+                port: sb.port(),
+                user: sb.user().into(),
+                via_proxy: false,
+            }),
+            _sandbox: Some(sb),
+        });
+    };
+    let t = Target::parse(dest)?;
+    let r = target::resolve(ssh, &t)?;
+    progress.say(&format!(
+        "server: {} ({}@{} port {})",
+        t.label, r.user, r.hostname, r.port
+    ));
+    let (offer, version) = if mock {
+        (None, None)
+    } else {
+        match probe_remote(ssh, &t, &r, probe_timeout) {
+            Ok(o) => {
+                progress.say(&format!(
+                    "server offer: {} ({})",
+                    o.banner,
+                    method_label(&o.method)
+                ));
+                (Some(o.kexinit.lists()), Some(o.banner))
+            }
+            Err(e) => {
+                progress.say(&format!(
+                    "warning: cannot read the server's offer ({e}); planning from the client's lists"
+                ));
+                (None, None)
+            }
+        }
+    };
+    Ok(Server {
+        target: t,
+        offer,
+        version,
+        resolved: Some(r),
+        _sandbox: None,
+    })
+}
+
+/// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.
+pub fn run(args: RunArgs) -> Result<u8> {
+    let cfg = RunConfig::from_args(args)?;
+    let path = db_path(&cfg.db)?;
+    store::check(&path)?;
+    let cancel = Cancel::from_signals().context("installing signal handlers")?;
+    let ssh = find_ssh()?;
+    let client = client::query(&ssh)?;
+
+    // A resumed run brings its own destination, options, plan and seed.
+    let resumed = match cfg.resume {
+        None => None,
+        Some(id) => {
+            if !path.exists() {
+                bail!(
+                    "nothing to resume: the database {} does not exist",
+                    path.display()
+                );
+            }
+            let store = Store::open(&path)?;
+            let id = match id {
+                Some(id) => id,
+                None => store
+                    .latest_unfinished()?
+                    .ok_or_else(|| anyhow!("no interrupted run to resume in {}", path.display()))?,
+            };
+            let run = store
+                .run(id)?
+                .ok_or_else(|| anyhow!("no run {id} in {}", path.display()))?;
+            if run.status == "complete" {
+                bail!("run {id} is already complete");
+            }
+            let options: RunOptions =
+                serde_json::from_str(&run.options_json).context("reading the run's options")?;
+            let target: Target =
+                serde_json::from_str(&run.target_json).context("reading the run's destination")?;
+            Some((run, options, target))
+        }
+    };
+    let options = resumed
+        .as_ref()
+        .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
+    let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
+    progress.say(&format!("client: {}", client.version.raw));
+    let destination: Option<String> = match &resumed {
+        Some((_, _, t)) if t.is_sandbox => None,
+        Some((_, _, t)) => Some(t.label.clone()),
+        None => cfg.destination.clone(),
+    };
+    let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
+    let srv = connect_server(
+        destination.as_deref(),
+        &ssh,
+        &client,
+        probe_timeout,
+        cfg.mock_transport,
+        &progress,
+    )?;
+
+    let plan = match &resumed {
+        Some((run, _, _)) => Plan {
+            items: run.plan.clone(),
+            notes: Vec::new(),
+        },
+        None => plan::build(&PlanInput {
+            client: &client,
+            server: srv.offer.as_ref(),
+            filters: &options.filters,
+            modes: &options.modes,
+            vary_hostkeys: srv.target.is_sandbox,
+            full: options.full,
+        })?,
+    };
+    for note in &plan.notes {
+        progress.say(&format!("note: {note}"));
+    }
+
+    let store = Store::open(&path)?;
+    let (run_id, seed, previous) = match &resumed {
+        Some((run, _, _)) => {
+            store.set_status(run.id, "running")?;
+            let previous: Vec<(usize, u32, Sample)> = store
+                .samples(&[run.id])?
+                .into_iter()
+                .map(|s| (s.item, s.round, s.sample))
+                .collect();
+            progress.say(&format!(
+                "resuming run {} ({} samples already stored)",
+                run.id,
+                previous.len()
+            ));
+            (run.id, run.seed, previous)
+        }
+        None => {
+            let seed = cfg.seed.unwrap_or_else(|| fastrand::u64(..));
+            let machine = machine::this_machine();
+            let r = srv.resolved.as_ref();
+            let id = store.create_run(&NewRun {
+                destination: &srv.target.label,
+                target_json: serde_json::to_string(&srv.target)?,
+                resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
+                client_version: &client.version.raw,
+                server_version: srv.version.as_deref(),
+                machine: &machine,
+                options_json: serde_json::to_string(&options)?,
+                plan: &plan.items,
+                seed,
+            })?;
+            (id, seed, Vec::new())
+        }
+    };
+    progress.say(&format!(
+        "run {run_id}: {} suites × ({} rounds + warm-up), seed {seed}, stored in {}",
+        plan.items.len(),
+        options.rounds,
+        path.display()
+    ));
+
+    let mut transport: Box<dyn Transport> = if cfg.mock_transport {
+        Box::new(Mock::default())
+    } else {
+        Box::new(OpenSsh::new(
+            ssh,
+            srv.target.clone(),
+            Payload::random(1 << 20, seed),
+        ))
+    };
+    let settings = RunSettings::new(&options, seed);
+    let mut sink = StoreSink {
+        store: &store,
+        run_id,
+    };
+    let result = runner::run(
+        &plan,
+        &settings,
+        transport.as_mut(),
+        &cancel,
+        &mut sink,
+        &previous,
+        &mut |e| progress.event(e),
+    );
+    progress.finish();
+    // Tear the sandbox down before printing: nothing of it outlives the measurements.
+    drop(srv);
+
+    let status = match &result {
+        Ok(End::Complete) => "complete",
+        Ok(End::Budget) => "budget",
+        Err(Abort::Cancelled) => "interrupted",
+        Err(_) => "failed",
+    };
+    store.set_status(run_id, status)?;
+    match result {
+        Ok(end) => {
+            if end == End::Budget {
+                progress.say("time budget reached; finish with `sshbench run --resume`");
+            }
+        }
+        Err(Abort::Cancelled) => {
+            eprintln!(
+                "sshbench: interrupted; run {run_id} keeps every finished sample (`sshbench run --resume` finishes it)"
+            );
+            return Ok(cancel.exit_code().unwrap_or(130) as u8);
+        }
+        Err(Abort::Fatal { kind, message }) => {
+            let hint = match kind {
+                FailureKind::Network => {
+                    "check the host name and port, and that `ssh DEST true` connects"
+                }
+                FailureKind::HostKey => {
+                    "connect once with plain `ssh DEST` to verify and record the server's host key"
+                }
+                _ => {
+                    "sshbench needs key-based login that works without prompts \
+                     (try `ssh -o BatchMode=yes DEST true`)"
+                }
+            };
+            bail!("{message}\nhint: {hint}");
+        }
+        Err(e) => bail!("{e}"),
+    }
+    let counted: Vec<Sample> = store
+        .samples(&[run_id])?
+        .into_iter()
+        .filter(|s| s.round > 0)
+        .map(|s| s.sample)
+        .collect();
+    let text = if counted.is_empty() {
+        "No counted samples yet (only warm-ups); finish with `sshbench run --resume`.\n".to_string()
+    } else {
+        table::render(&analysis::aggregate(&counted))
+    };
+    // A closed pipe (e.g. `| head`) is not an error worth a panic.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(0)
+}
+
+/// `sshbench runs`.
+pub fn runs(args: RunsArgs) -> Result<u8> {
+    let path = db_path(&args.db)?;
+    if !path.exists() {
+        bail!(
+            "no database at {} yet; `sshbench run` creates it",
+            path.display()
+        );
+    }
+    let store = Store::open(&path)?;
+    if let Some(id) = args.delete {
+        if !store.delete_run(id)? {
+            bail!("no run {id} in {}", path.display());
+        }
+        eprintln!("deleted run {id}");
+        return Ok(0);
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "ID",
+        "Started (UTC)",
+        "Status",
+        "Destination",
+        "Suites",
+        "Samples",
+        "Client",
+    ]);
+    for r in store.runs()? {
+        t.add_row(vec![
+            r.id.to_string(),
+            r.started_at
+                .chars()
+                .take(19)
+                .collect::<String>()
+                .replace('T', " "),
+            r.status.clone(),
+            r.destination.clone(),
+            r.plan.len().to_string(),
+            r.samples.to_string(),
+            r.client_version.split(',').next().unwrap_or("").to_string(),
+        ]);
+    }
+    let _ = writeln!(std::io::stdout().lock(), "{t}");
+    Ok(0)
+}
+
 /// `sshbench algos`.
 pub fn algos(args: AlgosArgs) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout.max(1));
@@ -183,10 +519,7 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     let client = client::query(&ssh)?;
     let (label, server) = match &args.destination {
         None => {
-            let sb = Sandbox::start(&SandboxOptions {
-                candidates: offer::candidates(&client),
-                ..SandboxOptions::default()
-            })?;
+            let sb = start_sandbox(&client)?;
             let o = server::probe("127.0.0.1", sb.port(), timeout);
             ("local sandbox".to_string(), o)
         }
@@ -218,23 +551,4 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(if server.is_some() { 0 } else { 1 })
-}
-
-fn find_ssh() -> Result<std::path::PathBuf> {
-    sandbox::find_on_path("ssh").ok_or_else(|| {
-        anyhow!("no ssh client on PATH; install OpenSSH (Debian: apt-get install openssh-client)")
-    })
-}
-
-fn describe(s: &Sample) -> String {
-    let figure = match (s.outcome.is_success(), s.throughput()) {
-        (true, Some(r)) => format!("{:.1} MB/s", r / 1e6),
-        (true, None) => format!("{:.1} ms", s.wall.as_secs_f64() * 1e3),
-        (false, _) => format!(
-            "{}: {}",
-            s.outcome.label(),
-            s.outcome.message().unwrap_or("")
-        ),
-    };
-    format!("{} {} {}", s.mode, s.suite.label(), figure)
 }

@@ -2,6 +2,7 @@
 //! into owned configuration before anything runs.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
 
 /// Find the fastest safe SSH settings for this client and a server.
 ///
@@ -19,16 +20,21 @@ pub struct Cli {
 const RUN_EXAMPLES: &str = "Examples:
   sshbench run                       # this machine, against a private local sshd
   sshbench run pi@nas.local          # a real server (key-based login must already work)
-  sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com";
+  sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com
+  sshbench run nas --ciphers=-3des-cbc --precision 2% --budget 30m
+  sshbench run --resume              # finish the newest interrupted run";
 
 #[derive(Debug, Subcommand)]
 pub enum CommandArgs {
-    /// Measure every negotiable suite once in each mode and print a table.
+    /// Measure every negotiable suite in interleaved rounds, store every sample, and
+    /// print a table.
     ///
     /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; multiplexing and
     /// compression are off, and what ssh actually negotiated is checked for every sample.
+    /// Each suite gets one uncounted warm-up sample (which also calibrates its transfer
+    /// size), then one sample per round.
     #[command(after_help = RUN_EXAMPLES)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List every algorithm the client or the server knows, what is negotiable, and its
     /// security grade with a reason.
     ///
@@ -36,6 +42,8 @@ pub enum CommandArgs {
     /// ProxyJump/ProxyCommand, from `ssh -vv` through your own path).
     #[command(after_help = ALGOS_EXAMPLES)]
     Algos(AlgosArgs),
+    /// List stored runs, or delete one.
+    Runs(RunsArgs),
 }
 
 const ALGOS_EXAMPLES: &str = "Examples:
@@ -92,36 +100,92 @@ pub struct RunArgs {
     )]
     pub mode: Vec<ModeArg>,
 
-    /// Bytes per send/receive sample: a number with an optional K, M or G suffix
-    /// (binary units). Classic shell benchmark loops use 8M.
-    #[arg(long, default_value = "64M", value_name = "SIZE")]
-    pub size: String,
+    /// Counted rounds: every suite is measured once per round, in a shuffled order.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub rounds: u32,
 
-    /// Only these key exchange algorithms (comma-separated names).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub kex: Option<Vec<String>>,
+    /// Add rounds until every suite's 95% confidence interval is within this
+    /// percentage of its mean (e.g. 2%), up to --max-rounds.
+    #[arg(long, value_name = "PCT")]
+    pub precision: Option<String>,
 
-    /// Only these host key algorithms (comma-separated names).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub hostkeys: Option<Vec<String>>,
+    /// Most rounds --precision may use.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_rounds: u32,
 
-    /// Only these ciphers (comma-separated names).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub ciphers: Option<Vec<String>>,
+    /// Stop after this much time (e.g. 10m, 1h); finished samples are kept.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
 
-    /// Only these MACs (comma-separated names; AEAD ciphers ignore MACs).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub macs: Option<Vec<String>>,
+    /// Fix the bytes per send/receive sample (K, M, G suffixes, binary units; classic
+    /// shell benchmarks use 8M). By default each suite's size is calibrated so that a
+    /// transfer lasts --sample-time.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// How long a calibrated transfer should last.
+    #[arg(long, default_value = "250ms", value_name = "DURATION")]
+    pub sample_time: String,
+
+    /// Key exchange algorithms: `a,b` only these, `-pat` remove, `^a` first, `+a`
+    /// append, `*`/`?` wildcards, `@FILE` one name per line.
+    #[arg(long, value_name = "LIST")]
+    pub kex: Option<String>,
+
+    /// Host key algorithms (same syntax as --kex).
+    #[arg(long, value_name = "LIST")]
+    pub hostkeys: Option<String>,
+
+    /// Ciphers (same syntax as --kex), e.g. `-3des-cbc,*-cbc` or `@ciphers.lst`.
+    #[arg(long, value_name = "LIST")]
+    pub ciphers: Option<String>,
+
+    /// MACs (same syntax as --kex); AEAD ciphers ignore MACs.
+    #[arg(long, value_name = "LIST")]
+    pub macs: Option<String>,
+
+    /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
+    /// AEAD ciphers with every MAC), as classic benchmark scripts do. Slow.
+    #[arg(long)]
+    pub full: bool,
+
+    /// Seed for the shuffled order (recorded with the run); random by default.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 
     /// Give up on one sample after this many seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
 
+    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
+    /// and options; finished samples are not repeated.
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destination", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed"])]
+    pub resume: Option<Option<i64>>,
+
     /// Print nothing but the results.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
+
+    /// Print every sample as it is measured, with ssh's messages for failures.
+    #[arg(short, long)]
+    pub verbose: bool,
 
     /// Deterministic fake measurements instead of ssh (for testing sshbench itself).
     #[arg(long, hide = true)]
     pub mock_transport: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Delete run ID and its samples.
+    #[arg(long, value_name = "ID")]
+    pub delete: Option<i64>,
 }

@@ -2,8 +2,11 @@
 //! travel past this module.
 
 use crate::cli::{ModeArg, RunArgs};
+use crate::filter::{self, FilterSpec};
 use crate::suite::{AlgoKind, Mode};
 use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Everything `sshbench run` needs to know.
@@ -11,30 +14,55 @@ use std::time::Duration;
 pub struct RunConfig {
     /// `None`: the local sandbox.
     pub destination: Option<String>,
-    pub modes: Vec<Mode>,
-    pub size: u64,
-    pub filters: Filters,
-    pub timeout: Duration,
+    pub options: RunOptions,
+    /// Shuffle seed; random when not given.
+    pub seed: Option<u64>,
+    /// Database file; the XDG default when not given.
+    pub db: Option<PathBuf>,
+    /// `Some(None)`: resume the newest unfinished run; `Some(Some(id))`: that run.
+    pub resume: Option<Option<i64>>,
     pub quiet: bool,
+    pub verbose: bool,
     pub mock_transport: bool,
 }
 
+/// The options that define a run's measurements; stored with the run so that
+/// `--resume` finishes it the same way.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOptions {
+    pub modes: Vec<Mode>,
+    /// Fixed bytes per transfer sample; `None` calibrates per suite.
+    pub size: Option<u64>,
+    /// Calibration target: how long one transfer should last.
+    pub sample_time_s: f64,
+    /// Counted rounds (every suite once per round).
+    pub rounds: u32,
+    /// Keep adding rounds until every suite's 95% CI is within this fraction.
+    pub precision: Option<f64>,
+    pub max_rounds: u32,
+    /// Stop after this much time.
+    pub budget_s: Option<f64>,
+    pub timeout_s: u64,
+    pub full: bool,
+    pub filters: Filters,
+}
+
 /// User restrictions on algorithm names, per kind.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Filters {
-    pub kex: Option<Vec<String>>,
-    pub hostkeys: Option<Vec<String>>,
-    pub ciphers: Option<Vec<String>>,
-    pub macs: Option<Vec<String>>,
+    pub kex: Option<FilterSpec>,
+    pub hostkeys: Option<FilterSpec>,
+    pub ciphers: Option<FilterSpec>,
+    pub macs: Option<FilterSpec>,
 }
 
 impl Filters {
-    pub fn get(&self, kind: AlgoKind) -> Option<&[String]> {
+    pub fn get(&self, kind: AlgoKind) -> Option<&FilterSpec> {
         match kind {
-            AlgoKind::Kex => self.kex.as_deref(),
-            AlgoKind::HostKey => self.hostkeys.as_deref(),
-            AlgoKind::Cipher => self.ciphers.as_deref(),
-            AlgoKind::Mac => self.macs.as_deref(),
+            AlgoKind::Kex => self.kex.as_ref(),
+            AlgoKind::HostKey => self.hostkeys.as_ref(),
+            AlgoKind::Cipher => self.ciphers.as_ref(),
+            AlgoKind::Mac => self.macs.as_ref(),
             AlgoKind::Compression => None,
         }
     }
@@ -56,30 +84,50 @@ impl RunConfig {
         if a.timeout == 0 {
             bail!("--timeout must be at least 1 second");
         }
-        let clean = |v: Option<Vec<String>>, flag: &str| -> Result<Option<Vec<String>>> {
-            let Some(v) = v else { return Ok(None) };
-            let names: Vec<String> = v
-                .into_iter()
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
-            if names.is_empty() {
-                bail!("--{flag} needs at least one algorithm name");
-            }
-            Ok(Some(names))
-        };
+        if a.rounds == 0 {
+            bail!("--rounds must be at least 1");
+        }
+        if a.max_rounds < a.rounds {
+            bail!(
+                "--max-rounds ({}) is below --rounds ({})",
+                a.max_rounds,
+                a.rounds
+            );
+        }
+        let parse_filter = |v: &Option<String>| v.as_deref().map(filter::parse).transpose();
+        let sample_time = parse_duration(&a.sample_time)?;
+        if sample_time < Duration::from_millis(10) {
+            bail!("--sample-time must be at least 10ms");
+        }
         Ok(RunConfig {
             destination: a.destination,
-            modes,
-            size: parse_size(&a.size)?,
-            filters: Filters {
-                kex: clean(a.kex, "kex")?,
-                hostkeys: clean(a.hostkeys, "hostkeys")?,
-                ciphers: clean(a.ciphers, "ciphers")?,
-                macs: clean(a.macs, "macs")?,
+            options: RunOptions {
+                modes,
+                size: a.size.as_deref().map(parse_size).transpose()?,
+                sample_time_s: sample_time.as_secs_f64(),
+                rounds: a.rounds,
+                precision: a.precision.as_deref().map(parse_percent).transpose()?,
+                max_rounds: a.max_rounds,
+                budget_s: a
+                    .budget
+                    .as_deref()
+                    .map(parse_duration)
+                    .transpose()?
+                    .map(|d| d.as_secs_f64()),
+                timeout_s: a.timeout,
+                full: a.full,
+                filters: Filters {
+                    kex: parse_filter(&a.kex)?,
+                    hostkeys: parse_filter(&a.hostkeys)?,
+                    ciphers: parse_filter(&a.ciphers)?,
+                    macs: parse_filter(&a.macs)?,
+                },
             },
-            timeout: Duration::from_secs(a.timeout),
+            seed: a.seed,
+            db: a.db,
+            resume: a.resume,
             quiet: a.quiet,
+            verbose: a.verbose,
             mock_transport: a.mock_transport,
         })
     }
@@ -109,6 +157,38 @@ pub fn parse_size(text: &str) -> Result<u64> {
     }
 }
 
+/// Parse a duration: `90` (seconds), `250ms`, `30s`, `10m`, `2h`.
+pub fn parse_duration(text: &str) -> Result<Duration> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let Ok(n) = num.parse::<f64>() else {
+        bail!("duration {text:?} is not a number with an optional ms, s, m or h suffix, e.g. 10m");
+    };
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        u => bail!("duration {text:?}: unknown unit {u:?}; use ms, s, m or h"),
+    };
+    if !(secs.is_finite() && secs > 0.0 && secs < 1e7) {
+        bail!("duration {text:?} must be positive");
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parse a precision: `2%` or `2` (percent), as a fraction (0.02).
+pub fn parse_percent(text: &str) -> Result<f64> {
+    let t = text.trim().trim_end_matches('%');
+    match t.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 => Ok(p / 100.0),
+        _ => bail!("precision {text:?} must be a percentage between 0 and 100, e.g. 2%"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +201,26 @@ mod tests {
         assert_eq!(parse_size("1000").unwrap(), 1000);
         for bad in ["", "0", "M", "8X", "-1", "1.5M", "2000G"] {
             assert!(parse_size(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10m").unwrap(), Duration::from_secs(600));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        for bad in ["", "0", "-1m", "10 parsecs", "m"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn percents() {
+        assert_eq!(parse_percent("2%").unwrap(), 0.02);
+        assert_eq!(parse_percent("5").unwrap(), 0.05);
+        for bad in ["0", "100%", "x", "-2%"] {
+            assert!(parse_percent(bad).is_err(), "{bad:?} accepted");
         }
     }
 }

@@ -6,9 +6,12 @@
 //! terminal) live at the edges: [`sandbox`], [`measure::openssh`], [`offer::client`] and
 //! the binary. The measuring core never prints.
 
+pub mod analysis;
 pub mod cancel;
 pub mod cli;
 pub mod config;
+pub mod filter;
+pub mod machine;
 pub mod measure;
 pub mod offer;
 pub mod plan;
@@ -16,6 +19,7 @@ pub mod proc;
 pub mod remote;
 pub mod runner;
 pub mod sandbox;
+pub mod store;
 pub mod suite;
 pub mod target;
 pub mod views;

@@ -9,8 +9,9 @@ mod app;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        CommandArgs::Run(args) => app::run(args),
+        CommandArgs::Run(args) => app::run(*args),
         CommandArgs::Algos(args) => app::algos(args),
+        CommandArgs::Runs(args) => app::runs(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

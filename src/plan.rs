@@ -1,18 +1,20 @@
 //! Which measurements to take: suites built from the negotiable offer and the filters.
 //!
-//! Only measurements that can differ are planned: `connect` varies key exchange (and
-//! host key algorithm where they can be verified), `send`/`receive` vary cipher × MAC
-//! with each AEAD cipher measured once (its MAC is implicit), and an alias
-//! (`curve25519-sha256@libssh.org`) is not measured again beside its canonical name.
+//! Only measurements that can differ are planned: `connect` varies key exchange and
+//! host key algorithm (where host keys can be verified) each against the other's first
+//! choice, `send`/`receive` vary cipher × MAC with each AEAD cipher measured once (its
+//! MAC is implicit), and an alias (`curve25519-sha256@libssh.org`) is not measured again
+//! beside its canonical name. `full` gives the classic scripts' whole product instead.
 
 use crate::config::Filters;
+use crate::filter::{self, FilterSpec};
 use crate::offer::client::ClientOffer;
 use crate::offer::{AlgoLists, catalogue};
 use crate::suite::{AlgoKind, Mode, Suite};
 use anyhow::{Result, bail};
 
 /// One planned measurement.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlanItem {
     pub mode: Mode,
     pub suite: Suite,
@@ -36,34 +38,26 @@ pub struct PlanInput<'a> {
     /// Vary host key algorithms in `connect` (only where every host key is pinned, as
     /// in the sandbox: elsewhere a host key of another type fails verification).
     pub vary_hostkeys: bool,
+    /// The whole cartesian product, as classic benchmark scripts measure it.
+    pub full: bool,
 }
 
-/// The names of one kind to measure: client ∩ server ∩ filter, aliases folded.
+/// The names of one kind to measure: filter(client) ∩ server, aliases folded.
 fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<Vec<String>> {
     let client = input.client.lists.get(kind);
-    let mut names: Vec<String> = match (input.filters.get(kind), client) {
-        (Some(wanted), Some(known)) => {
-            let unknown: Vec<&String> = wanted.iter().filter(|n| !known.contains(n)).collect();
-            if !unknown.is_empty() {
-                bail!(
-                    "unknown {} name(s) {}: this ssh client supports {}",
-                    kind.label(),
-                    join(&unknown),
-                    known.join(", ")
-                );
-            }
-            wanted.to_vec()
-        }
-        (Some(wanted), None) => wanted.to_vec(),
-        (None, Some(known)) => known.to_vec(),
-        (None, None) => bail!(
-            "this ssh client cannot list its {} algorithms (ssh -Q); name them with a filter",
+    let filter = input.filters.get(kind);
+    let mut names: Vec<String> = match (filter, client) {
+        (Some(spec), Some(known)) => filter::apply(spec, known, kind.label())?,
+        (Some(FilterSpec::Only(names)), None) => names.clone(),
+        (Some(_), None) | (None, None) => bail!(
+            "this ssh client cannot list its {} algorithms (ssh -Q); name them exactly with a filter",
             kind.label()
         ),
+        (None, Some(known)) => known.to_vec(),
     };
     if let Some(server) = input.server.and_then(|s| s.get(kind)) {
         let refused: Vec<&String> = names.iter().filter(|n| !server.contains(n)).collect();
-        if !refused.is_empty() && input.filters.get(kind).is_some() {
+        if !refused.is_empty() && filter.is_some() {
             notes.push(format!(
                 "skipped {} the server does not offer: {}",
                 kind.label(),
@@ -85,7 +79,7 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<
         bail!(
             "no {} algorithm is both supported by this client and offered by the server{}",
             kind.label(),
-            if input.filters.get(kind).is_some() {
+            if filter.is_some() {
                 " among the names given"
             } else {
                 ""
@@ -109,7 +103,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
     if input.modes.contains(&Mode::Connect) {
         let kexes = select(input, AlgoKind::Kex, &mut plan.notes)?;
         let hostkeys: Vec<Option<String>> =
-            if input.vary_hostkeys || input.filters.hostkeys.is_some() {
+            if input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some() {
                 select(input, AlgoKind::HostKey, &mut plan.notes)?
                     .into_iter()
                     .map(Some)
@@ -117,16 +111,28 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             } else {
                 vec![None]
             };
-        for kex in &kexes {
-            for hk in &hostkeys {
-                plan.items.push(PlanItem {
-                    mode: Mode::Connect,
-                    suite: Suite {
-                        kex: Some(kex.clone()),
-                        hostkey: hk.clone(),
-                        ..Suite::default()
-                    },
-                });
+        let connect = |kex: &String, hk: &Option<String>| PlanItem {
+            mode: Mode::Connect,
+            suite: Suite {
+                kex: Some(kex.clone()),
+                hostkey: hk.clone(),
+                ..Suite::default()
+            },
+        };
+        if input.full {
+            for kex in &kexes {
+                for hk in &hostkeys {
+                    plan.items.push(connect(kex, hk));
+                }
+            }
+        } else {
+            // Key exchange and host key costs add up, so each is varied against the
+            // other's first choice: kex + host keys - 1 suites instead of their product.
+            for kex in &kexes {
+                plan.items.push(connect(kex, &hostkeys[0]));
+            }
+            for hk in &hostkeys[1..] {
+                plan.items.push(connect(&kexes[0], hk));
             }
         }
     }
@@ -138,24 +144,34 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
         .collect();
     if !transfer.is_empty() {
         let ciphers = select(input, AlgoKind::Cipher, &mut plan.notes)?;
-        let needs_mac = ciphers.iter().any(|c| !input.client.is_aead(c));
+        let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
         let macs = if needs_mac {
             select(input, AlgoKind::Mac, &mut plan.notes)?
         } else {
             Vec::new()
         };
+        // The classic scripts' whole product also varies the key exchange.
+        let kexes: Vec<Option<String>> = if input.full {
+            select(input, AlgoKind::Kex, &mut plan.notes)?
+                .into_iter()
+                .map(Some)
+                .collect()
+        } else {
+            vec![None]
+        };
         let mut suites = Vec::new();
-        for c in &ciphers {
-            if input.client.is_aead(c) {
-                suites.push(Suite {
-                    cipher: Some(c.clone()),
-                    ..Suite::default()
-                });
-            } else {
-                for m in &macs {
+        for kex in &kexes {
+            for c in &ciphers {
+                let pairs: Vec<Option<&String>> = if input.client.is_aead(c) && !input.full {
+                    vec![None]
+                } else {
+                    macs.iter().map(Some).collect()
+                };
+                for m in pairs {
                     suites.push(Suite {
+                        kex: kex.clone(),
                         cipher: Some(c.clone()),
-                        mac: Some(m.clone()),
+                        mac: m.cloned(),
                         ..Suite::default()
                     });
                 }
@@ -213,6 +229,7 @@ mod tests {
             filters: f,
             modes,
             vary_hostkeys: false,
+            full: false,
         }
     }
 
@@ -245,7 +262,7 @@ mod tests {
         let mut server = AlgoLists::new();
         server.set(AlgoKind::Cipher, v(&["aes128-ctr"]));
         let f = Filters {
-            ciphers: Some(v(&["aes128-ctr", "3des-cbc"])),
+            ciphers: Some(FilterSpec::Only(v(&["aes128-ctr", "3des-cbc"]))),
             ..Filters::default()
         };
         let plan = build(&input(&c, Some(&server), &f, &[Mode::Send])).unwrap();
@@ -261,7 +278,7 @@ mod tests {
     fn unknown_filter_names_list_valid_ones() {
         let c = client();
         let f = Filters {
-            ciphers: Some(v(&["rot13"])),
+            ciphers: Some(FilterSpec::Only(v(&["rot13"]))),
             ..Filters::default()
         };
         let err = build(&input(&c, None, &f, &[Mode::Send]))
@@ -280,11 +297,52 @@ mod tests {
     }
 
     #[test]
-    fn hostkeys_vary_only_when_asked() {
+    fn hostkeys_vary_only_when_asked_and_against_the_first_kex() {
         let c = client();
         let f = Filters::default();
         let mut inp = input(&c, None, &f, &[Mode::Connect]);
+        assert_eq!(build(&inp).unwrap().items.len(), 2);
         inp.vary_hostkeys = true;
+        let plan = build(&inp).unwrap();
+        let labels: Vec<String> = plan.items.iter().map(|i| i.suite.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "curve25519-sha256 + ssh-ed25519",
+                "ecdh-sha2-nistp256 + ssh-ed25519",
+                "curve25519-sha256 + rsa-sha2-256"
+            ]
+        );
+        inp.full = true;
         assert_eq!(build(&inp).unwrap().items.len(), 4);
+    }
+
+    #[test]
+    fn full_is_the_classic_cartesian_product() {
+        let c = client();
+        let f = Filters::default();
+        let mut inp = input(&c, None, &f, &[Mode::Send]);
+        inp.full = true;
+        // 2 kex (alias folded) × 3 ciphers × 2 MACs, AEAD included.
+        assert_eq!(build(&inp).unwrap().items.len(), 12);
+    }
+
+    #[test]
+    fn ssh_config_style_filters() {
+        let c = client();
+        let f = Filters {
+            ciphers: Some(filter::parse("-3des*").unwrap()),
+            macs: Some(filter::parse("*-etm@openssh.com").unwrap()),
+            ..Filters::default()
+        };
+        let plan = build(&input(&c, None, &f, &[Mode::Send])).unwrap();
+        let labels: Vec<String> = plan.items.iter().map(|i| i.suite.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "aes128-ctr + umac-64-etm@openssh.com",
+                "aes128-gcm@openssh.com"
+            ]
+        );
     }
 }

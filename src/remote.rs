@@ -30,9 +30,19 @@ pub fn connect_command() -> String {
     "exit 0".to_string()
 }
 
-/// `send`: announce readiness, then count every byte that arrives until EOF.
-pub fn send_command() -> String {
-    sh(&format!("echo {READY}; wc -c"))
+/// The line the remote side echoes for the client's `ping` line (one round trip).
+pub const PONG: &str = "SSHBENCH-PONG";
+/// The line the remote side prints once the ramp-up bytes have arrived.
+pub const MARK: &str = "SSHBENCH-MARK";
+
+/// `send`: announce readiness; answer one `ping` line (the client measures the round
+/// trip); swallow the first `ramp` bytes and say so; then count every further byte
+/// until EOF. The client pauses after the ramp bytes until it sees the mark, so even a
+/// `head` that reads through stdio buffers cannot take more than `ramp` bytes.
+pub fn send_command(ramp: u64) -> String {
+    sh(&format!(
+        "echo {READY}; read x; echo {PONG}; head -c {ramp} > /dev/null && echo {MARK}; wc -c"
+    ))
 }
 
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
@@ -53,7 +63,7 @@ mod tests {
 
     #[test]
     fn commands_are_safe_for_every_shell() {
-        for cmd in [connect_command(), send_command(), receive_command(123)] {
+        for cmd in [connect_command(), send_command(5), receive_command(123)] {
             let inner = cmd.trim_start_matches("sh -c '").trim_end_matches('\'');
             assert!(!inner.contains(FORBIDDEN), "{cmd}");
         }

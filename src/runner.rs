@@ -1,112 +1,359 @@
-//! Executes a plan one sample at a time through a [`Transport`], reporting progress
-//! through a callback. It never prints and never runs samples in parallel (they would
-//! disturb each other).
+//! Executes a plan through a [`Transport`]: one uncounted warm-up sample per suite (which
+//! also calibrates its transfer size), then interleaved rounds in a shuffled order, with
+//! stop rules by rounds, precision and time budget. It never prints and never runs
+//! samples in parallel (they would disturb each other); progress goes to a callback and
+//! every sample to a [`Sink`] as soon as it is measured.
 
+use crate::analysis::{self, figure};
 use crate::cancel::Cancel;
+use crate::config::RunOptions;
 use crate::measure::{FailureKind, Outcome, Sample, SampleRequest, Transport};
 use crate::plan::Plan;
-use std::time::Duration;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// Bytes of a warm-up transfer when the size is calibrated.
+pub const WARMUP_BYTES: u64 = 8 << 20;
+/// Calibrated sizes stay within these bounds.
+pub const MIN_BYTES: u64 = 1 << 20;
+pub const MAX_BYTES: u64 = 4 << 30;
+/// Attempts for a transient failure before it is recorded.
+pub const ATTEMPTS: u32 = 3;
+/// Consecutive failed samples that stop the run.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 10;
+
+/// Settings that apply to every sample of a run.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub size: Option<u64>,
+    pub sample_time: Duration,
+    pub rounds: u32,
+    pub precision: Option<f64>,
+    pub max_rounds: u32,
+    pub budget: Option<Duration>,
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+impl RunSettings {
+    pub fn new(o: &RunOptions, seed: u64) -> Self {
+        RunSettings {
+            size: o.size,
+            sample_time: Duration::from_secs_f64(o.sample_time_s),
+            rounds: o.rounds,
+            precision: o.precision,
+            max_rounds: o.max_rounds.max(o.rounds),
+            budget: o.budget_s.map(Duration::from_secs_f64),
+            timeout: Duration::from_secs(o.timeout_s),
+            seed,
+        }
+    }
+}
+
+/// Where samples go (the store); an error stops the run.
+pub trait Sink {
+    fn record(&mut self, item: usize, round: u32, sample: &Sample) -> anyhow::Result<()>;
+}
 
 /// Progress events for whoever displays them.
 #[derive(Debug)]
 pub enum Event<'a> {
     Starting {
-        index: usize,
+        round: u32,
+        done: usize,
         total: usize,
         request: &'a SampleRequest,
     },
     Finished {
-        index: usize,
+        round: u32,
+        done: usize,
         total: usize,
         sample: &'a Sample,
+        /// This attempt failed and will be retried.
+        retrying: bool,
     },
 }
 
-/// Settings that apply to every sample of a run.
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    pub size: u64,
-    pub timeout: Duration,
+/// How a run ended without error.
+#[derive(Debug, PartialEq, Eq)]
+pub enum End {
+    Complete,
+    /// The time budget ran out.
+    Budget,
 }
 
-/// Why a run ended early.
+/// Why a run stopped early.
 #[derive(Debug, thiserror::Error)]
 pub enum Abort {
     #[error("interrupted")]
     Cancelled,
-    /// A failure that every further sample would repeat (authentication, host key).
+    /// A failure every further sample would repeat (authentication, host key, an
+    /// unreachable server).
     #[error("{message}")]
-    Fatal {
-        message: String,
-        samples: Vec<Sample>,
-    },
+    Fatal { kind: FailureKind, message: String },
+    #[error("{MAX_CONSECUTIVE_FAILURES} samples in a row failed; the last: {message}")]
+    TooManyFailures { message: String },
+    #[error("storing a sample: {0:#}")]
+    Store(anyhow::Error),
 }
 
-/// Failures that no other suite can fix: stop instead of repeating them. A network
-/// failure before anything succeeded means the server is unreachable.
-fn is_fatal(outcome: &Outcome, any_success: bool) -> bool {
-    match outcome {
-        Outcome::Failed { kind, .. } => match kind {
-            FailureKind::Auth | FailureKind::HostKey => true,
-            FailureKind::Network => !any_success,
-            _ => false,
-        },
-        _ => false,
-    }
+/// Transfer size for a suite at an estimated steady `rate` (bytes/s): the first half
+/// ramps the connection up (not measured), the second half lasts `sample_time`.
+pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> u64 {
+    let Some(rate) = rate.filter(|r| *r > 0.0) else {
+        return WARMUP_BYTES;
+    };
+    let bytes = (2.0 * rate * sample_time.as_secs_f64()) as u64;
+    let rounded = bytes.div_ceil(64 << 10) * (64 << 10);
+    rounded.clamp(MIN_BYTES, MAX_BYTES)
 }
 
-/// Run every item of the plan once. Returns the samples, or why the run stopped.
+/// Bytes at the start of a transfer that ramp the connection up and are not measured.
+pub fn ramp_bytes(bytes: u64) -> u64 {
+    bytes / 2
+}
+
+fn is_transient(kind: FailureKind) -> bool {
+    matches!(
+        kind,
+        FailureKind::Network
+            | FailureKind::Timeout
+            | FailureKind::Remote
+            | FailureKind::ByteCount
+            | FailureKind::Other
+    )
+}
+
+/// Per-item state.
+#[derive(Default)]
+struct ItemState {
+    warmup: Option<Sample>,
+    refused: bool,
+    figures: Vec<f64>,
+}
+
+/// The order of one round: all `items`, shuffled by the run's seed and the round number.
+pub fn round_order(items: &[usize], seed: u64, round: u32) -> Vec<usize> {
+    let mut order = items.to_vec();
+    let mut rng =
+        fastrand::Rng::with_seed(seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    rng.shuffle(&mut order);
+    order
+}
+
+struct Runner<'a> {
+    plan: &'a Plan,
+    settings: &'a RunSettings,
+    transport: &'a mut dyn Transport,
+    cancel: &'a Cancel,
+    sink: &'a mut dyn Sink,
+    progress: &'a mut dyn FnMut(Event),
+    done: HashSet<(usize, u32)>,
+    state: Vec<ItemState>,
+    any_success: bool,
+    consecutive_failures: u32,
+    started: Instant,
+    done_count: usize,
+    total: usize,
+}
+
+/// Run the plan. `previous` holds the samples an interrupted run already stored as
+/// `(item, round, sample)`; their slots are not measured again.
 pub fn run(
     plan: &Plan,
     settings: &RunSettings,
     transport: &mut dyn Transport,
     cancel: &Cancel,
+    sink: &mut dyn Sink,
+    previous: &[(usize, u32, Sample)],
     progress: &mut dyn FnMut(Event),
-) -> Result<Vec<Sample>, Abort> {
-    let total = plan.items.len();
-    let mut samples = Vec::with_capacity(total);
-    let mut any_success = false;
-    for (index, item) in plan.items.iter().enumerate() {
-        if cancel.is_cancelled() {
-            return Err(Abort::Cancelled);
+) -> Result<End, Abort> {
+    let n = plan.items.len();
+    let mut r = Runner {
+        plan,
+        settings,
+        transport,
+        cancel,
+        sink,
+        progress,
+        done: HashSet::new(),
+        state: (0..n).map(|_| ItemState::default()).collect(),
+        any_success: false,
+        consecutive_failures: 0,
+        started: Instant::now(),
+        done_count: 0,
+        total: n * (1 + settings.rounds as usize),
+    };
+    for (item, round, s) in previous {
+        if *item >= n {
+            continue;
         }
+        r.done.insert((*item, *round));
+        r.done_count += 1;
+        r.absorb(*item, *round, s);
+    }
+    // Round 0: warm-up and calibration.
+    let all: Vec<usize> = (0..n).collect();
+    if let Some(end) = r.round(0, &all)? {
+        return Ok(end);
+    }
+    for round in 1..=settings.max_rounds {
+        let live: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| !r.state[i].refused)
+            .collect();
+        let items: Vec<usize> = if round <= settings.rounds {
+            live
+        } else {
+            let Some(p) = settings.precision else { break };
+            let imprecise: Vec<usize> = live
+                .into_iter()
+                .filter(|&i| {
+                    analysis::summarize(&r.state[i].figures)
+                        .and_then(|s| s.relative_ci())
+                        .is_none_or(|rel| rel > p)
+                })
+                .collect();
+            if imprecise.is_empty() {
+                break;
+            }
+            r.total = r.done_count + imprecise.len();
+            imprecise
+        };
+        if let Some(end) = r.round(round, &items)? {
+            return Ok(end);
+        }
+    }
+    Ok(End::Complete)
+}
+
+impl Runner<'_> {
+    fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
+        let st = &mut self.state[item];
+        match &s.outcome {
+            Outcome::Refused { .. } => st.refused = true,
+            Outcome::Success => self.any_success = true,
+            Outcome::Failed { .. } => {}
+        }
+        if round == 0 {
+            st.warmup = Some(s.clone());
+        } else if let Some(f) = figure(s) {
+            st.figures.push(f);
+        }
+    }
+
+    /// Measure every item of one round; `Some(End)` when the budget stopped it.
+    fn round(&mut self, round: u32, items: &[usize]) -> Result<Option<End>, Abort> {
+        for item in round_order(items, self.settings.seed, round) {
+            if self.done.contains(&(item, round)) || (round > 0 && self.state[item].refused) {
+                continue;
+            }
+            if self.cancel.is_cancelled() {
+                return Err(Abort::Cancelled);
+            }
+            if self
+                .settings
+                .budget
+                .is_some_and(|b| self.started.elapsed() >= b)
+            {
+                return Ok(Some(End::Budget));
+            }
+            let sample = self.measure(item, round)?;
+            self.sink
+                .record(item, round, &sample)
+                .map_err(Abort::Store)?;
+            self.done.insert((item, round));
+            self.done_count += 1;
+            self.absorb(item, round, &sample);
+            match &sample.outcome {
+                Outcome::Failed { message, .. } => {
+                    self.consecutive_failures += 1;
+                    if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+                        return Err(Abort::TooManyFailures {
+                            message: message.clone(),
+                        });
+                    }
+                }
+                _ => self.consecutive_failures = 0,
+            }
+        }
+        Ok(None)
+    }
+
+    /// One sample with retries for transient failures.
+    fn measure(&mut self, item: usize, round: u32) -> Result<Sample, Abort> {
+        let planned = &self.plan.items[item];
+        let bytes = match (planned.mode.is_transfer(), self.settings.size) {
+            (false, _) => 0,
+            (true, Some(fixed)) => fixed,
+            (true, None) if round == 0 => WARMUP_BYTES,
+            (true, None) => {
+                // The best estimate of the steady rate: the counted samples' median,
+                // else the warm-up's.
+                let st = &self.state[item];
+                let rate = analysis::summarize(&st.figures)
+                    .map(|s| s.median)
+                    .or_else(|| st.warmup.as_ref().and_then(Sample::throughput));
+                calibrate(rate, self.settings.sample_time)
+            }
+        };
         let request = SampleRequest {
-            suite: item.suite.clone(),
-            mode: item.mode,
-            bytes: if item.mode.is_transfer() {
-                settings.size
+            suite: planned.suite.clone(),
+            mode: planned.mode,
+            bytes,
+            ramp: if planned.mode.is_transfer() {
+                ramp_bytes(bytes)
             } else {
                 0
             },
-            timeout: settings.timeout,
+            timeout: self.settings.timeout,
         };
-        progress(Event::Starting {
-            index,
-            total,
-            request: &request,
-        });
-        let sample = transport.measure(&request, cancel);
-        progress(Event::Finished {
-            index,
-            total,
-            sample: &sample,
-        });
-        if cancel.is_cancelled() {
-            return Err(Abort::Cancelled);
-        }
-        let fatal = is_fatal(&sample.outcome, any_success);
-        any_success |= sample.outcome.is_success();
-        samples.push(sample);
-        if fatal {
-            let message = samples
-                .last()
-                .and_then(|s| s.outcome.message())
-                .unwrap_or("")
-                .to_string();
-            return Err(Abort::Fatal { message, samples });
+        let mut attempt = 1;
+        loop {
+            (self.progress)(Event::Starting {
+                round,
+                done: self.done_count,
+                total: self.total,
+                request: &request,
+            });
+            let sample = self.transport.measure(&request, self.cancel);
+            if self.cancel.is_cancelled() {
+                return Err(Abort::Cancelled);
+            }
+            let (retry, fatal) = match &sample.outcome {
+                Outcome::Failed { kind, message } => {
+                    let fatal = match kind {
+                        FailureKind::Auth | FailureKind::HostKey => true,
+                        FailureKind::Network => !self.any_success,
+                        _ => false,
+                    };
+                    if fatal {
+                        (false, Some((*kind, message.clone())))
+                    } else {
+                        (is_transient(*kind) && attempt < ATTEMPTS, None)
+                    }
+                }
+                _ => (false, None),
+            };
+            (self.progress)(Event::Finished {
+                round,
+                done: self.done_count + 1,
+                total: self.total,
+                sample: &sample,
+                retrying: retry,
+            });
+            if let Some((kind, message)) = fatal {
+                // Recorded, so the database says why the run stopped.
+                let _ = self.sink.record(item, round, &sample);
+                return Err(Abort::Fatal { kind, message });
+            }
+            if !retry {
+                return Ok(sample);
+            }
+            attempt += 1;
         }
     }
-    Ok(samples)
 }
 
 #[cfg(test)]
@@ -132,33 +379,174 @@ mod tests {
         }
     }
 
-    fn settings() -> RunSettings {
+    fn settings(rounds: u32) -> RunSettings {
         RunSettings {
-            size: 1 << 20,
+            size: None,
+            sample_time: Duration::from_millis(250),
+            rounds,
+            precision: None,
+            max_rounds: 20,
+            budget: None,
             timeout: Duration::from_secs(5),
+            seed: 7,
         }
     }
 
+    #[derive(Default)]
+    struct VecSink(Vec<(usize, u32, Sample)>);
+    impl Sink for VecSink {
+        fn record(&mut self, item: usize, round: u32, s: &Sample) -> anyhow::Result<()> {
+            self.0.push((item, round, s.clone()));
+            Ok(())
+        }
+    }
+
+    fn slots(sink: &VecSink) -> Vec<(usize, u32)> {
+        sink.0.iter().map(|(i, r, _)| (*i, *r)).collect()
+    }
+
     #[test]
-    fn runs_every_item_in_order_with_events() {
-        let mut events = Vec::new();
-        let samples = run(
-            &plan(&["a", "b"]),
-            &settings(),
+    fn warmup_then_interleaved_rounds() {
+        let mut sink = VecSink::default();
+        let end = run(
+            &plan(&["a", "b", "c"]),
+            &settings(3),
             &mut Mock::default(),
             &Cancel::new(),
-            &mut |e| {
-                events.push(match e {
-                    Event::Starting { index, .. } => format!("start {index}"),
-                    Event::Finished { index, sample, .. } => {
-                        format!("done {index} {}", sample.outcome.label())
-                    }
-                })
-            },
+            &mut sink,
+            &[],
+            &mut |_| {},
         )
         .unwrap();
-        assert_eq!(samples.len(), 2);
-        assert_eq!(events, ["start 0", "done 0 ok", "start 1", "done 1 ok"]);
+        assert_eq!(end, End::Complete);
+        let s = slots(&sink);
+        assert_eq!(s.len(), 12);
+        for round in 0..4 {
+            let mut items: Vec<usize> = s.iter().filter(|x| x.1 == round).map(|x| x.0).collect();
+            items.sort();
+            assert_eq!(items, [0, 1, 2], "round {round}");
+        }
+        // Rounds are in order; warm-ups use the warm-up size, later rounds a calibrated one.
+        assert!(s.windows(2).all(|w| w[0].1 <= w[1].1));
+        assert!(
+            sink.0
+                .iter()
+                .filter(|x| x.1 == 0)
+                .all(|x| x.2.bytes == WARMUP_BYTES)
+        );
+    }
+
+    #[test]
+    fn the_seed_fixes_the_order_and_rounds_differ() {
+        let items: Vec<usize> = (0..20).collect();
+        assert_eq!(round_order(&items, 1, 1), round_order(&items, 1, 1));
+        assert_ne!(round_order(&items, 1, 1), round_order(&items, 1, 2));
+        assert_ne!(round_order(&items, 1, 1), round_order(&items, 2, 1));
+        let mut sorted = round_order(&items, 1, 1);
+        sorted.sort();
+        assert_eq!(sorted, items);
+    }
+
+    #[test]
+    fn calibration_targets_the_sample_time() {
+        // 100 MB/s for 250 ms after an equal ramp: 50 MB.
+        let size = calibrate(Some(1e8), Duration::from_millis(250));
+        assert!((size as f64 - 5e7).abs() < 70_000.0, "{size}");
+        assert_eq!(size % (64 << 10), 0);
+        assert_eq!(calibrate(None, Duration::from_secs(1)), WARMUP_BYTES);
+        assert_eq!(calibrate(Some(1.0), Duration::from_millis(250)), MIN_BYTES);
+        assert_eq!(calibrate(Some(1e12), Duration::from_secs(10)), MAX_BYTES);
+        assert_eq!(ramp_bytes(100), 50);
+    }
+
+    #[test]
+    fn resume_skips_finished_slots() {
+        let mut first = VecSink::default();
+        run(
+            &plan(&["a", "b"]),
+            &settings(2),
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut first,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let previous: Vec<_> = first.0[..3].to_vec();
+        let mut second = VecSink::default();
+        run(
+            &plan(&["a", "b"]),
+            &settings(2),
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut second,
+            &previous,
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut all = slots(&first)[..3].to_vec();
+        all.extend(slots(&second));
+        let mut sorted = all.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), all.len(), "a slot was measured twice");
+        assert_eq!(all.len(), 6);
+    }
+
+    #[test]
+    fn refused_suites_are_not_retried_in_later_rounds() {
+        let mut sink = VecSink::default();
+        let mut mock = Mock {
+            refuse: vec!["b".into()],
+        };
+        run(
+            &plan(&["a", "b"]),
+            &settings(3),
+            &mut mock,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(sink.0.iter().filter(|x| x.0 == 1).count(), 1);
+    }
+
+    #[test]
+    fn precision_adds_rounds_until_tight() {
+        let mut sink = VecSink::default();
+        let mut s = settings(2);
+        s.precision = Some(0.5);
+        run(
+            &plan(&["a"]),
+            &s,
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        // The mock's figures are identical, so two counted rounds already give CI 0.
+        assert_eq!(sink.0.len(), 3);
+    }
+
+    #[test]
+    fn budget_stops_early() {
+        let mut sink = VecSink::default();
+        let mut s = settings(3);
+        s.budget = Some(Duration::ZERO);
+        let end = run(
+            &plan(&["a"]),
+            &s,
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((end, sink.0.len()), (End::Budget, 0));
     }
 
     #[test]
@@ -167,38 +555,68 @@ mod tests {
         cancel.cancel(libc::SIGINT);
         let r = run(
             &plan(&["a"]),
-            &settings(),
+            &settings(1),
             &mut Mock::default(),
             &cancel,
+            &mut VecSink::default(),
+            &[],
             &mut |_| {},
         );
         assert!(matches!(r, Err(Abort::Cancelled)));
     }
 
-    struct DeniedTransport;
-    impl Transport for DeniedTransport {
+    struct Failing(FailureKind, u32);
+    impl Transport for Failing {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            self.1 += 1;
             let mut s = Mock::default().measure(req, cancel);
-            s.outcome = Outcome::failed(FailureKind::Auth, "Permission denied (publickey).");
+            s.outcome = Outcome::failed(self.0, format!("failure {}", self.1));
             s
         }
     }
 
     #[test]
     fn authentication_failure_aborts_at_once() {
+        let mut t = Failing(FailureKind::Auth, 0);
         let r = run(
             &plan(&["a", "b", "c"]),
-            &settings(),
-            &mut DeniedTransport,
+            &settings(1),
+            &mut t,
             &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
             &mut |_| {},
         );
-        match r {
-            Err(Abort::Fatal { message, samples }) => {
-                assert_eq!(samples.len(), 1);
-                assert!(message.contains("Permission denied"));
-            }
-            other => panic!("{other:?}"),
-        }
+        assert!(
+            matches!(
+                r,
+                Err(Abort::Fatal {
+                    kind: FailureKind::Auth,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        assert_eq!(t.1, 1);
+    }
+
+    #[test]
+    fn transient_failures_are_retried_then_recorded_and_many_stop_the_run() {
+        let mut sink = VecSink::default();
+        let mut t = Failing(FailureKind::Timeout, 0);
+        let items: Vec<String> = (0..20).map(|i| format!("c{i}")).collect();
+        let names: Vec<&str> = items.iter().map(String::as_str).collect();
+        let r = run(
+            &plan(&names),
+            &settings(1),
+            &mut t,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        );
+        assert!(matches!(r, Err(Abort::TooManyFailures { .. })), "{r:?}");
+        assert_eq!(sink.0.len() as u32, MAX_CONSECUTIVE_FAILURES);
+        assert_eq!(t.1, MAX_CONSECUTIVE_FAILURES * ATTEMPTS);
     }
 }

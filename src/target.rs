@@ -2,12 +2,12 @@
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Where samples are taken: the arguments that make `ssh` reach the server.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     /// What the user asked for, for display and storage.
     pub label: String,

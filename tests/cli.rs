@@ -1,54 +1,183 @@
 //! End-to-end tests of the `sshbench` binary: against the real sandbox sshd, and with the
-//! deterministic mock transport for a snapshot of the run table.
+//! deterministic mock transport for a snapshot of the run table. Every run writes to a
+//! database in a temp dir of its own.
 
 mod common;
 
+use sshbench::store::Store;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn sshbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sshbench"))
 }
 
+/// `sshbench run --db <dir>/db.sqlite ARGS...`
+fn run_with_db(db: &Path, args: &[&str]) -> Output {
+    sshbench()
+        .arg("run")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn db_in(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("db.sqlite")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 #[test]
-fn run_against_the_sandbox_prints_a_table() {
-    let out = sshbench()
-        .args(["run", "--size", "2M", "--mode", "send,receive,connect"])
-        .args([
+fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let out = run_with_db(
+        &db,
+        &[
+            "--mode",
+            "send,receive,connect",
+            "--rounds",
+            "2",
+            "--sample-time",
+            "50ms",
             "--ciphers",
             "aes128-gcm@openssh.com,aes128-ctr",
             "--macs",
             "hmac-sha2-256-etm@openssh.com",
-        ])
-        .args(["--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+            "--kex",
+            "curve25519-sha256",
+            "--hostkeys",
+            "ssh-ed25519",
+        ],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("local sandbox"), "{stderr}");
-    assert!(stderr.contains("5 measurements planned"), "{stderr}");
+    assert!(
+        stderr.contains("5 suites × (2 rounds + warm-up)"),
+        "{stderr}"
+    );
     for want in [
-        "connect (1 suites)",
-        "send (2 suites, 2 MiB",
+        "connect (1 suites",
+        "send (2 suites",
         "receive (2 suites",
         "aes128-gcm@openssh.com",
         "<implicit>",
         "recommended",
+        "Median MB/s",
     ] {
         assert!(stdout.contains(want), "{want:?} missing:\n{stdout}");
     }
-    assert!(!stdout.contains("Not measured"), "{stdout}");
+    assert!(!stdout.contains("failed"), "{stdout}");
+    let store = Store::open(&db).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!((runs[0].status.as_str(), runs[0].samples), ("complete", 15));
+    assert!(runs[0].machine.cores.is_some());
+}
+
+fn wait_for_samples(db: &Path, at_least: i64, deadline: Duration) {
+    let end = Instant::now() + deadline;
+    while Instant::now() < end {
+        if db.exists() {
+            if let Ok(store) = Store::open(db) {
+                if store
+                    .runs()
+                    .ok()
+                    .and_then(|r| r.first().map(|r| r.samples))
+                    .unwrap_or(0)
+                    >= at_least
+                {
+                    return;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("fewer than {at_least} samples stored within {deadline:?}");
+}
+
+const CONNECT_SWEEP: &[&str] = &[
+    "--mode",
+    "connect",
+    "--rounds",
+    "2",
+    "--kex",
+    "curve25519-sha256,ecdh-sha2-nistp256,ecdh-sha2-nistp384,diffie-hellman-group14-sha256",
+    "--hostkeys",
+    "ssh-ed25519,ecdsa-sha2-nistp256,rsa-sha2-256",
+];
+
+#[test]
+fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let mut child = sshbench()
+        .arg("run")
+        .arg("--db")
+        .arg(&db)
+        .args(CONNECT_SWEEP)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_samples(&db, 6, Duration::from_secs(60));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+    let run = &store.runs().unwrap()[0];
+    assert_eq!(run.status, "running", "killed runs look unfinished");
+    let before = store.samples(&[run.id]).unwrap();
+    assert!(before.len() >= 6);
+    let planned = run.plan.len() * 3; // warm-up + 2 rounds
+    assert!(before.len() < planned, "the run finished before the kill");
+    drop(store);
+
+    let out = run_with_db(&db, &["--resume"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("resuming run {}", run.id)),
+        "{}",
+        text(&out.stderr)
+    );
+    let store = Store::open(&db).unwrap();
+    let after = store.samples(&[run.id]).unwrap();
+    assert_eq!(after.len(), planned, "every slot once");
+    // Everything stored before the kill is still there, unchanged.
+    for (a, b) in before.iter().zip(&after) {
+        assert_eq!(
+            (a.item, a.round, a.sample.wall),
+            (b.item, b.round, b.sample.wall)
+        );
+    }
+    assert_eq!(store.runs().unwrap()[0].status, "complete");
+    let again = run_with_db(&db, &["--resume"]);
+    assert!(
+        text(&again.stderr).contains("no interrupted run"),
+        "{}",
+        text(&again.stderr)
+    );
 }
 
 #[test]
 fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
     let tag = format!("SSHBENCH_TEST_TAG=ctrlc-{}", std::process::id());
     let (k, v) = tag.split_once('=').unwrap();
     let mut child = sshbench()
+        .arg("run")
+        .arg("--db")
+        .arg(&db)
         .args([
-            "run",
             "--mode",
             "receive",
             "--size",
@@ -64,18 +193,18 @@ fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut dir = None;
+    let mut dir_line = None;
     let mut line = String::new();
     while stderr.read_line(&mut line).unwrap() > 0 {
         if let Some(d) = line.split("private dir ").nth(1) {
-            dir = Some(d.trim().trim_end_matches(')').to_string());
+            dir_line = Some(d.trim().trim_end_matches(')').to_string());
         }
-        if line.contains("measurements planned") {
+        if line.starts_with("run ") {
             break;
         }
         line.clear();
     }
-    let dir = dir.expect("the sandbox dir is announced");
+    let sandbox_dir = dir_line.expect("the sandbox dir is announced");
     // Let the transfer get going (ssh and the sandbox sshd session are running).
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
@@ -103,37 +232,87 @@ fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
         Vec::<u32>::new(),
         "processes left behind"
     );
-    assert!(!std::path::Path::new(&dir).exists(), "{dir} left behind");
+    assert!(
+        !Path::new(&sandbox_dir).exists(),
+        "{sandbox_dir} left behind"
+    );
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.runs().unwrap()[0].status, "interrupted");
+    assert!(
+        store.samples(&[]).unwrap().is_empty(),
+        "a cancelled sample is not data"
+    );
 }
 
 #[test]
-fn bad_inputs_give_clear_errors() {
+fn bad_inputs_give_clear_errors_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
     for (args, want) in [
-        (vec!["run", "--size", "0"], "at least 1 byte"),
-        (vec!["run", "--size", "8Q"], "unknown unit"),
-        (vec!["run", "-oProxyCommand=evil"], "unexpected argument"),
-        (vec!["run", "--", "-oProxyCommand=evil"], "starts with '-'"),
-        (vec!["run", "host:70000"], "port"),
-        (vec!["run", "--mode", "upload"], "invalid value"),
+        (vec!["--size", "0"], "at least 1 byte"),
+        (vec!["--size", "8Q"], "unknown unit"),
+        (vec!["-oProxyCommand=evil"], "unexpected argument"),
+        (vec!["--", "-oProxyCommand=evil"], "starts with '-'"),
+        (vec!["host:70000"], "port"),
+        (vec!["--mode", "upload"], "invalid value"),
         (
-            vec!["run", "--ciphers", "rot13-cbc", "--mode", "send"],
+            vec!["--ciphers", "rot13-cbc", "--mode", "send"],
             "aes128-ctr",
         ),
-        (vec!["run", "--timeout", "0"], "--timeout"),
+        (vec!["--ciphers=-*", "--mode", "send"], "leaves nothing"),
+        (
+            vec!["--macs", "@/nonexistent/macs.lst"],
+            "/nonexistent/macs.lst",
+        ),
+        (vec!["--timeout", "0"], "--timeout"),
+        (vec!["--rounds", "0"], "--rounds"),
+        (vec!["--precision", "200%"], "percentage"),
+        (vec!["--budget", "soon"], "duration"),
     ] {
-        let out = sshbench().args(&args).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let out = run_with_db(&db, &args);
+        let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{args:?} succeeded");
         assert!(stderr.contains(want), "{args:?}: {want:?} not in {stderr}");
+        assert!(!db.exists(), "{args:?} created the database");
     }
 }
 
 #[test]
-fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
-    // Port 1 on loopback: nothing listens there.
+fn unusable_databases_are_refused_untouched() {
     let out = sshbench()
-        .args([
-            "run",
+        .args(["run", "--db", "/etc/passwd/db.sqlite"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("not a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.pragma_update(None, "user_version", 7).unwrap();
+    }
+    let before = std::fs::read(&db).unwrap();
+    let out = run_with_db(&db, &["--mode", "connect"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("schema version 7, newer"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+#[test]
+fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
+    let dir = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    let out = run_with_db(
+        &db_in(&dir),
+        &[
             "127.0.0.1:1",
             "--mode",
             "connect",
@@ -141,49 +320,120 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
             "curve25519-sha256",
             "--timeout",
             "10",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+        ],
+    );
+    let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("Connection refused"), "{stderr}");
     assert!(stderr.contains("hint:"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read the server's offer"),
+        "{stderr}"
+    );
     // One attempt, not one per suite.
-    assert_eq!(stderr.matches("[1/").count(), 1, "{stderr}");
-    assert!(!stderr.contains("[2/"), "{stderr}");
+    assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
 }
 
 #[test]
-fn run_output_snapshot_with_mock_transport() {
-    let out = sshbench()
-        .args([
-            "run",
+fn run_output_snapshot_with_mock_transport_and_runs_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let out = run_with_db(
+        &db,
+        &[
             "localhost",
             "--mock-transport",
-            "--size",
-            "8M",
+            "--seed",
+            "1",
             "--kex",
             "curve25519-sha256,ecdh-sha2-nistp256",
-        ])
-        .args([
             "--ciphers",
             "aes128-ctr,aes128-gcm@openssh.com",
             "--macs",
             "hmac-sha1,umac-64-etm@openssh.com",
-        ])
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    insta::assert_snapshot!(text(&out.stdout));
+
+    let list = sshbench()
+        .arg("runs")
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let listing = text(&list.stdout);
+    assert!(
+        listing.contains("complete") && listing.contains("localhost"),
+        "{listing}"
+    );
+    let del = sshbench()
+        .args(["runs", "--delete", "1", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(del.status.success(), "{}", text(&del.stderr));
+    let del = sshbench()
+        .args(["runs", "--delete", "1", "--db"])
+        .arg(&db)
         .output()
         .unwrap();
     assert!(
-        out.status.success(),
+        text(&del.stderr).contains("no run 1"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        text(&del.stderr)
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn precision_and_budget_stop_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    // The mock's figures are identical every round: the interval is 0 after 2 rounds.
+    let out = run_with_db(
+        &db,
+        &[
+            "localhost",
+            "--mock-transport",
+            "--mode",
+            "connect",
+            "--kex",
+            "curve25519-sha256",
+            "--rounds",
+            "2",
+            "--precision",
+            "1%",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.samples(&[]).unwrap().len(), 3);
+    // Against the sandbox, one real sample outlasts a 1 ms budget.
+    let out = run_with_db(
+        &db,
+        &[
+            "--budget",
+            "1ms",
+            "--mode",
+            "connect",
+            "--kex",
+            "curve25519-sha256,ecdh-sha2-nistp256",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("time budget reached"),
+        "{}",
+        text(&out.stderr)
+    );
+    let runs = store.runs().unwrap();
+    assert_eq!((runs[1].status.as_str(), runs[1].samples), ("budget", 1));
 }
 
 /// The sandbox also works for an ordinary user (no privilege separation, own keys).
 #[test]
 fn sandbox_runs_as_an_ordinary_user() {
+    let dir = tempfile::tempdir().unwrap();
     let mut cmd;
     if nix::unistd::geteuid().is_root() {
         let user = "sshbench-test";
@@ -195,6 +445,7 @@ fn sandbox_runs_as_an_ordinary_user() {
             assert!(st.success(), "useradd {user}");
         }
         let u = nix::unistd::User::from_name(user).unwrap().unwrap();
+        std::os::unix::fs::chown(dir.path(), Some(u.uid.as_raw()), Some(u.gid.as_raw())).unwrap();
         cmd = Command::new("setpriv");
         cmd.args([
             "--reuid",
@@ -212,10 +463,14 @@ fn sandbox_runs_as_an_ordinary_user() {
         cmd = sshbench();
     }
     let out = cmd
+        .arg("run")
+        .arg("--db")
+        .arg(db_in(&dir))
         .args([
-            "run",
-            "--size",
-            "1M",
+            "--rounds",
+            "1",
+            "--sample-time",
+            "20ms",
             "--mode",
             "send,connect",
             "--ciphers",
@@ -224,9 +479,8 @@ fn sandbox_runs_as_an_ordinary_user() {
         .args(["--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519"])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
-    assert!(!stdout.contains("Not measured"), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("failed"), "{stdout}\n{stderr}");
     assert!(stdout.contains("aes128-gcm@openssh.com"), "{stdout}");
 }

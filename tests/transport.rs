@@ -27,6 +27,7 @@ fn req(mode: Mode, s: Suite, bytes: u64) -> SampleRequest {
         suite: s,
         mode,
         bytes,
+        ramp: bytes / 2,
         timeout: Duration::from_secs(60),
     }
 }
@@ -77,6 +78,16 @@ fn every_mode_succeeds_and_verifies_what_was_negotiated() {
                 "{transfer:?} vs {:?}",
                 s.wall
             );
+            // The throughput window is the steady part after the ramp-up half.
+            let w = s.window.expect("a steady-state window");
+            assert!(w.time < transfer, "{w:?} vs {transfer:?}");
+            match mode {
+                Mode::Send => {
+                    assert_eq!(w.bytes, size - size / 2);
+                    assert!(s.rtt.unwrap() < w.time, "{:?}", s.rtt);
+                }
+                _ => assert!(w.bytes <= size - size / 2 && w.bytes > size / 4, "{w:?}"),
+            }
             assert!(
                 s.throughput().unwrap() > 1e6,
                 "{mode} {cipher} under 1 MB/s"

@@ -30,6 +30,11 @@ impl CpuTimes {
     }
 }
 
+/// Serialize a duration as fractional seconds.
+pub fn serialize_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 /// Serialize durations as fractional seconds for JSON consumers.
 mod secs {
     use serde::Serializer;

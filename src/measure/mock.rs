@@ -35,6 +35,8 @@ impl Transport for Mock {
             wall: Duration::from_micros(50_000 + total),
             transfer: None,
             bytes: 0,
+            window: None,
+            rtt: None,
             client_cpu: Some(CpuTimes {
                 user: Duration::from_micros(total / 2),
                 system: Duration::from_micros(total / 4),
@@ -80,6 +82,7 @@ mod tests {
             },
             mode: Mode::Send,
             bytes: 8 << 20,
+            ramp: 0,
             timeout: Duration::from_secs(1),
         };
         let a = Mock::default().measure(&req, &Cancel::new());
@@ -100,6 +103,7 @@ mod tests {
             },
             mode: Mode::Connect,
             bytes: 0,
+            ramp: 0,
             timeout: Duration::from_secs(1),
         };
         assert_eq!(

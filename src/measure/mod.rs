@@ -24,6 +24,9 @@ pub struct SampleRequest {
     pub mode: Mode,
     /// Bytes to move for `send`/`receive`; ignored by `connect`.
     pub bytes: u64,
+    /// The first bytes of a transfer, during which the connection ramps up to speed;
+    /// they are moved and verified but not part of the throughput window.
+    pub ramp: u64,
     /// Hard limit for the whole sample; the ssh process group is killed after it.
     pub timeout: Duration,
 }
@@ -55,6 +58,24 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// The inverse of [`FailureKind::as_str`]; unknown text is `Other`.
+    pub fn parse(s: &str) -> FailureKind {
+        [
+            FailureKind::Auth,
+            FailureKind::HostKey,
+            FailureKind::Network,
+            FailureKind::Timeout,
+            FailureKind::ByteCount,
+            FailureKind::Mismatch,
+            FailureKind::Client,
+            FailureKind::Remote,
+            FailureKind::Cancelled,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+        .unwrap_or(FailureKind::Other)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FailureKind::Auth => "auth",
@@ -129,17 +150,36 @@ pub struct Sample {
     pub transfer: Option<Duration>,
     /// Bytes verified at the receiving end.
     pub bytes: u64,
+    /// The steady-state part of the transfer the throughput is computed from.
+    pub window: Option<Window>,
+    /// Send only: one round trip through the session, measured before the transfer.
+    pub rtt: Option<Duration>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output).
     pub negotiated: Option<Negotiated>,
 }
 
+/// Bytes moved in a measured interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Window {
+    pub bytes: u64,
+    #[serde(serialize_with = "cpu::serialize_secs")]
+    pub time: Duration,
+}
+
 impl Sample {
-    /// Throughput in bytes per second over the transfer time, when there is one.
+    /// Throughput in bytes per second: over the steady-state window when there is one,
+    /// else over the whole transfer.
     pub fn throughput(&self) -> Option<f64> {
-        let t = self.transfer?.as_secs_f64();
-        (self.outcome.is_success() && t > 0.0).then(|| self.bytes as f64 / t)
+        if !self.outcome.is_success() {
+            return None;
+        }
+        let (bytes, t) = match self.window {
+            Some(w) => (w.bytes, w.time.as_secs_f64()),
+            None => (self.bytes, self.transfer?.as_secs_f64()),
+        };
+        (t > 0.0).then(|| bytes as f64 / t)
     }
 }
 

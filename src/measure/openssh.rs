@@ -8,7 +8,7 @@
 
 use super::payload::Payload;
 use super::sshlog;
-use super::{FailureKind, Outcome, Sample, SampleRequest, Transport};
+use super::{FailureKind, Outcome, Sample, SampleRequest, Transport, Window};
 use crate::cancel::Cancel;
 use crate::proc::{self, Exit};
 use crate::remote;
@@ -83,7 +83,7 @@ impl OpenSsh {
         args.push(self.target.destination.clone());
         args.push(match req.mode {
             Mode::Connect => remote::connect_command(),
-            Mode::Send => remote::send_command(),
+            Mode::Send => remote::send_command(req.ramp),
             Mode::Receive => remote::receive_command(req.bytes),
         });
         args
@@ -94,12 +94,36 @@ impl OpenSsh {
 #[derive(Debug, Default)]
 struct StdoutReport {
     ready_at: Option<Instant>,
+    /// Send: when the PONG line arrived.
+    pong_at: Option<Instant>,
+    /// Send: when the MARK line arrived. Receive: when `ramp` bytes had arrived.
+    mark_at: Option<Instant>,
+    /// Receive: bytes received when `mark_at` was taken.
+    mark_bytes: u64,
     /// Send: when the count line arrived. Receive: when the last expected byte arrived.
     end_at: Option<Instant>,
     /// Send: the count line. Receive: unused.
     count_line: Option<String>,
     /// Receive: bytes after the ready line.
     received: u64,
+    error: Option<String>,
+}
+
+/// Steps the stdout reader tells the stdin writer to take (send mode).
+#[derive(Debug)]
+enum Go {
+    /// Write the ping line.
+    Ping,
+    /// Write the ramp-up bytes.
+    Ramp,
+    /// Write the rest and close stdin.
+    Rest,
+}
+
+/// What the stdin writer did.
+#[derive(Debug, Default)]
+struct WriterReport {
+    ping_at: Option<Instant>,
     error: Option<String>,
 }
 
@@ -113,6 +137,8 @@ impl Transport for OpenSsh {
             wall: Duration::ZERO,
             transfer: None,
             bytes: 0,
+            window: None,
+            rtt: None,
             client_cpu: None,
             negotiated: None,
         };
@@ -141,7 +167,7 @@ impl Transport for OpenSsh {
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
         let stderr = read_stderr(&mut child);
-        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (go_tx, go_rx) = mpsc::channel::<Go>();
         let stdout = read_stdout(&mut child, req, go_tx);
         let writer = feed_stdin(&mut child, req, &self.payload, go_rx);
 
@@ -171,25 +197,48 @@ impl Transport for OpenSsh {
         let grace = Duration::from_secs(2);
         let lines = stderr.recv_timeout(grace).unwrap_or_default();
         let out = stdout.recv_timeout(grace).unwrap_or_default();
-        let write_error = writer.and_then(|w| w.recv_timeout(grace).ok()).flatten();
+        let written = writer
+            .and_then(|w| w.recv_timeout(grace).ok())
+            .unwrap_or_default();
+        let write_error = written.error.clone();
 
         sample.wall = exit.at - start;
         sample.client_cpu = Some(exit.cpu);
         sample.negotiated = sshlog::negotiated(&lines);
         sample.outcome = judge(req, &exit, killed, &lines, &out, write_error, &sample);
-        if sample.outcome.is_success() {
-            if req.mode.is_transfer() {
-                sample.bytes = req.bytes;
-                sample.transfer = match (out.ready_at, out.end_at) {
-                    (Some(r), Some(e)) => Some(e - r),
-                    _ => None,
-                };
-            }
-        } else if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
+        if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
             sample.transfer = Some(e - r);
+        }
+        if sample.outcome.is_success() && req.mode.is_transfer() {
+            sample.bytes = req.bytes;
+            if let (Some(ping), Some(pong)) = (written.ping_at, out.pong_at) {
+                sample.rtt = Some(pong.saturating_duration_since(ping));
+            }
+            sample.window = steady_window(req, &out, sample.rtt);
         }
         sample
     }
+}
+
+/// The steady-state window: from the mark (ramp bytes done) to the end. For send, both
+/// instants are seen at the client after a trip back from the server, which cancels,
+/// except that the first bytes after the mark still had to travel out: one round trip
+/// is taken off. A window that would be mostly round trip is not trusted.
+fn steady_window(req: &SampleRequest, out: &StdoutReport, rtt: Option<Duration>) -> Option<Window> {
+    let (mark, end) = (out.mark_at?, out.end_at?);
+    let mut time = end.checked_duration_since(mark)?;
+    let bytes = match req.mode {
+        Mode::Send => {
+            let rtt = rtt?;
+            if rtt * 2 > time {
+                return None;
+            }
+            time -= rtt;
+            req.bytes - req.ramp
+        }
+        _ => req.bytes - out.mark_bytes,
+    };
+    (bytes > 0 && !time.is_zero()).then_some(Window { bytes, time })
 }
 
 /// Decide the outcome from everything observed.
@@ -275,8 +324,9 @@ fn judge(
         return Outcome::failed(FailureKind::Network, format!("writing to ssh: {e}"));
     }
     let counted = match req.mode {
+        // The ramp bytes were swallowed (exactly, see remote::send_command) before wc.
         Mode::Send => match out.count_line.as_deref().map(|l| l.trim().parse::<u64>()) {
-            Some(Ok(n)) => n,
+            Some(Ok(n)) => n + req.ramp,
             Some(Err(_)) => {
                 return Outcome::failed(
                     FailureKind::Remote,
@@ -325,12 +375,13 @@ fn read_stderr(child: &mut Child) -> mpsc::Receiver<Vec<String>> {
 fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
-    go: mpsc::Sender<()>,
+    go: mpsc::Sender<Go>,
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
     let mode = req.mode;
     let expected = req.bytes;
+    let ramp = req.ramp;
     std::thread::spawn(move || {
         let mut r = BufReader::with_capacity(256 * 1024, stdout);
         let mut report = StdoutReport::default();
@@ -344,7 +395,6 @@ fn read_stdout(
             match proc::read_bounded_line(&mut r, MAX_LINE) {
                 Ok(Some(line)) if line == remote::READY => {
                     report.ready_at = Some(Instant::now());
-                    let _ = go.send(());
                     break;
                 }
                 Ok(Some(line)) => {
@@ -362,12 +412,7 @@ fn read_stdout(
         }
         if report.ready_at.is_some() {
             match mode {
-                Mode::Send => {
-                    if let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
-                        report.end_at = Some(Instant::now());
-                        report.count_line = Some(line);
-                    }
-                }
+                Mode::Send => follow_send(&mut r, &go, &mut report),
                 _ => {
                     let mut buf = vec![0u8; 256 * 1024];
                     loop {
@@ -375,8 +420,13 @@ fn read_stdout(
                             Ok(0) | Err(_) => break,
                             Ok(n) => {
                                 report.received += n as u64;
+                                let now = Instant::now();
+                                if report.mark_at.is_none() && report.received >= ramp {
+                                    report.mark_at = Some(now);
+                                    report.mark_bytes = report.received;
+                                }
                                 if report.received >= expected && report.end_at.is_none() {
-                                    report.end_at = Some(Instant::now());
+                                    report.end_at = Some(now);
                                 }
                             }
                         }
@@ -394,25 +444,70 @@ fn read_stdout(
     rx
 }
 
-/// Feed stdin: for `send`, the payload once the remote side is ready; for `receive`,
-/// the payload block up front. Closing stdin afterwards signals EOF to the remote side.
+/// The send protocol after READY: ping/PONG, ramp bytes/MARK, rest/count. Each step
+/// waits for the remote side's line before telling the writer to go on.
+fn follow_send(r: &mut impl std::io::BufRead, go: &mpsc::Sender<Go>, report: &mut StdoutReport) {
+    let _ = go.send(Go::Ping);
+    let mut expect = |want: &str, report: &mut StdoutReport| -> Option<Instant> {
+        match proc::read_bounded_line(r, MAX_LINE) {
+            Ok(Some(line)) if line == want => Some(Instant::now()),
+            Ok(Some(line)) => {
+                report.error = Some(format!("expected {want} from the server, got {line:?}"));
+                None
+            }
+            _ => None,
+        }
+    };
+    let Some(pong) = expect(remote::PONG, report) else {
+        return;
+    };
+    report.pong_at = Some(pong);
+    let _ = go.send(Go::Ramp);
+    let Some(mark) = expect(remote::MARK, report) else {
+        return;
+    };
+    report.mark_at = Some(mark);
+    let _ = go.send(Go::Rest);
+    if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
+        report.end_at = Some(Instant::now());
+        report.count_line = Some(line);
+    }
+}
+
+/// Feed stdin: for `send`, each step of the protocol when the reader says so; for
+/// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
 fn feed_stdin(
     child: &mut Child,
     req: &SampleRequest,
     payload: &Payload,
-    go: mpsc::Receiver<()>,
-) -> Option<mpsc::Receiver<Option<String>>> {
+    go: mpsc::Receiver<Go>,
+) -> Option<mpsc::Receiver<WriterReport>> {
     let mut stdin = child.stdin.take()?;
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
-    let bytes = req.bytes;
+    let (bytes, ramp) = (req.bytes, req.ramp.min(req.bytes));
     let payload = payload.clone();
     std::thread::spawn(move || {
+        let mut report = WriterReport::default();
         let result = match mode {
-            Mode::Send => match go.recv() {
-                Ok(()) => payload.write_repeated(&mut stdin, bytes),
-                Err(_) => Ok(()), // never became ready; the reader reports why
-            },
+            Mode::Send => (|| {
+                // A closed channel means the reader gave up; it reports why.
+                while let Ok(step) = go.recv() {
+                    match step {
+                        Go::Ping => {
+                            report.ping_at = Some(Instant::now());
+                            stdin.write_all(b"ping\n")?;
+                            stdin.flush()?;
+                        }
+                        Go::Ramp => payload.write_repeated(&mut stdin, ramp, 0)?,
+                        Go::Rest => {
+                            payload.write_repeated(&mut stdin, bytes - ramp, ramp)?;
+                            break;
+                        }
+                    }
+                }
+                Ok(())
+            })(),
             Mode::Receive => {
                 let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
                 stdin.write_all(block).and_then(|()| stdin.flush())
@@ -420,7 +515,8 @@ fn feed_stdin(
             Mode::Connect => Ok(()),
         };
         drop(stdin);
-        let _ = tx.send(result.err().map(|e| e.to_string()));
+        report.error = result.err().map(|e: std::io::Error| e.to_string());
+        let _ = tx.send(report);
     });
     Some(rx)
 }
@@ -448,6 +544,7 @@ mod tests {
             },
             mode: Mode::Send,
             bytes: 10,
+            ramp: 5,
             timeout: Duration::from_secs(60),
         };
         let args = transport().args(&req).join(" ");

@@ -23,13 +23,22 @@ impl Payload {
         &self.block
     }
 
-    /// Write exactly `total` bytes of the repeated block to `out`.
-    pub fn write_repeated(&self, out: &mut impl std::io::Write, total: u64) -> std::io::Result<()> {
+    /// Write exactly `total` bytes of the endlessly repeated block to `out`, starting
+    /// at stream offset `offset` (so consecutive calls continue the same stream).
+    pub fn write_repeated(
+        &self,
+        out: &mut impl std::io::Write,
+        total: u64,
+        offset: u64,
+    ) -> std::io::Result<()> {
+        let len = self.block.len() as u64;
+        let mut pos = offset % len;
         let mut left = total;
         while left > 0 {
-            let n = left.min(self.block.len() as u64) as usize;
-            out.write_all(&self.block[..n])?;
-            left -= n as u64;
+            let n = left.min(len - pos);
+            out.write_all(&self.block[pos as usize..(pos + n) as usize])?;
+            left -= n;
+            pos = (pos + n) % len;
         }
         out.flush()
     }
@@ -57,11 +66,17 @@ mod tests {
         let p = Payload::random(10, 1);
         for total in [0u64, 3, 10, 25] {
             let mut out = Vec::new();
-            p.write_repeated(&mut out, total).unwrap();
+            p.write_repeated(&mut out, total, 0).unwrap();
             assert_eq!(out.len() as u64, total);
             if total == 25 {
                 assert_eq!(&out[20..25], &p.block()[..5]);
             }
         }
+        // Two calls continue one stream.
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        p.write_repeated(&mut a, 23, 0).unwrap();
+        p.write_repeated(&mut b, 7, 0).unwrap();
+        p.write_repeated(&mut b, 16, 7).unwrap();
+        assert_eq!(a, b);
     }
 }

@@ -1,6 +1,6 @@
-//! Terminal tables of a run's samples, one per mode, fastest first.
+//! Terminal tables of aggregated results, one per mode, best first.
 
-use crate::measure::Sample;
+use crate::analysis::SuiteStats;
 use crate::offer::catalogue::{self, Grade};
 use crate::suite::{AlgoKind, Mode, Suite};
 use comfy_table::{Cell, CellAlignment, Table, presets};
@@ -35,29 +35,40 @@ fn right(s: String) -> Cell {
     Cell::new(s).set_alignment(CellAlignment::Right)
 }
 
-fn cpu(sample: &Sample) -> String {
-    sample
-        .client_cpu
-        .map(|c| format!("{:.3}", c.total().as_secs_f64()))
-        .unwrap_or_else(|| "-".into())
+fn result(s: &SuiteStats) -> String {
+    match (s.refused, s.failed) {
+        (true, _) => "refused".into(),
+        (false, 0) => "ok".into(),
+        (false, n) => format!("{n} failed"),
+    }
 }
 
-/// Render one table per mode present, then a list of samples that did not succeed.
-pub fn render(samples: &[Sample]) -> String {
+fn scaled(v: Option<f64>, scale: f64, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{:.*}", digits, x * scale))
+}
+
+/// Render one table per mode present, then the suites that could not be measured.
+pub fn render(stats: &[SuiteStats]) -> String {
     let mut out = String::new();
     for mode in Mode::ALL {
-        let mut rows: Vec<&Sample> = samples.iter().filter(|s| s.mode == mode).collect();
+        let mut rows: Vec<&SuiteStats> = stats.iter().filter(|s| s.mode == mode).collect();
         if rows.is_empty() {
             continue;
         }
-        let ok = |s: &Sample| s.outcome.is_success();
+        let median = |s: &SuiteStats| s.figure.map(|f| f.median);
         if mode == Mode::Connect {
-            rows.sort_by(|a, b| ok(b).cmp(&ok(a)).then(a.wall.cmp(&b.wall)));
+            rows.sort_by(|a, b| {
+                median(a)
+                    .unwrap_or(f64::INFINITY)
+                    .total_cmp(&median(b).unwrap_or(f64::INFINITY))
+            });
             let mut t = new_table(&[
                 "KEX",
                 "Host key",
-                "Time (ms)",
-                "Client CPU (s)",
+                "Median (ms)",
+                "±95% (ms)",
+                "n",
+                "Client CPU (ms)",
                 "Grade",
                 "Result",
             ]);
@@ -65,27 +76,32 @@ pub fn render(samples: &[Sample]) -> String {
                 t.add_row(vec![
                     Cell::new(s.suite.kex.as_deref().unwrap_or("(default)")),
                     Cell::new(s.suite.hostkey.as_deref().unwrap_or("(default)")),
-                    right(if ok(s) {
-                        format!("{:.1}", s.wall.as_secs_f64() * 1e3)
-                    } else {
-                        "-".into()
-                    }),
-                    right(cpu(s)),
+                    right(scaled(median(s), 1e3, 1)),
+                    right(scaled(s.figure.and_then(|f| f.ci95), 1e3, 1)),
+                    right(s.ok.to_string()),
+                    right(scaled(s.client_cpu.map(|c| c.median), 1e3, 1)),
                     Cell::new(suite_grade(&s.suite)),
-                    Cell::new(s.outcome.label()),
+                    Cell::new(result(s)),
                 ]);
             }
-            out.push_str(&format!("connect ({} suites)\n{t}\n\n", rows.len()));
+            out.push_str(&format!(
+                "connect ({} suites; time from ssh start to exit)\n{t}\n\n",
+                rows.len()
+            ));
         } else {
-            let rate = |s: &Sample| s.throughput().unwrap_or(0.0);
-            rows.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
+            rows.sort_by(|a, b| {
+                median(b)
+                    .unwrap_or(0.0)
+                    .total_cmp(&median(a).unwrap_or(0.0))
+            });
             let mut t = new_table(&[
                 "Cipher",
                 "MAC",
-                "MB/s",
-                "Transfer (s)",
-                "Wall (s)",
-                "Client CPU (s)",
+                "Median MB/s",
+                "±95%",
+                "n",
+                "Size",
+                "Client CPU (s/GB)",
                 "Grade",
                 "Result",
             ]);
@@ -93,39 +109,35 @@ pub fn render(samples: &[Sample]) -> String {
                 t.add_row(vec![
                     Cell::new(s.suite.cipher.as_deref().unwrap_or("(default)")),
                     Cell::new(s.suite.mac.as_deref().unwrap_or("<implicit>")),
-                    right(
-                        s.throughput()
-                            .map_or("-".into(), |r| format!("{:.1}", r / 1e6)),
-                    ),
-                    right(
-                        s.transfer
-                            .filter(|_| ok(s))
-                            .map_or("-".into(), |d| format!("{:.3}", d.as_secs_f64())),
-                    ),
-                    right(format!("{:.3}", s.wall.as_secs_f64())),
-                    right(cpu(s)),
+                    right(scaled(median(s), 1e-6, 1)),
+                    right(scaled(s.figure.and_then(|f| f.ci95), 1e-6, 1)),
+                    right(s.ok.to_string()),
+                    right(if s.bytes > 0 {
+                        human_bytes(s.bytes)
+                    } else {
+                        "-".into()
+                    }),
+                    right(scaled(s.client_cpu.map(|c| c.median), 1.0, 2)),
                     Cell::new(suite_grade(&s.suite)),
-                    Cell::new(s.outcome.label()),
+                    Cell::new(result(s)),
                 ]);
             }
-            let bytes = rows.iter().map(|s| s.bytes).max().unwrap_or(0);
             out.push_str(&format!(
-                "{mode} ({} suites, {} per sample, handshake excluded; MB = 10^6 bytes)\n{t}\n\n",
-                rows.len(),
-                human_bytes(bytes)
+                "{mode} ({} suites; handshake excluded; MB = 10^6 bytes; ±95% = Student-t interval of the mean)\n{t}\n\n",
+                rows.len()
             ));
         }
     }
-    let problems: Vec<&Sample> = samples.iter().filter(|s| !s.outcome.is_success()).collect();
+    let problems: Vec<&SuiteStats> = stats.iter().filter(|s| s.refused || s.failed > 0).collect();
     if !problems.is_empty() {
-        out.push_str("Not measured:\n");
+        out.push_str("Not measured or failed:\n");
         for s in problems {
             out.push_str(&format!(
                 "  {} {}: {} - {}\n",
                 s.mode,
                 s.suite.label(),
-                s.outcome.label(),
-                s.outcome.message().unwrap_or("")
+                result(s),
+                s.last_error.as_deref().unwrap_or("")
             ));
         }
     }

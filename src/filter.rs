@@ -1,0 +1,208 @@
+//! Algorithm filters with `ssh_config` syntax: `a,b` (only these), `+a,b` (append),
+//! `-pat` (remove), `^a,b` (move to the front), `*`/`?` wildcards, and `@FILE` lists
+//! (one name per line, `#` comments), like the `kex.lst`/`ciphers.lst` files of classic
+//! benchmark scripts.
+//!
+//! The base list a filter applies to is every name the client supports: sshbench
+//! measures everything by default, so `-` and `^` are the useful prefixes.
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A parsed filter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "names", rename_all = "lowercase")]
+pub enum FilterSpec {
+    Only(Vec<String>),
+    Append(Vec<String>),
+    Remove(Vec<String>),
+    Front(Vec<String>),
+}
+
+/// Parse a filter argument; `@FILE` is read here (the only I/O in this module).
+pub fn parse(text: &str) -> Result<FilterSpec> {
+    let text = text.trim();
+    let body = match text.strip_prefix('@') {
+        Some(path) => read_list_file(Path::new(path))?,
+        None => text.to_string(),
+    };
+    let (op, rest): (fn(Vec<String>) -> FilterSpec, &str) = match body.chars().next() {
+        Some('+') => (FilterSpec::Append, &body[1..]),
+        Some('-') => (FilterSpec::Remove, &body[1..]),
+        Some('^') => (FilterSpec::Front, &body[1..]),
+        _ => (FilterSpec::Only, &body[..]),
+    };
+    let names: Vec<String> = rest
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if names.is_empty() {
+        bail!("the filter {text:?} names no algorithm");
+    }
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.chars().any(|c| c.is_whitespace() || c.is_control()))
+    {
+        bail!("{bad:?} is not an algorithm name");
+    }
+    Ok(op(names))
+}
+
+/// A list file: one name per line (or comma-separated), `#` starts a comment.
+fn read_list_file(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the algorithm list {}", path.display()))?;
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    if names.is_empty() {
+        bail!("the algorithm list {} is empty", path.display());
+    }
+    Ok(names.join(","))
+}
+
+/// `ssh_config` pattern matching: `*` any run, `?` one character.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
+            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    go(pattern.as_bytes(), name.as_bytes())
+}
+
+fn expand<'a>(patterns: &[String], base: &'a [String], what: &str) -> Result<Vec<&'a String>> {
+    let mut out: Vec<&String> = Vec::new();
+    for p in patterns {
+        let hits: Vec<&String> = base.iter().filter(|n| matches(p, n)).collect();
+        if hits.is_empty() {
+            bail!(
+                "unknown {what} {p:?}: this ssh client supports {}",
+                base.join(", ")
+            );
+        }
+        for h in hits {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Apply a filter to the client's list of one kind (`what` names the kind in errors).
+pub fn apply(spec: &FilterSpec, base: &[String], what: &str) -> Result<Vec<String>> {
+    let out: Vec<String> = match spec {
+        FilterSpec::Only(p) => expand(p, base, what)?.into_iter().cloned().collect(),
+        FilterSpec::Append(p) => {
+            expand(p, base, what)?;
+            base.to_vec()
+        }
+        FilterSpec::Remove(p) => {
+            expand(p, base, what)?;
+            base.iter()
+                .filter(|n| !p.iter().any(|pat| matches(pat, n)))
+                .cloned()
+                .collect()
+        }
+        FilterSpec::Front(p) => {
+            let front = expand(p, base, what)?;
+            let mut v: Vec<String> = front.iter().map(|s| s.to_string()).collect();
+            v.extend(base.iter().filter(|n| !front.contains(n)).cloned());
+            v
+        }
+    };
+    if out.is_empty() {
+        bail!("the {what} filter leaves nothing to measure");
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Vec<String> {
+        s.split(',').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn wildcards() {
+        assert!(matches("aes*-ctr", "aes128-ctr"));
+        assert!(matches("*-etm@openssh.com", "hmac-sha1-etm@openssh.com"));
+        assert!(matches("aes1?8-gcm*", "aes128-gcm@openssh.com"));
+        assert!(!matches("aes*-ctr", "aes128-cbc"));
+        assert!(matches("*", ""));
+    }
+
+    #[test]
+    fn prefixes() {
+        let base = v("a1,a2,b1,c1");
+        assert_eq!(
+            apply(&parse("b1,a*").unwrap(), &base, "cipher").unwrap(),
+            v("b1,a1,a2")
+        );
+        assert_eq!(
+            apply(&parse("-a*").unwrap(), &base, "cipher").unwrap(),
+            v("b1,c1")
+        );
+        assert_eq!(
+            apply(&parse("^c1").unwrap(), &base, "cipher").unwrap(),
+            v("c1,a1,a2,b1")
+        );
+        assert_eq!(
+            apply(&parse("+b1").unwrap(), &base, "cipher").unwrap(),
+            base
+        );
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let base = v("a1,a2");
+        let e = apply(&parse("zz").unwrap(), &base, "cipher")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown cipher \"zz\"") && e.contains("a1, a2"),
+            "{e}"
+        );
+        let e = apply(&parse("-a*").unwrap(), &base, "MAC")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("leaves nothing"), "{e}");
+        assert!(parse(" , ").is_err());
+        assert!(parse("a b").is_err());
+        assert!(
+            parse("@/nonexistent/list")
+                .unwrap_err()
+                .to_string()
+                .contains("/nonexistent/list")
+        );
+    }
+
+    #[test]
+    fn list_files_like_the_classic_scripts() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("ciphers.lst");
+        std::fs::write(
+            &f,
+            "# fast ones\naes128-ctr\n\naes128-gcm@openssh.com  # AEAD\n",
+        )
+        .unwrap();
+        assert_eq!(
+            parse(&format!("@{}", f.display())).unwrap(),
+            FilterSpec::Only(v("aes128-ctr,aes128-gcm@openssh.com"))
+        );
+        std::fs::write(&f, "# nothing\n").unwrap();
+        assert!(parse(&format!("@{}", f.display())).is_err());
+    }
+}

@@ -1,0 +1,580 @@
+//! SQLite storage of runs and raw samples (bundled SQLite, one file).
+//!
+//! Every sample is committed as soon as it is measured (WAL journal), so a run stopped
+//! by Ctrl-C, a crash or `kill -9` keeps every finished sample and can be resumed. The
+//! schema version lives in `PRAGMA user_version`; [`MIGRATIONS`] upgrade older files and
+//! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
+//! tables for people who query them directly.
+
+use crate::machine::Machine;
+use crate::measure::{CpuTimes, FailureKind, Outcome, Sample, Window};
+use crate::plan::PlanItem;
+use crate::suite::{Mode, Negotiated, Suite};
+use anyhow::{Context, Result, anyhow, bail};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE runs (
+    id               INTEGER PRIMARY KEY,
+    started_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    finished_at      TEXT,
+    status           TEXT NOT NULL,      -- running | complete | interrupted | failed | budget
+    destination      TEXT NOT NULL,      -- as given, or 'local sandbox'
+    target_json      TEXT NOT NULL,      -- ssh options and destination argument
+    resolved_host    TEXT,
+    resolved_port    INTEGER,
+    resolved_user    TEXT,
+    client_version   TEXT NOT NULL,
+    server_version   TEXT,
+    machine_json     TEXT NOT NULL,      -- client CPU model, cores, AES/SHA, OS
+    options_json     TEXT NOT NULL,      -- modes, size, rounds, stop rules, filters
+    plan_json        TEXT NOT NULL,      -- the planned (mode, suite) items, in order
+    seed             INTEGER NOT NULL,   -- shuffles every round's order
+    sshbench_version TEXT NOT NULL
+);
+CREATE TABLE samples (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    item            INTEGER NOT NULL,   -- index into the run's plan
+    round           INTEGER NOT NULL,   -- 0 = warm-up (not counted)
+    mode            TEXT NOT NULL,      -- connect | send | receive
+    kex             TEXT,
+    hostkey         TEXT,
+    cipher          TEXT,
+    mac             TEXT,               -- NULL for AEAD ciphers
+    outcome         TEXT NOT NULL,      -- ok | refused | failed
+    failure_kind    TEXT,               -- auth, network, timeout, byte-count, ...
+    error           TEXT,               -- ssh's own message
+    wall_s          REAL NOT NULL,      -- ssh spawn to exit
+    transfer_s      REAL,               -- ready signal to last byte (send/receive)
+    bytes           INTEGER NOT NULL,   -- moved and verified
+    window_bytes    INTEGER,            -- steady-state part the throughput is taken from
+    window_s        REAL,
+    rtt_s           REAL,               -- send: one round trip through the session
+    client_user_s   REAL,
+    client_sys_s    REAL,
+    negotiated_json TEXT,
+    measured_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (run_id, item, round)
+);
+CREATE INDEX samples_by_suite ON samples (mode, cipher, mac, kex, hostkey);
+"#];
+
+/// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
+/// equivalent).
+pub fn default_path() -> Result<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "sshbench")
+        .ok_or_else(|| anyhow!("no home directory to keep the database in; use --db PATH"))?;
+    Ok(dirs.data_dir().join("sshbench.sqlite"))
+}
+
+/// Check that `path` can be used, without creating or changing anything.
+pub fn check(path: &Path) -> Result<()> {
+    if path.exists() {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("opening the database {}", path.display()))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .with_context(|| format!("{} is not an sshbench database", path.display()))?;
+        if version > SCHEMA_VERSION {
+            bail!(
+                "the database {} has schema version {version}, newer than this sshbench \
+                 understands ({SCHEMA_VERSION}); upgrade sshbench or use another --db",
+                path.display()
+            );
+        }
+        if nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_err() {
+            bail!("the database {} is not writable", path.display());
+        }
+        return Ok(());
+    }
+    // The nearest existing ancestor must let us create the rest.
+    let mut dir = path.parent().unwrap_or(Path::new("."));
+    if dir.as_os_str().is_empty() {
+        dir = Path::new(".");
+    }
+    let existing = dir
+        .ancestors()
+        .find(|d| d.exists())
+        .unwrap_or(Path::new("/"));
+    if !existing.is_dir() {
+        bail!(
+            "cannot create the database {}: {} is not a directory",
+            path.display(),
+            existing.display()
+        );
+    }
+    if nix::unistd::access(
+        existing,
+        nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK,
+    )
+    .is_err()
+    {
+        bail!(
+            "cannot create the database {}: {} is not writable",
+            path.display(),
+            existing.display()
+        );
+    }
+    Ok(())
+}
+
+/// A run as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: String,
+    pub destination: String,
+    pub target_json: String,
+    pub client_version: String,
+    pub server_version: Option<String>,
+    pub machine: Machine,
+    pub options_json: String,
+    pub plan: Vec<PlanItem>,
+    pub seed: u64,
+    pub samples: i64,
+}
+
+/// What a new run records.
+pub struct NewRun<'a> {
+    pub destination: &'a str,
+    pub target_json: String,
+    pub resolved: Option<(&'a str, u16, &'a str)>,
+    pub client_version: &'a str,
+    pub server_version: Option<&'a str>,
+    pub machine: &'a Machine,
+    pub options_json: String,
+    pub plan: &'a [PlanItem],
+    pub seed: u64,
+}
+
+/// One stored sample with its place in the run.
+#[derive(Clone, Debug)]
+pub struct StoredSample {
+    pub run_id: i64,
+    pub item: usize,
+    pub round: u32,
+    pub sample: Sample,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Open (creating the file and its directory if needed) and migrate.
+    pub fn open(path: &Path) -> Result<Store> {
+        check(path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening the database {}", path.display()))?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let mut store = Store { conn };
+        store
+            .migrate()
+            .with_context(|| format!("preparing the database {}", path.display()))?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
+        }
+        for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (v + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn create_run(&self, r: &NewRun) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
+                resolved_user, client_version, server_version, machine_json, options_json,
+                plan_json, seed, sshbench_version)
+             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                r.destination,
+                r.target_json,
+                r.resolved.map(|x| x.0),
+                r.resolved.map(|x| x.1),
+                r.resolved.map(|x| x.2),
+                r.client_version,
+                r.server_version,
+                serde_json::to_string(r.machine)?,
+                r.options_json,
+                serde_json::to_string(r.plan)?,
+                r.seed as i64,
+                env!("CARGO_PKG_VERSION"),
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Commit one sample (its own transaction).
+    pub fn add_sample(&self, run_id: i64, item: usize, round: u32, s: &Sample) -> Result<()> {
+        let (outcome, kind) = match &s.outcome {
+            Outcome::Success => ("ok", None),
+            Outcome::Refused { .. } => ("refused", None),
+            Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
+        };
+        self.conn.execute(
+            "INSERT INTO samples (run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
+                failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
+                negotiated_json, window_bytes, window_s, rtt_s)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                     ?18, ?19, ?20)",
+            params![
+                run_id,
+                item as i64,
+                round,
+                s.mode.as_str(),
+                s.suite.kex,
+                s.suite.hostkey,
+                s.suite.cipher,
+                s.suite.mac,
+                outcome,
+                kind,
+                s.outcome.message(),
+                s.wall.as_secs_f64(),
+                s.transfer.map(|d| d.as_secs_f64()),
+                s.bytes as i64,
+                s.client_cpu.map(|c| c.user.as_secs_f64()),
+                s.client_cpu.map(|c| c.system.as_secs_f64()),
+                s.negotiated
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?,
+                s.window.map(|w| w.bytes as i64),
+                s.window.map(|w| w.time.as_secs_f64()),
+                s.rtt.map(|d| d.as_secs_f64()),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
+        let finished = status != "running";
+        self.conn.execute(
+            "UPDATE runs SET status = ?2,
+                finished_at = CASE WHEN ?3 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ELSE NULL END
+             WHERE id = ?1",
+            params![run_id, status, finished],
+        )?;
+        Ok(())
+    }
+
+    fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<(RunRecord, String, String)> {
+        Ok((
+            RunRecord {
+                id: row.get(0)?,
+                started_at: row.get(1)?,
+                finished_at: row.get(2)?,
+                status: row.get(3)?,
+                destination: row.get(4)?,
+                target_json: row.get(5)?,
+                client_version: row.get(6)?,
+                server_version: row.get(7)?,
+                machine: Machine::default(),
+                options_json: row.get(9)?,
+                plan: Vec::new(),
+                seed: row.get::<_, i64>(11)? as u64,
+                samples: row.get(12)?,
+            },
+            row.get(8)?,
+            row.get(10)?,
+        ))
+    }
+
+    const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
+        r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
+        r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id)";
+
+    /// Every run, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {} FROM runs r ORDER BY r.id",
+            Self::RUN_COLUMNS
+        ))?;
+        let rows = stmt.query_map([], Self::run_from_row)?;
+        rows.map(|r| {
+            let (mut run, machine, plan) = r?;
+            run.machine = serde_json::from_str(&machine).unwrap_or_default();
+            run.plan = serde_json::from_str(&plan).context("reading a run's plan")?;
+            Ok(run)
+        })
+        .collect()
+    }
+
+    pub fn run(&self, id: i64) -> Result<Option<RunRecord>> {
+        Ok(self.runs()?.into_iter().find(|r| r.id == id))
+    }
+
+    /// The newest run that did not finish (interrupted, or killed while running).
+    pub fn latest_unfinished(&self) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM runs WHERE status IN ('running', 'interrupted') ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Delete a run and its samples; false when there is no such run.
+    pub fn delete_run(&self, id: i64) -> Result<bool> {
+        Ok(self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? > 0)
+    }
+
+    /// The (item, round) slots a run already holds.
+    pub fn done_slots(&self, run_id: i64) -> Result<HashSet<(usize, u32)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT item, round FROM samples WHERE run_id = ?1")?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, u32>(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Samples of the given runs (all runs when `runs` is empty).
+    pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
+        let mut sql = "SELECT run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
+                failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
+                negotiated_json, window_bytes, window_s, rtt_s FROM samples"
+            .to_string();
+        if !runs.is_empty() {
+            let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
+            sql.push_str(&format!(" WHERE run_id IN ({})", ids.join(",")));
+        }
+        sql.push_str(" ORDER BY id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], |r| {
+            let mode: String = r.get(3)?;
+            let outcome: String = r.get(8)?;
+            let kind: Option<String> = r.get(9)?;
+            let error: Option<String> = r.get(10)?;
+            let user: Option<f64> = r.get(14)?;
+            let sys: Option<f64> = r.get(15)?;
+            let negotiated: Option<String> = r.get(16)?;
+            let message = error.unwrap_or_default();
+            Ok(StoredSample {
+                run_id: r.get(0)?,
+                item: r.get::<_, i64>(1)? as usize,
+                round: r.get(2)?,
+                sample: Sample {
+                    suite: Suite {
+                        kex: r.get(4)?,
+                        hostkey: r.get(5)?,
+                        cipher: r.get(6)?,
+                        mac: r.get(7)?,
+                    },
+                    mode: match mode.as_str() {
+                        "connect" => Mode::Connect,
+                        "send" => Mode::Send,
+                        _ => Mode::Receive,
+                    },
+                    outcome: match outcome.as_str() {
+                        "ok" => Outcome::Success,
+                        "refused" => Outcome::Refused { message },
+                        _ => Outcome::Failed {
+                            kind: kind
+                                .as_deref()
+                                .map_or(FailureKind::Other, FailureKind::parse),
+                            message,
+                        },
+                    },
+                    wall: Duration::from_secs_f64(r.get::<_, f64>(11)?.max(0.0)),
+                    transfer: r
+                        .get::<_, Option<f64>>(12)?
+                        .map(|t| Duration::from_secs_f64(t.max(0.0))),
+                    bytes: r.get::<_, i64>(13)?.max(0) as u64,
+                    window: match (r.get::<_, Option<i64>>(17)?, r.get::<_, Option<f64>>(18)?) {
+                        (Some(b), Some(t)) => Some(Window {
+                            bytes: b.max(0) as u64,
+                            time: Duration::from_secs_f64(t.max(0.0)),
+                        }),
+                        _ => None,
+                    },
+                    rtt: r
+                        .get::<_, Option<f64>>(19)?
+                        .map(|t| Duration::from_secs_f64(t.max(0.0))),
+                    client_cpu: match (user, sys) {
+                        (Some(u), Some(s)) => Some(CpuTimes {
+                            user: Duration::from_secs_f64(u.max(0.0)),
+                            system: Duration::from_secs_f64(s.max(0.0)),
+                        }),
+                        _ => None,
+                    },
+                    negotiated: negotiated
+                        .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok()),
+                },
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// `PRAGMA integrity_check` result ("ok" when healthy).
+    pub fn integrity_check(&self) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(cipher: &str, outcome: Outcome) -> Sample {
+        Sample {
+            suite: Suite {
+                cipher: Some(cipher.into()),
+                ..Suite::default()
+            },
+            mode: Mode::Send,
+            outcome,
+            wall: Duration::from_millis(300),
+            transfer: Some(Duration::from_millis(100)),
+            bytes: 1 << 20,
+            window: Some(Window {
+                bytes: 1 << 19,
+                time: Duration::from_millis(40),
+            }),
+            rtt: Some(Duration::from_micros(150)),
+            client_cpu: Some(CpuTimes {
+                user: Duration::from_millis(50),
+                system: Duration::from_millis(20),
+            }),
+            negotiated: Some(Negotiated {
+                cipher_cs: Some(cipher.into()),
+                ..Negotiated::default()
+            }),
+        }
+    }
+
+    fn new_run<'a>(machine: &'a Machine, plan: &'a [PlanItem]) -> NewRun<'a> {
+        NewRun {
+            destination: "local sandbox",
+            target_json: "{}".into(),
+            resolved: Some(("127.0.0.1", 2222, "root")),
+            client_version: "OpenSSH_9.2p1",
+            server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
+            machine,
+            options_json: "{}".into(),
+            plan,
+            seed: 42,
+        }
+    }
+
+    #[test]
+    fn round_trips_runs_and_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/dir/db.sqlite");
+        let store = Store::open(&path).unwrap();
+        let machine = Machine::default();
+        let plan = vec![PlanItem {
+            mode: Mode::Send,
+            suite: Suite::default(),
+        }];
+        let id = store.create_run(&new_run(&machine, &plan)).unwrap();
+        store
+            .add_sample(id, 0, 0, &sample("aes128-ctr", Outcome::Success))
+            .unwrap();
+        let failed = Outcome::failed(FailureKind::ByteCount, "5 bytes expected, 4 counted");
+        store
+            .add_sample(id, 0, 1, &sample("aes128-ctr", failed.clone()))
+            .unwrap();
+        assert!(
+            store
+                .add_sample(id, 0, 1, &sample("x", Outcome::Success))
+                .is_err(),
+            "slot reused"
+        );
+        let back = store.samples(&[id]).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[0].sample.transfer, Some(Duration::from_millis(100)));
+        assert_eq!(
+            back[0].sample.window,
+            Some(Window {
+                bytes: 1 << 19,
+                time: Duration::from_millis(40)
+            })
+        );
+        assert_eq!(back[0].sample.rtt, Some(Duration::from_micros(150)));
+        assert_eq!(
+            back[0]
+                .sample
+                .negotiated
+                .as_ref()
+                .unwrap()
+                .cipher_cs
+                .as_deref(),
+            Some("aes128-ctr")
+        );
+        assert_eq!(back[1].sample.outcome, failed);
+        assert_eq!(
+            store.done_slots(id).unwrap(),
+            HashSet::from([(0, 0), (0, 1)])
+        );
+        assert_eq!(store.latest_unfinished().unwrap(), Some(id));
+        store.set_status(id, "complete").unwrap();
+        assert_eq!(store.latest_unfinished().unwrap(), None);
+        let runs = store.runs().unwrap();
+        assert_eq!(
+            (runs[0].samples, runs[0].plan.len(), runs[0].seed),
+            (2, 1, 42)
+        );
+        assert!(runs[0].finished_at.is_some());
+        assert!(store.delete_run(id).unwrap());
+        assert!(store.samples(&[id]).unwrap().is_empty(), "samples cascade");
+        assert!(!store.delete_run(id).unwrap());
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn refuses_a_newer_schema_without_touching_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("future.sqlite");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.pragma_update(None, "user_version", 99).unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(err.contains("schema version 99"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn check_reports_unwritable_places_without_creating() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "x").unwrap();
+        assert!(check(&file.join("db.sqlite")).is_err(), "parent is a file");
+        let target = dir.path().join("new/db.sqlite");
+        check(&target).unwrap();
+        assert!(!dir.path().join("new").exists(), "check created something");
+    }
+}
