@@ -17,6 +17,8 @@ pub struct Summary {
     /// Half-width of the 95% Student-t confidence interval of the mean; `None` below
     /// two values.
     pub ci95: Option<f64>,
+    /// Values outside Tukey's fences (1.5 × IQR beyond the quartiles); needs 4 values.
+    pub outliers: usize,
 }
 
 impl Summary {
@@ -52,6 +54,15 @@ pub fn summarize(xs: &[f64]) -> Option<Summary> {
             .inverse_cdf(0.975);
         t * sd / (n as f64).sqrt()
     });
+    let outliers = if n >= 4 {
+        let (q1, q3) = (quantile(&v, 0.25), quantile(&v, 0.75));
+        let iqr = q3 - q1;
+        v.iter()
+            .filter(|&&x| x < q1 - 1.5 * iqr || x > q3 + 1.5 * iqr)
+            .count()
+    } else {
+        0
+    };
     Some(Summary {
         n,
         mean,
@@ -60,7 +71,138 @@ pub fn summarize(xs: &[f64]) -> Option<Summary> {
         max: v[n - 1],
         sd,
         ci95,
+        outliers,
     })
+}
+
+/// Linear-interpolation quantile of sorted values.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// Whether higher figures are better in this mode (throughput) or lower (time).
+pub fn higher_is_better(mode: Mode) -> bool {
+    mode.is_transfer()
+}
+
+/// Two-sided p-value of Welch's t-test for a difference of means; `None` when either
+/// side has fewer than two values or both have no spread.
+pub fn welch_p(a: &Summary, b: &Summary) -> Option<f64> {
+    if a.n < 2 || b.n < 2 {
+        return None;
+    }
+    let (va, vb) = (a.sd * a.sd / a.n as f64, b.sd * b.sd / b.n as f64);
+    let se = (va + vb).sqrt();
+    if se == 0.0 {
+        return (a.mean == b.mean).then_some(1.0).or(Some(0.0));
+    }
+    let t = (a.mean - b.mean) / se;
+    let df = (va + vb).powi(2) / (va * va / (a.n - 1) as f64 + vb * vb / (b.n - 1) as f64);
+    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    Some(2.0 * (1.0 - dist.cdf(t.abs())))
+}
+
+/// A suite's place in its mode's ranking.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    pub stats: SuiteStats,
+    /// 1 = best.
+    pub rank: usize,
+    /// Its 95% interval overlaps the best suite's: not distinguishable from the best.
+    pub tie_with_best: bool,
+}
+
+/// The interval `[mean - ci, mean + ci]` (a point without a CI).
+fn interval(s: &Summary) -> (f64, f64) {
+    let ci = s.ci95.unwrap_or(0.0);
+    (s.mean - ci, s.mean + ci)
+}
+
+/// Rank the measured suites of one mode by mean, best first; unmeasured ones last.
+pub fn rank(stats: &[SuiteStats], mode: Mode) -> Vec<Ranked> {
+    let mut rows: Vec<&SuiteStats> = stats.iter().filter(|s| s.mode == mode).collect();
+    let key = |s: &SuiteStats| match s.figure {
+        Some(f) if higher_is_better(mode) => -f.mean,
+        Some(f) => f.mean,
+        None => f64::INFINITY,
+    };
+    rows.sort_by(|a, b| {
+        key(a)
+            .total_cmp(&key(b))
+            .then_with(|| a.suite.cmp(&b.suite))
+    });
+    let best = rows.first().and_then(|s| s.figure).map(|f| interval(&f));
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let tie = match (best, s.figure) {
+                (Some((lo, hi)), Some(f)) => {
+                    let (a, b) = interval(&f);
+                    a <= hi && b >= lo
+                }
+                _ => false,
+            };
+            Ranked {
+                stats: s.clone(),
+                rank: i + 1,
+                tie_with_best: tie,
+            }
+        })
+        .collect()
+}
+
+/// One algorithm's effect: the figures of the suites that use it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marginal {
+    pub name: String,
+    /// Median over its suites of each suite's mean.
+    pub median: f64,
+    /// Its best suite's mean.
+    pub best: f64,
+    pub suites: usize,
+}
+
+/// The marginal effect of each algorithm of `kind` in `mode`, best first. For MACs only
+/// suites with an explicit MAC count (an AEAD cipher ignores it).
+pub fn marginals(stats: &[SuiteStats], mode: Mode, kind: crate::suite::AlgoKind) -> Vec<Marginal> {
+    use crate::suite::AlgoKind;
+    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    for s in stats.iter().filter(|s| s.mode == mode) {
+        let name = match kind {
+            AlgoKind::Kex => &s.suite.kex,
+            AlgoKind::HostKey => &s.suite.hostkey,
+            AlgoKind::Cipher => &s.suite.cipher,
+            AlgoKind::Mac => &s.suite.mac,
+            AlgoKind::Compression => &None,
+        };
+        let (Some(name), Some(f)) = (name, s.figure) else {
+            continue;
+        };
+        match groups.iter_mut().find(|g| &g.0 == name) {
+            Some(g) => g.1.push(f.mean),
+            None => groups.push((name.clone(), vec![f.mean])),
+        }
+    }
+    let hib = higher_is_better(mode);
+    let mut out: Vec<Marginal> = groups
+        .into_iter()
+        .map(|(name, v)| {
+            let s = summarize(&v).expect("non-empty");
+            Marginal {
+                name,
+                median: s.median,
+                best: if hib { s.max } else { s.min },
+                suites: s.n,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let o = a.median.total_cmp(&b.median);
+        if hib { o.reverse() } else { o }
+    });
+    out
 }
 
 /// Everything known about one suite in one mode.
@@ -95,10 +237,15 @@ pub fn figure(s: &Sample) -> Option<f64> {
 /// Group samples by (mode, suite), in the order suites first appear.
 pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
     let mut groups: Vec<(Mode, &Suite, Vec<&Sample>)> = Vec::new();
+    let mut index: std::collections::HashMap<(Mode, &Suite), usize> =
+        std::collections::HashMap::new();
     for s in samples {
-        match groups.iter_mut().find(|g| g.0 == s.mode && *g.1 == s.suite) {
-            Some(g) => g.2.push(s),
-            None => groups.push((s.mode, &s.suite, vec![s])),
+        match index.get(&(s.mode, &s.suite)) {
+            Some(&i) => groups[i].2.push(s),
+            None => {
+                index.insert((s.mode, &s.suite), groups.len());
+                groups.push((s.mode, &s.suite, vec![s]));
+            }
         }
     }
     groups
@@ -180,6 +327,101 @@ mod tests {
         assert_eq!(summarize(&[]), None);
         assert_eq!(summarize(&[f64::NAN]), None);
         assert_eq!(summarize(&[f64::INFINITY, 1.0]).unwrap().n, 1);
+    }
+}
+
+#[cfg(test)]
+mod ranking_tests {
+    use super::*;
+    use crate::suite::AlgoKind;
+
+    fn stats(cipher: &str, mac: Option<&str>, figures: &[f64]) -> SuiteStats {
+        SuiteStats {
+            mode: Mode::Send,
+            suite: Suite {
+                cipher: Some(cipher.into()),
+                mac: mac.map(str::to_string),
+                ..Suite::default()
+            },
+            ok: figures.len(),
+            failed: 0,
+            refused: false,
+            figure: summarize(figures),
+            client_cpu: None,
+            bytes: 0,
+            last_error: None,
+        }
+    }
+
+    #[test]
+    fn outliers_by_tukey_fences() {
+        assert_eq!(
+            summarize(&[10.0, 10.1, 9.9, 10.0, 30.0]).unwrap().outliers,
+            1
+        );
+        assert_eq!(summarize(&[1.0, 2.0, 3.0]).unwrap().outliers, 0);
+    }
+
+    #[test]
+    fn ties_are_overlapping_intervals_with_the_best() {
+        let all = vec![
+            stats("slow", Some("m"), &[100.0, 101.0, 99.0]),
+            stats("best", None, &[200.0, 210.0, 190.0]),
+            stats("close", None, &[195.0, 205.0, 185.0]),
+        ];
+        let r = rank(&all, Mode::Send);
+        let names: Vec<&str> = r
+            .iter()
+            .map(|x| x.stats.suite.cipher.as_deref().unwrap())
+            .collect();
+        assert_eq!(names, ["best", "close", "slow"]);
+        assert_eq!(
+            r.iter().map(|x| x.tie_with_best).collect::<Vec<_>>(),
+            [true, true, false]
+        );
+        assert_eq!(r[2].rank, 3);
+    }
+
+    #[test]
+    fn connect_ranks_lower_first() {
+        let mut a = stats("a", None, &[0.2, 0.2]);
+        let mut b = stats("b", None, &[0.1, 0.1]);
+        a.mode = Mode::Connect;
+        b.mode = Mode::Connect;
+        let r = rank(&[a, b], Mode::Connect);
+        assert_eq!(r[0].stats.suite.cipher.as_deref(), Some("b"));
+        assert!(!r[1].tie_with_best);
+    }
+
+    #[test]
+    fn marginals_ignore_implicit_macs() {
+        let all = vec![
+            stats("c1", Some("m1"), &[100.0]),
+            stats("c1", Some("m2"), &[300.0]),
+            stats("c2", Some("m1"), &[200.0]),
+            stats("gcm", None, &[900.0]),
+        ];
+        let macs = marginals(&all, Mode::Send, AlgoKind::Mac);
+        assert_eq!(
+            macs.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            ["m2", "m1"]
+        );
+        assert_eq!(
+            (macs[1].median, macs[1].best, macs[1].suites),
+            (150.0, 200.0, 2)
+        );
+        let ciphers = marginals(&all, Mode::Send, AlgoKind::Cipher);
+        assert_eq!(ciphers[0].name, "gcm");
+    }
+
+    #[test]
+    fn welch_separates_clear_differences_only() {
+        let a = summarize(&[100.0, 101.0, 99.0, 100.5]).unwrap();
+        let b = summarize(&[120.0, 121.0, 119.0, 120.5]).unwrap();
+        let c = summarize(&[100.2, 99.1, 101.3, 100.0]).unwrap();
+        assert!(welch_p(&a, &b).unwrap() < 0.001);
+        assert!(welch_p(&a, &c).unwrap() > 0.5);
+        assert_eq!(welch_p(&summarize(&[1.0]).unwrap(), &a), None);
     }
 }
 

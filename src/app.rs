@@ -5,22 +5,30 @@ use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::cancel::Cancel;
-use sshbench::cli::{AlgosArgs, AlgosFormat, RunArgs, RunsArgs};
+use sshbench::cli::{
+    AlgosArgs, AlgosFormat, AllowArg, CompareArgs, FormatArg, GoalArg, ModeArg, RecommendArgs,
+    RunArgs, RunsArgs, Selector, ShowArgs, SortArg, SummaryArgs,
+};
 use sshbench::config::{RunConfig, RunOptions};
 use sshbench::machine;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::{FailureKind, Sample, Transport};
+use sshbench::offer::catalogue::Grade;
 use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, AlgoLists, client};
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, Event, RunSettings, Sink};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::store::{self, NewRun, Store};
+use sshbench::suite::Mode;
 use sshbench::target::{self, Target};
 use sshbench::views::algos::{self as algos_view, AlgosReport};
-use sshbench::views::table;
+use sshbench::views::compare;
+use sshbench::views::export::{self, Document, Format, Style};
+use sshbench::views::recommend::{self, Goal};
+use sshbench::views::report::{self, Scope, ShowOptions, SortKey};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -112,6 +120,7 @@ impl Progress {
                 match &self.bar {
                     Some(b) => {
                         b.set_position(done as u64);
+                        b.set_prefix(describe(sample, false));
                         if self.verbose || retrying {
                             b.println(line);
                         }
@@ -220,16 +229,13 @@ fn connect_server(
         let version = server::probe("127.0.0.1", sb.port(), probe_timeout)
             .ok()
             .map(|o| o.banner);
+        let target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
+        let resolved = target::resolve(ssh, &target)?;
         return Ok(Server {
-            target: Target::sandbox(sb.ssh_config(), sandbox::ALIAS),
+            target,
             offer: Some(sb.offered().clone()),
             version,
-            resolved: Some(target::Resolved {
-                hostname: "127.0.0.1".into(),
-                port: sb.port(),
-                user: sb.user().into(),
-                via_proxy: false,
-            }),
+            resolved: Some(resolved),
             _sandbox: Some(sb),
         });
     };
@@ -375,6 +381,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 options_json: serde_json::to_string(&options)?,
                 plan: &plan.items,
                 seed,
+                client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
             })?;
             (id, seed, Vec::new())
         }
@@ -449,19 +456,35 @@ pub fn run(args: RunArgs) -> Result<u8> {
         }
         Err(e) => bail!("{e}"),
     }
-    let counted: Vec<Sample> = store
-        .samples(&[run_id])?
-        .into_iter()
-        .filter(|s| s.round > 0)
-        .map(|s| s.sample)
-        .collect();
-    let text = if counted.is_empty() {
-        "No counted samples yet (only warm-ups); finish with `sshbench run --resume`.\n".to_string()
-    } else {
-        table::render(&analysis::aggregate(&counted))
+    let (runs, samples) = store.select(&store::Selection {
+        run: Some(run_id),
+        ..Default::default()
+    })?;
+    if samples.is_empty() {
+        println!("No counted samples yet (only warm-ups); finish with `sshbench run --resume`.");
+        return Ok(0);
+    }
+    let scope = Scope {
+        destination: runs[0].destination.clone(),
+        runs: &runs,
+        stats: analysis::aggregate(samples.iter().map(|s| &s.sample)),
     };
-    // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let (doc, json) = report::show(
+        &scope,
+        &ShowOptions {
+            modes: Mode::ALL.to_vec(),
+            top: None,
+            worst: false,
+            sort: SortKey::Speed,
+        },
+    );
+    emit(&doc, &json, FormatArg::Table)?;
+    if !cfg.quiet {
+        eprintln!(
+            "more: sshbench summary / recommend / show --help (results of every run of {} are combined)",
+            scope.destination
+        );
+    }
     Ok(0)
 }
 
@@ -512,6 +535,29 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// `sshbench sandbox`: the sandbox for manual use and benchmark scripts.
+pub fn sandbox() -> Result<u8> {
+    let cancel = Cancel::from_signals().context("installing signal handlers")?;
+    let client = client::query(&find_ssh()?)?;
+    let sb = start_sandbox(&client)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", sb.ssh_config().display())?;
+    out.flush()?;
+    drop(out);
+    eprintln!(
+        "sandbox sshd {} listening on 127.0.0.1:{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
+        sb.sshd().display(),
+        sb.port(),
+        sb.ssh_config().display(),
+        sandbox::ALIAS
+    );
+    while !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(sb);
+    Ok(0)
+}
+
 /// `sshbench algos`.
 pub fn algos(args: AlgosArgs) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout.max(1));
@@ -551,4 +597,243 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(if server.is_some() { 0 } else { 1 })
+}
+
+// ---- Reports over stored results -------------------------------------------------
+
+fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
+    let path = db_path(db)?;
+    if !path.exists() {
+        bail!(
+            "no results yet: {} does not exist; measure with `sshbench run` first",
+            path.display()
+        );
+    }
+    store::check(&path)?;
+    Store::open(&path)
+}
+
+/// `sandbox` is how users name the local sandbox's stored destination.
+fn stored_destination(d: &str) -> String {
+    if d == "sandbox" {
+        "local sandbox".into()
+    } else {
+        d.to_string()
+    }
+}
+
+fn check_since(since: &Option<String>) -> Result<()> {
+    if let Some(s) = since {
+        let ok = s.len() >= 10
+            && s.as_bytes()[..10].iter().enumerate().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    *c == b'-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            && s[10..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, 'T' | ':' | '.' | 'Z'));
+        if !ok {
+            bail!("--since {s:?} is not a date like 2026-11-30 or 2026-11-30T14:00");
+        }
+    }
+    Ok(())
+}
+
+/// The stored results a report covers, aggregated per suite.
+fn load_scope(
+    store: &Store,
+    sel: &store::Selection,
+) -> Result<(Vec<store::RunRecord>, Vec<analysis::SuiteStats>, String)> {
+    let (runs, samples) = store.select(sel)?;
+    if runs.is_empty() {
+        let all = store.runs()?;
+        let known: Vec<String> = all
+            .iter()
+            .map(|r| r.destination.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        bail!(
+            "no stored runs match; destinations with results: {}",
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    let destination = sel.destination.clone().unwrap_or_else(|| {
+        runs.last()
+            .map(|r| r.destination.clone())
+            .unwrap_or_default()
+    });
+    let stats = analysis::aggregate(samples.iter().map(|s| &s.sample));
+    Ok((runs, stats, destination))
+}
+
+fn selection(sel: &Selector) -> Result<store::Selection> {
+    check_since(&sel.since)?;
+    Ok(store::Selection {
+        destination: sel.destination.as_deref().map(stored_destination),
+        run: sel.run,
+        since: sel.since.clone(),
+    })
+}
+
+fn style() -> Style {
+    let tty = std::io::stdout().is_terminal();
+    Style {
+        width: if tty {
+            comfy_table::Table::new().width()
+        } else {
+            None
+        },
+        color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Table => Format::Table,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Json => Format::Json,
+    }
+}
+
+fn emit(doc: &Document, json: &serde_json::Value, format: FormatArg) -> Result<u8> {
+    let text = export::render(doc, json, format_of(format), style());
+    // A closed pipe (e.g. `| head`) ends the output quietly.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(0)
+}
+
+fn modes_of(m: &[ModeArg]) -> Vec<Mode> {
+    m.iter()
+        .map(|m| match m {
+            ModeArg::Connect => Mode::Connect,
+            ModeArg::Send => Mode::Send,
+            ModeArg::Receive => Mode::Receive,
+        })
+        .collect()
+}
+
+/// `sshbench show`.
+pub fn show(args: ShowArgs) -> Result<u8> {
+    let top = match args.top.as_str() {
+        "all" => None,
+        n => Some(
+            n.parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| anyhow!("--top {n:?}: give a positive number or `all`"))?,
+        ),
+    };
+    let sel = selection(&args.sel)?;
+    let store = open_existing(&args.sel.db)?;
+    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let scope = Scope {
+        destination,
+        runs: &runs,
+        stats,
+    };
+    let (doc, json) = report::show(
+        &scope,
+        &ShowOptions {
+            modes: modes_of(&args.mode),
+            top,
+            worst: args.worst,
+            sort: match args.sort {
+                SortArg::Fastest => SortKey::Speed,
+                SortArg::Cpu => SortKey::Cpu,
+                SortArg::Name => SortKey::Name,
+            },
+        },
+    );
+    emit(&doc, &json, args.sel.format)
+}
+
+/// `sshbench summary`.
+pub fn summary(args: SummaryArgs) -> Result<u8> {
+    let sel = selection(&args.sel)?;
+    let store = open_existing(&args.sel.db)?;
+    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let scope = Scope {
+        destination,
+        runs: &runs,
+        stats,
+    };
+    let (doc, json) = report::summary(&scope, args.top.max(1));
+    emit(&doc, &json, args.sel.format)
+}
+
+/// `sshbench recommend`.
+pub fn recommend(args: RecommendArgs) -> Result<u8> {
+    let sel = selection(&args.sel)?;
+    let store = open_existing(&args.sel.db)?;
+    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let scope = Scope {
+        destination,
+        runs: &runs,
+        stats,
+    };
+    let goal = match args.goal {
+        GoalArg::Send => Goal::Send,
+        GoalArg::Receive => Goal::Receive,
+        GoalArg::Connect => Goal::Connect,
+        GoalArg::Balanced => Goal::Balanced,
+    };
+    let max = match args.allow {
+        None => Grade::Acceptable,
+        Some(AllowArg::Legacy) => Grade::Legacy,
+        Some(AllowArg::Broken) => Grade::Broken,
+    };
+    let (doc, json) = recommend::recommend(&scope, goal, max);
+    emit(&doc, &json, args.sel.format)
+}
+
+/// `run:ID` or a destination.
+fn compare_side(s: &str) -> Result<store::Selection> {
+    Ok(match s.strip_prefix("run:") {
+        Some(id) => store::Selection {
+            run: Some(
+                id.parse()
+                    .map_err(|_| anyhow!("{s:?}: run:ID needs a number"))?,
+            ),
+            ..Default::default()
+        },
+        None => store::Selection {
+            destination: Some(stored_destination(s)),
+            ..Default::default()
+        },
+    })
+}
+
+/// `sshbench compare`.
+pub fn compare(args: CompareArgs) -> Result<u8> {
+    let store = open_existing(&args.db)?;
+    let (ra, sa, da) = load_scope(&store, &compare_side(&args.a)?)?;
+    let (rb, sb, db) = load_scope(&store, &compare_side(&args.b)?)?;
+    let label = |s: &str, d: String| {
+        if s.starts_with("run:") {
+            format!("{s} ({d})")
+        } else {
+            d
+        }
+    };
+    let a = Scope {
+        destination: label(&args.a, da),
+        runs: &ra,
+        stats: sa,
+    };
+    let b = Scope {
+        destination: label(&args.b, db),
+        runs: &rb,
+        stats: sb,
+    };
+    let (doc, json) = compare::compare(&a, &b);
+    emit(&doc, &json, args.format)
 }

@@ -44,6 +44,162 @@ pub enum CommandArgs {
     Algos(AlgosArgs),
     /// List stored runs, or delete one.
     Runs(RunsArgs),
+    /// Show stored results: the classic table (Destination, Mode, MAC, Cipher, KEX,
+    /// Time) with throughput, 95% interval, samples, CPU, grade and ties with the best.
+    #[command(after_help = SHOW_EXAMPLES)]
+    Show(ShowArgs),
+    /// Summarize stored results: top suites, the fastest cipher, MAC, key exchange and
+    /// host key (each algorithm's effect over its suites), top suites per cipher, the
+    /// spread, and warnings.
+    Summary(SummaryArgs),
+    /// Print an ssh_config block (and sshd_config lines) with the measured algorithms
+    /// fastest first, among acceptable grades only.
+    Recommend(RecommendArgs),
+    /// Compare two destinations (or two runs) suite by suite: ratio and significance.
+    #[command(after_help = COMPARE_EXAMPLES)]
+    Compare(CompareArgs),
+    /// Start the local sandbox sshd and keep it running until Ctrl-C (or SIGTERM).
+    ///
+    /// Prints the path of its private ssh_config on the first line of stdout, so that
+    /// scripts can use it: `ssh -F <that file> sshbench-sandbox`.
+    Sandbox,
+}
+
+const SHOW_EXAMPLES: &str = "Examples:
+  sshbench show                      # the newest destination, top 10 per mode
+  sshbench show pi@nas --mode send --top all
+  sshbench show --worst --top 5      # the slowest
+  sshbench show --run 3 --format csv > run3.csv";
+
+const COMPARE_EXAMPLES: &str = "Examples:
+  sshbench compare pi@nas pi@nas2    # two servers, all their runs
+  sshbench compare run:3 run:7       # two runs (e.g. before and after a change)";
+
+/// Output formats of the report commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+/// Which stored results a report covers.
+#[derive(Debug, Args)]
+pub struct Selector {
+    /// The destination as given to `run` (`sandbox` for the local sandbox); default:
+    /// the newest run's. Results of all its runs are combined.
+    pub destination: Option<String>,
+
+    /// Only this run (see `sshbench runs`).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<i64>,
+
+    /// Only runs started on or after this UTC date or time (2026-11-30, 2026-11-30T14:00).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Output format (JSON carries raw figures, units and run ids).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Best figure first.
+    Fastest,
+    /// Least client CPU first.
+    Cpu,
+    /// By algorithm names.
+    Name,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub sel: Selector,
+
+    /// Modes to show, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "connect,send,receive"
+    )]
+    pub mode: Vec<ModeArg>,
+
+    /// Rows per mode: a number or `all`.
+    #[arg(long, default_value = "10", value_name = "N|all")]
+    pub top: String,
+
+    /// Row order.
+    #[arg(long, value_enum, default_value = "fastest")]
+    pub sort: SortArg,
+
+    /// Reverse the order: the slowest first.
+    #[arg(long)]
+    pub worst: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    #[command(flatten)]
+    pub sel: Selector,
+
+    /// Suites in each top list.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub top: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GoalArg {
+    Send,
+    Receive,
+    Connect,
+    /// Send and receive alike.
+    Balanced,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AllowArg {
+    /// Also list legacy algorithms (SHA-1 MACs and key exchange, CBC ciphers, ssh-rsa).
+    Legacy,
+    /// Also list broken ones (3des-cbc, arcfour, hmac-md5, ...). Never on an untrusted network.
+    Broken,
+}
+
+#[derive(Debug, Args)]
+pub struct RecommendArgs {
+    #[command(flatten)]
+    pub sel: Selector,
+
+    /// What to optimize.
+    #[arg(long = "for", value_enum, default_value = "balanced")]
+    pub goal: GoalArg,
+
+    /// Widen the grades that may be listed.
+    #[arg(long, value_enum)]
+    pub allow: Option<AllowArg>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// A destination as given to `run` (`sandbox` for the local sandbox) or `run:ID`.
+    pub a: String,
+    /// The other side, in the same form.
+    pub b: String,
+
+    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: FormatArg,
 }
 
 const ALGOS_EXAMPLES: &str = "Examples:

@@ -12,6 +12,11 @@ fn main() -> ExitCode {
         CommandArgs::Run(args) => app::run(*args),
         CommandArgs::Algos(args) => app::algos(args),
         CommandArgs::Runs(args) => app::runs(args),
+        CommandArgs::Sandbox => app::sandbox(),
+        CommandArgs::Show(args) => app::show(args),
+        CommandArgs::Summary(args) => app::summary(args),
+        CommandArgs::Recommend(args) => app::recommend(args),
+        CommandArgs::Compare(args) => app::compare(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

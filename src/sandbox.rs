@@ -63,6 +63,7 @@ pub struct Sandbox {
     sshd: PathBuf,
     offered: AlgoLists,
     privsep: Option<Privsep>,
+    _lock: File,
     // Dropped last: removes the private directory.
     dir: TempDir,
 }
@@ -76,11 +77,16 @@ impl Sandbox {
         };
         let keygen = find_keygen(&sshd)
             .ok_or_else(|| anyhow!("ssh-keygen not found; install the OpenSSH client"))?;
+        remove_stale(&std::env::temp_dir());
         let dir = tempfile::Builder::new()
-            .prefix("sshbench-sandbox-")
+            .prefix(DIR_PREFIX)
             .tempdir()
             .context("creating the sandbox's private directory")?;
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
+        // Held for the sandbox's lifetime; a dir whose lock is free was left by a
+        // killed sshbench and is removed by the next sandbox.
+        let lock = File::create(dir.path().join("lock"))?;
+        flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
         let home = dir.path().join("home");
         fs::create_dir(&home)?;
         fs::set_permissions(&home, fs::Permissions::from_mode(0o700))?;
@@ -133,6 +139,7 @@ impl Sandbox {
         }
 
         let mut sandbox = Sandbox {
+            _lock: lock,
             child: None,
             port: 0,
             user,
@@ -281,6 +288,43 @@ impl Drop for Sandbox {
         self.stop();
         if let Some(p) = self.privsep.take() {
             p.release();
+        }
+    }
+}
+
+/// Prefix of every sandbox's private directory in the temp dir.
+const DIR_PREFIX: &str = "sshbench-sandbox-";
+
+/// Remove sandbox dirs of this user that no live sshbench holds (left by `kill -9`;
+/// their sshd got SIGTERM from the kernel on Linux). A dir without a lock file is only
+/// removed once it is a minute old, so one being created right now is safe.
+fn remove_stale(tmp: &Path) {
+    let Ok(entries) = fs::read_dir(tmp) else {
+        return;
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !name.to_string_lossy().starts_with(DIR_PREFIX)
+            || !meta.is_dir()
+            || std::os::unix::fs::MetadataExt::uid(&meta) != me
+        {
+            continue;
+        }
+        let stale = match File::open(path.join("lock")) {
+            Ok(f) => flock(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok(),
+            Err(_) => meta
+                .modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(60)),
+        };
+        if stale {
+            let _ = fs::remove_dir_all(&path);
         }
     }
 }

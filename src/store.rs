@@ -8,6 +8,7 @@
 
 use crate::machine::Machine;
 use crate::measure::{CpuTimes, FailureKind, Outcome, Sample, Window};
+use crate::offer::AlgoLists;
 use crate::plan::PlanItem;
 use crate::suite::{Mode, Negotiated, Suite};
 use anyhow::{Context, Result, anyhow, bail};
@@ -33,6 +34,7 @@ CREATE TABLE runs (
     resolved_port    INTEGER,
     resolved_user    TEXT,
     client_version   TEXT NOT NULL,
+    client_defaults_json TEXT,          -- ssh -G preference lists: what ssh uses unforced
     server_version   TEXT,
     machine_json     TEXT NOT NULL,      -- client CPU model, cores, AES/SHA, OS
     options_json     TEXT NOT NULL,      -- modes, size, rounds, stop rules, filters
@@ -143,6 +145,8 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     pub seed: u64,
     pub samples: i64,
+    /// The client's unforced preference lists for the destination (`ssh -G`).
+    pub client_defaults: AlgoLists,
 }
 
 /// What a new run records.
@@ -156,6 +160,18 @@ pub struct NewRun<'a> {
     pub options_json: String,
     pub plan: &'a [PlanItem],
     pub seed: u64,
+    pub client_defaults: &'a AlgoLists,
+}
+
+/// Which stored results a report covers.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Runs of this destination (as stored: the argument given, or `local sandbox`).
+    pub destination: Option<String>,
+    /// Only this run.
+    pub run: Option<i64>,
+    /// Runs started at or after this UTC time (`2026-11-30` or `2026-11-30T10:00`).
+    pub since: Option<String>,
 }
 
 /// One stored sample with its place in the run.
@@ -211,8 +227,8 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
                 resolved_user, client_version, server_version, machine_json, options_json,
-                plan_json, seed, sshbench_version)
-             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                plan_json, seed, sshbench_version, client_defaults_json)
+             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 r.destination,
                 r.target_json,
@@ -226,9 +242,22 @@ impl Store {
                 serde_json::to_string(r.plan)?,
                 r.seed as i64,
                 env!("CARGO_PKG_VERSION"),
+                serde_json::to_string(r.client_defaults)?,
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Group many inserts into one transaction (bulk loading, e.g. fixtures and
+    /// benchmarks); normal runs commit each sample on its own.
+    pub fn begin_bulk(&self) -> Result<()> {
+        self.conn.execute_batch("BEGIN")?;
+        Ok(())
+    }
+
+    pub fn end_bulk(&self) -> Result<()> {
+        self.conn.execute_batch("COMMIT")?;
+        Ok(())
     }
 
     /// Commit one sample (its own transaction).
@@ -300,6 +329,10 @@ impl Store {
                 plan: Vec::new(),
                 seed: row.get::<_, i64>(11)? as u64,
                 samples: row.get(12)?,
+                client_defaults: row
+                    .get::<_, Option<String>>(13)?
+                    .and_then(|j| serde_json::from_str(&j).ok())
+                    .unwrap_or_default(),
             },
             row.get(8)?,
             row.get(10)?,
@@ -308,7 +341,8 @@ impl Store {
 
     const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
         r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
-        r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id)";
+        r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id),
+        r.client_defaults_json";
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>> {
@@ -435,6 +469,37 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The runs and counted samples (round > 0) a report is about. With neither a
+    /// destination nor a run, the newest run's destination.
+    pub fn select(&self, sel: &Selection) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
+        let all = self.runs()?;
+        let destination = match (&sel.destination, sel.run) {
+            (Some(d), _) => Some(d.clone()),
+            (None, Some(_)) => None,
+            (None, None) => all.last().map(|r| r.destination.clone()),
+        };
+        let runs: Vec<RunRecord> = all
+            .into_iter()
+            .filter(|r| sel.run.is_none_or(|id| r.id == id))
+            .filter(|r| destination.as_ref().is_none_or(|d| &r.destination == d))
+            .filter(|r| {
+                sel.since
+                    .as_ref()
+                    .is_none_or(|s| r.started_at.as_str() >= s.as_str())
+            })
+            .collect();
+        if runs.is_empty() {
+            return Ok((runs, Vec::new()));
+        }
+        let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        let samples = self
+            .samples(&ids)?
+            .into_iter()
+            .filter(|s| s.round > 0)
+            .collect();
+        Ok((runs, samples))
+    }
+
     /// `PRAGMA integrity_check` result ("ok" when healthy).
     pub fn integrity_check(&self) -> Result<String> {
         Ok(self
@@ -485,8 +550,11 @@ mod tests {
             options_json: "{}".into(),
             plan,
             seed: 42,
+            client_defaults: &DEFAULTS,
         }
     }
+
+    static DEFAULTS: AlgoLists = AlgoLists::new_const();
 
     #[test]
     fn round_trips_runs_and_samples() {

@@ -1,6 +1,8 @@
 //! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
+use crate::offer::AlgoLists;
+use crate::suite::AlgoKind;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -111,6 +113,9 @@ pub struct Resolved {
     pub user: String,
     /// A ProxyJump or ProxyCommand is configured: a direct socket cannot reach it.
     pub via_proxy: bool,
+    /// The client's effective preference lists for this destination (its defaults,
+    /// or what the user's ssh_config sets): what ssh would use without sshbench.
+    pub defaults: AlgoLists,
 }
 
 /// Parse `ssh -G` output (lower-case `key value` lines).
@@ -125,6 +130,16 @@ pub fn parse_ssh_g(text: &str) -> Resolved {
             "port" => r.port = value.parse().unwrap_or(22),
             "user" => r.user = value.to_string(),
             "proxyjump" | "proxycommand" if value != "none" => r.via_proxy = true,
+            "kexalgorithms" | "hostkeyalgorithms" | "ciphers" | "macs" => {
+                let kind = match key {
+                    "kexalgorithms" => AlgoKind::Kex,
+                    "hostkeyalgorithms" => AlgoKind::HostKey,
+                    "ciphers" => AlgoKind::Cipher,
+                    _ => AlgoKind::Mac,
+                };
+                r.defaults
+                    .set(kind, value.split(',').map(str::to_string).collect());
+            }
             _ => {}
         }
     }
@@ -196,16 +211,15 @@ mod tests {
     #[test]
     fn parses_ssh_g_output() {
         let r = parse_ssh_g(
-            "user root\nhostname 127.0.0.1\nport 2200\nproxyjump none\nproxycommand none\n",
+            "user root\nhostname 127.0.0.1\nport 2200\nproxyjump none\nproxycommand none\nciphers chacha20-poly1305@openssh.com,aes128-ctr\n",
         );
         assert_eq!(
-            r,
-            Resolved {
-                hostname: "127.0.0.1".into(),
-                port: 2200,
-                user: "root".into(),
-                via_proxy: false
-            }
+            (r.hostname.as_str(), r.port, r.user.as_str(), r.via_proxy),
+            ("127.0.0.1", 2200, "root", false)
+        );
+        assert_eq!(
+            r.defaults.get(AlgoKind::Cipher).unwrap(),
+            ["chacha20-poly1305@openssh.com", "aes128-ctr"]
         );
         assert!(parse_ssh_g("proxyjump bastion\n").via_proxy);
     }

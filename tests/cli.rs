@@ -64,13 +64,13 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         "{stderr}"
     );
     for want in [
-        "connect (1 suites",
-        "send (2 suites",
-        "receive (2 suites",
+        "connect: 1 of 1 suites",
+        "send: 2 of 2 suites",
+        "receive: 2 of 2 suites",
         "aes128-gcm@openssh.com",
         "<implicit>",
         "recommended",
-        "Median MB/s",
+        "MB/s",
     ] {
         assert!(stdout.contains(want), "{want:?} missing:\n{stdout}");
     }
@@ -118,18 +118,39 @@ const CONNECT_SWEEP: &[&str] = &[
 fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
+    let log = dir.path().join("stderr.log");
     let mut child = sshbench()
         .arg("run")
         .arg("--db")
         .arg(&db)
         .args(CONNECT_SWEEP)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     wait_for_samples(&db, 6, Duration::from_secs(60));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let sandbox_dir = logged
+        .lines()
+        .find_map(|l| l.split("private dir ").nth(1))
+        .map(|d| d.trim_end_matches(')').to_string())
+        .expect("the sandbox dir is announced");
+    assert!(Path::new(&sandbox_dir).exists(), "kill -9 cannot clean up");
+    // The kernel stops the orphaned sshd (PR_SET_PDEATHSIG).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let sshd_alive = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(&sandbox_dir))
+                .unwrap_or(false)
+        })
+    };
+    while sshd_alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!sshd_alive(), "the sandbox sshd outlived sshbench");
 
     let store = Store::open(&db).unwrap();
     assert_eq!(store.integrity_check().unwrap(), "ok");
@@ -159,6 +180,10 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
         );
     }
     assert_eq!(store.runs().unwrap()[0].status, "complete");
+    assert!(
+        !Path::new(&sandbox_dir).exists(),
+        "the next sandbox removes the stale dir"
+    );
     let again = run_with_db(&db, &["--resume"]);
     assert!(
         text(&again.stderr).contains("no interrupted run"),

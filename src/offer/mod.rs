@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// Algorithm names per kind, in preference order. A kind that is absent is unknown
 /// (for example an old client that cannot answer `ssh -Q` for it).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct AlgoLists {
     lists: BTreeMap<AlgoKind, Vec<String>>,
 }
@@ -18,6 +18,13 @@ pub struct AlgoLists {
 impl AlgoLists {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty list set usable in statics.
+    pub const fn new_const() -> Self {
+        AlgoLists {
+            lists: BTreeMap::new(),
+        }
     }
 
     pub fn set(&mut self, kind: AlgoKind, names: Vec<String>) {

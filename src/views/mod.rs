@@ -2,4 +2,7 @@
 //! binary decides where the text goes.
 
 pub mod algos;
-pub mod table;
+pub mod compare;
+pub mod export;
+pub mod recommend;
+pub mod report;

@@ -1,0 +1,585 @@
+//! `show` and `summary`: ranked tables, marginal effects and warnings over stored runs.
+
+use super::export::{Document, Grid};
+use crate::analysis::{self, Marginal, Ranked, SuiteStats};
+use crate::offer::catalogue::{self, Grade};
+use crate::store::RunRecord;
+use crate::suite::{AlgoKind, Mode, Suite};
+use serde::Serialize;
+
+/// What a report is about.
+pub struct Scope<'a> {
+    pub destination: String,
+    pub runs: &'a [RunRecord],
+    pub stats: Vec<SuiteStats>,
+}
+
+impl Scope<'_> {
+    pub fn run_ids(&self) -> Vec<i64> {
+        self.runs.iter().map(|r| r.id).collect()
+    }
+
+    pub fn modes(&self) -> Vec<Mode> {
+        Mode::ALL
+            .into_iter()
+            .filter(|m| self.stats.iter().any(|s| s.mode == *m))
+            .collect()
+    }
+
+    fn header(&self) -> String {
+        let samples: usize = self.stats.iter().map(|s| s.ok + s.failed).sum();
+        let ids: Vec<String> = self.run_ids().iter().map(i64::to_string).collect();
+        format!(
+            "destination: {} (run{} {}; {samples} counted samples)",
+            self.destination,
+            if ids.len() == 1 { "" } else { "s" },
+            ids.join(", ")
+        )
+    }
+}
+
+/// The worst grade among the suite's forced algorithms ("unknown" if any is unknown).
+pub fn suite_grade(suite: &Suite) -> String {
+    let parts = [
+        (AlgoKind::Kex, &suite.kex),
+        (AlgoKind::HostKey, &suite.hostkey),
+        (AlgoKind::Cipher, &suite.cipher),
+        (AlgoKind::Mac, &suite.mac),
+    ];
+    let mut worst: Option<Grade> = None;
+    for (kind, name) in parts {
+        let Some(name) = name else { continue };
+        match catalogue::grade(kind, name) {
+            None => return "unknown".into(),
+            Some(g) => worst = Some(worst.map_or(g, |w| w.max(g))),
+        }
+    }
+    worst.map_or_else(|| "-".into(), |g| g.to_string())
+}
+
+/// Figures in the unit people read: MB/s for transfers, ms for connect.
+pub fn display_value(mode: Mode, v: f64) -> f64 {
+    match mode {
+        Mode::Connect => v * 1e3,
+        _ => v / 1e6,
+    }
+}
+
+pub fn unit(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Connect => "ms",
+        _ => "MB/s",
+    }
+}
+
+fn fmt(mode: Mode, v: f64) -> String {
+    format!("{:.1}", display_value(mode, v))
+}
+
+fn tie_mark(r: &Ranked) -> &'static str {
+    match (r.rank, r.tie_with_best) {
+        (1, _) => "best",
+        (_, true) => "≈ best",
+        _ => "",
+    }
+}
+
+/// How `show` orders rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Best figure first (`--worst`: worst first).
+    Speed,
+    /// Least client CPU first.
+    Cpu,
+    /// By algorithm names.
+    Name,
+}
+
+pub struct ShowOptions {
+    pub modes: Vec<Mode>,
+    /// Rows per mode; `None` = all.
+    pub top: Option<usize>,
+    pub worst: bool,
+    pub sort: SortKey,
+}
+
+/// One suite in JSON, with raw figures and units.
+#[derive(Serialize)]
+pub struct SuiteJson<'a> {
+    pub mode: Mode,
+    #[serde(flatten)]
+    pub suite: &'a Suite,
+    pub rank: usize,
+    pub tie_with_best: bool,
+    pub n: usize,
+    pub failed: usize,
+    pub refused: bool,
+    /// `bytes_per_second` for send/receive, `seconds` for connect.
+    pub unit: &'static str,
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub sd: Option<f64>,
+    pub ci95: Option<f64>,
+    pub outliers: Option<usize>,
+    /// Seconds of client CPU per GB (transfers) or per connection (connect).
+    pub client_cpu: Option<f64>,
+    pub grade: String,
+    pub last_error: Option<&'a str>,
+}
+
+fn suite_json(r: &Ranked) -> SuiteJson<'_> {
+    let f = r.stats.figure;
+    SuiteJson {
+        mode: r.stats.mode,
+        suite: &r.stats.suite,
+        rank: r.rank,
+        tie_with_best: r.tie_with_best,
+        n: r.stats.ok,
+        failed: r.stats.failed,
+        refused: r.stats.refused,
+        unit: if r.stats.mode == Mode::Connect {
+            "seconds"
+        } else {
+            "bytes_per_second"
+        },
+        mean: f.map(|f| f.mean),
+        median: f.map(|f| f.median),
+        min: f.map(|f| f.min),
+        max: f.map(|f| f.max),
+        sd: f.map(|f| f.sd),
+        ci95: f.and_then(|f| f.ci95),
+        outliers: f.map(|f| f.outliers),
+        client_cpu: r.stats.client_cpu.map(|c| c.median),
+        grade: suite_grade(&r.stats.suite),
+        last_error: r.stats.last_error.as_deref(),
+    }
+}
+
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    destination: &'a str,
+    runs: Vec<i64>,
+    suites: Vec<SuiteJson<'a>>,
+}
+
+fn name(v: &Option<String>, implicit: &str) -> String {
+    v.clone().unwrap_or_else(|| implicit.to_string())
+}
+
+/// The classic table (Destination, Mode, MAC, Cipher, KEX, Time) with throughput,
+/// interval, n, CPU, grade and the tie mark.
+pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) {
+    let mut doc = Document::default();
+    doc.text(scope.header());
+    let mut ranked_all: Vec<Ranked> = Vec::new();
+    for mode in scope.modes().into_iter().filter(|m| opts.modes.contains(m)) {
+        let mut ranked = analysis::rank(&scope.stats, mode);
+        match opts.sort {
+            SortKey::Speed => {}
+            SortKey::Cpu => ranked.sort_by(|a, b| {
+                let c = |r: &Ranked| r.stats.client_cpu.map_or(f64::INFINITY, |c| c.median);
+                c(a).total_cmp(&c(b))
+            }),
+            SortKey::Name => ranked.sort_by(|a, b| a.stats.suite.cmp(&b.stats.suite)),
+        }
+        if opts.worst {
+            ranked.reverse();
+        }
+        let total = ranked.len();
+        if let Some(n) = opts.top {
+            ranked.truncate(n);
+        }
+        let title = format!(
+            "{mode}: {} of {total} suites{}",
+            ranked.len(),
+            if opts.worst { ", worst first" } else { "" }
+        );
+        let mut g = if mode == Mode::Connect {
+            Grid::new(
+                title,
+                &[
+                    "Destination",
+                    "Mode",
+                    "MAC",
+                    "Cipher",
+                    "KEX",
+                    "Host key",
+                    "Time (ms)",
+                    "±95%",
+                    "n",
+                    "CPU (ms)",
+                    "Grade",
+                    "Tie",
+                ],
+            )
+            .right(&[6, 7, 8, 9])
+        } else {
+            Grid::new(
+                title,
+                &[
+                    "Destination",
+                    "Mode",
+                    "MAC",
+                    "Cipher",
+                    "KEX",
+                    "Time (s/8 MB)",
+                    "MB/s",
+                    "±95%",
+                    "n",
+                    "CPU (s/GB)",
+                    "Grade",
+                    "Tie",
+                ],
+            )
+            .right(&[5, 6, 7, 8, 9])
+        };
+        for r in &ranked {
+            let s = &r.stats;
+            let f = s.figure;
+            let mean = f.map_or("-".into(), |f| fmt(mode, f.mean));
+            let ci = f.and_then(|f| f.ci95).map_or("-".into(), |c| fmt(mode, c));
+            let cpu = s.client_cpu.map_or("-".into(), |c| match mode {
+                Mode::Connect => format!("{:.1}", c.median * 1e3),
+                _ => format!("{:.2}", c.median),
+            });
+            let mut row = vec![
+                scope.destination.clone(),
+                mode.to_string(),
+                if mode == Mode::Connect {
+                    "-".into()
+                } else {
+                    name(&s.suite.mac, "<implicit>")
+                },
+                if mode == Mode::Connect {
+                    "-".into()
+                } else {
+                    name(&s.suite.cipher, "(default)")
+                },
+                name(&s.suite.kex, "(default)"),
+            ];
+            if mode == Mode::Connect {
+                row.push(name(&s.suite.hostkey, "(default)"));
+                row.push(mean);
+            } else {
+                row.push(f.map_or("-".into(), |f| format!("{:.3}", 8e6 / f.mean)));
+                row.push(mean);
+            }
+            row.extend([
+                ci,
+                s.ok.to_string(),
+                cpu,
+                suite_grade(&s.suite),
+                if s.refused {
+                    "refused".into()
+                } else if f.is_none() {
+                    "failed".into()
+                } else {
+                    tie_mark(r).into()
+                },
+            ]);
+            g.row(row);
+        }
+        doc.grid(g);
+        ranked_all.extend(ranked);
+    }
+    let problems: Vec<String> = scope
+        .stats
+        .iter()
+        .filter(|s| opts.modes.contains(&s.mode) && (s.refused || s.failed > 0))
+        .map(|s| {
+            let what = if s.refused {
+                "refused".to_string()
+            } else {
+                format!("{} failed", s.failed)
+            };
+            format!(
+                "  {} {}: {what} - {}",
+                s.mode,
+                suite_label(s.mode, &s.suite),
+                s.last_error.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    if !problems.is_empty() {
+        doc.text(format!(
+            "\nNot measured or failed:\n{}",
+            problems.join("\n")
+        ));
+    }
+    let json = ShowJson {
+        destination: &scope.destination,
+        runs: scope.run_ids(),
+        suites: ranked_all.iter().map(suite_json).collect(),
+    };
+    (doc, serde_json::to_value(json).expect("serializable"))
+}
+
+/// A readable suite label for one mode (the parts that vary in it).
+pub fn suite_label(mode: Mode, s: &Suite) -> String {
+    match mode {
+        Mode::Connect => format!(
+            "{} + {}",
+            name(&s.kex, "(default kex)"),
+            name(&s.hostkey, "(default host key)")
+        ),
+        _ => format!(
+            "{} + {}",
+            name(&s.cipher, "(default)"),
+            name(&s.mac, "<implicit>")
+        ),
+    }
+}
+
+fn grade_of(kind: AlgoKind, name: &str) -> String {
+    catalogue::grade(kind, name).map_or("unknown".into(), |g| g.to_string())
+}
+
+#[derive(Serialize)]
+struct MarginalJson {
+    mode: Mode,
+    kind: AlgoKind,
+    name: String,
+    median: f64,
+    best: f64,
+    suites: usize,
+    grade: String,
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    destination: &'a str,
+    runs: Vec<i64>,
+    top: Vec<SuiteJson<'a>>,
+    marginals: Vec<MarginalJson>,
+    warnings: Vec<String>,
+}
+
+/// Which kinds vary in a mode.
+fn kinds(mode: Mode) -> &'static [AlgoKind] {
+    match mode {
+        Mode::Connect => &[AlgoKind::Kex, AlgoKind::HostKey],
+        _ => &[AlgoKind::Cipher, AlgoKind::Mac],
+    }
+}
+
+/// Top suites, fastest algorithm of each kind (marginals), top suites per cipher, the
+/// spread, and warnings.
+pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
+    let mut doc = Document::default();
+    doc.text(scope.header());
+    let mut warnings = Vec::new();
+    let mut top_json = Vec::new();
+    let mut marg_json = Vec::new();
+    let ranked_by_mode: Vec<(Mode, Vec<Ranked>)> = scope
+        .modes()
+        .into_iter()
+        .map(|m| (m, analysis::rank(&scope.stats, m)))
+        .collect();
+    for (mode, ranked) in &ranked_by_mode {
+        let mode = *mode;
+        let measured: Vec<&Ranked> = ranked.iter().filter(|r| r.stats.figure.is_some()).collect();
+        let mut g = Grid::new(
+            format!("Top {} {mode}", top.min(measured.len())),
+            &["#", "Suite", unit(mode), "±95%", "n", "Grade", "Tie"],
+        )
+        .right(&[0, 2, 3, 4]);
+        for r in measured.iter().take(top) {
+            let f = r.stats.figure.expect("measured");
+            g.row(vec![
+                r.rank.to_string(),
+                suite_label(mode, &r.stats.suite),
+                fmt(mode, f.mean),
+                f.ci95.map_or("-".into(), |c| fmt(mode, c)),
+                r.stats.ok.to_string(),
+                suite_grade(&r.stats.suite),
+                tie_mark(r).into(),
+            ]);
+            top_json.push(suite_json(r));
+        }
+        doc.grid(g);
+
+        if let (Some(best), Some(worst)) = (measured.first(), measured.last()) {
+            let (b, w) = (
+                best.stats.figure.unwrap().mean,
+                worst.stats.figure.unwrap().mean,
+            );
+            let spread = if analysis::higher_is_better(mode) {
+                b / w
+            } else {
+                w / b
+            };
+            doc.text(format!(
+                "{mode} spread: best {} {} ({}), worst {} {} ({}): {spread:.2}x",
+                fmt(mode, b),
+                unit(mode),
+                suite_label(mode, &best.stats.suite),
+                fmt(mode, w),
+                unit(mode),
+                suite_label(mode, &worst.stats.suite),
+            ));
+            let grade = suite_grade(&best.stats.suite);
+            if grade == Grade::Broken.as_str() || grade == Grade::Legacy.as_str() {
+                warnings.push(format!(
+                    "the fastest {mode} suite ({}) uses a {grade} algorithm; `sshbench recommend` leaves it out",
+                    suite_label(mode, &best.stats.suite)
+                ));
+            }
+            let ties = measured.iter().filter(|r| r.tie_with_best).count();
+            if ties > 1 {
+                warnings.push(format!(
+                    "{ties} {mode} suites are not distinguishable from the best (overlapping 95% intervals)"
+                ));
+            }
+        }
+        for &kind in kinds(mode) {
+            let m: Vec<Marginal> = analysis::marginals(&scope.stats, mode, kind);
+            if m.is_empty() {
+                continue;
+            }
+            let mut g = Grid::new(
+                format!("Fastest {} ({mode})", kind.label()),
+                &[
+                    "Name",
+                    &format!("Median of suites ({})", unit(mode)),
+                    &format!("Best suite ({})", unit(mode)),
+                    "Suites",
+                    "Grade",
+                ],
+            )
+            .right(&[1, 2, 3]);
+            for x in &m {
+                g.row(vec![
+                    x.name.clone(),
+                    fmt(mode, x.median),
+                    fmt(mode, x.best),
+                    x.suites.to_string(),
+                    grade_of(kind, &x.name),
+                ]);
+                marg_json.push(MarginalJson {
+                    mode,
+                    kind,
+                    name: x.name.clone(),
+                    median: x.median,
+                    best: x.best,
+                    suites: x.suites,
+                    grade: grade_of(kind, &x.name),
+                });
+            }
+            doc.grid(g);
+        }
+        if mode.is_transfer() {
+            per_cipher(&mut doc, &mut warnings, mode, &scope.stats);
+        }
+    }
+    let thin: Vec<&SuiteStats> = scope
+        .stats
+        .iter()
+        .filter(|s| s.figure.is_some() && s.ok < 3)
+        .collect();
+    if !thin.is_empty() {
+        warnings.push(format!(
+            "{} suites have fewer than 3 counted samples: their intervals are wide or missing; add rounds with `sshbench run --rounds` or `--precision`",
+            thin.len()
+        ));
+    }
+    let failed: usize = scope.stats.iter().map(|s| s.failed).sum();
+    if failed > 0 {
+        warnings.push(format!(
+            "{failed} samples failed (`sshbench show --sort name` lists them per suite)"
+        ));
+    }
+    if warnings.is_empty() {
+        doc.text("No warnings.");
+    } else {
+        doc.text(format!(
+            "Warnings:\n{}",
+            warnings
+                .iter()
+                .map(|w| format!("- {w}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+    }
+    let json = SummaryJson {
+        destination: &scope.destination,
+        runs: scope.run_ids(),
+        top: top_json,
+        marginals: marg_json,
+        warnings,
+    };
+    (doc, serde_json::to_value(json).expect("serializable"))
+}
+
+/// Top 3 suites of each cipher, and whether its MACs differ beyond noise.
+fn per_cipher(doc: &mut Document, warnings: &mut Vec<String>, mode: Mode, stats: &[SuiteStats]) {
+    let ranked = analysis::rank(stats, mode);
+    let mut ciphers: Vec<&str> = Vec::new();
+    for r in &ranked {
+        if let Some(c) = r.stats.suite.cipher.as_deref() {
+            if !ciphers.contains(&c) {
+                ciphers.push(c);
+            }
+        }
+    }
+    let mut g = Grid::new(
+        format!("Top 3 per cipher ({mode})"),
+        &["Cipher", "MAC", unit(mode), "±95%", "n"],
+    )
+    .right(&[2, 3, 4]);
+    let mut within_noise = Vec::new();
+    for c in ciphers {
+        let own: Vec<SuiteStats> = ranked
+            .iter()
+            .filter(|r| r.stats.suite.cipher.as_deref() == Some(c))
+            .map(|r| r.stats.clone())
+            .collect();
+        let own_ranked = analysis::rank(&own, mode);
+        for r in own_ranked.iter().take(3) {
+            let Some(f) = r.stats.figure else { continue };
+            g.row(vec![
+                c.to_string(),
+                name(&r.stats.suite.mac, "<implicit>"),
+                fmt(mode, f.mean),
+                f.ci95.map_or("-".into(), |x| fmt(mode, x)),
+                r.stats.ok.to_string(),
+            ]);
+        }
+        let with_mac: Vec<&Ranked> = own_ranked
+            .iter()
+            .filter(|r| r.stats.suite.mac.is_some() && r.stats.figure.is_some())
+            .collect();
+        if with_mac.len() > 1 && with_mac.iter().all(|r| r.tie_with_best) {
+            within_noise.push(c.to_string());
+        }
+    }
+    doc.grid(g);
+    if !within_noise.is_empty() {
+        warnings.push(format!(
+            "{mode}: differences among MACs are within noise for {}",
+            within_noise.join(", ")
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grade_is_the_worst_part() {
+        let s = Suite {
+            cipher: Some("aes128-ctr".into()),
+            mac: Some("hmac-md5".into()),
+            ..Suite::default()
+        };
+        assert_eq!(suite_grade(&s), "broken");
+        let s = Suite {
+            cipher: Some("rot13".into()),
+            ..Suite::default()
+        };
+        assert_eq!(suite_grade(&s), "unknown");
+        assert_eq!(suite_grade(&Suite::default()), "-");
+    }
+}

@@ -1,0 +1,456 @@
+//! Snapshot tests of every report view and format over a fixed database fixture, and the
+//! end-to-end check that `recommend` never lists a broken algorithm.
+
+mod common;
+
+use sshbench::machine::Machine;
+use sshbench::measure::{CpuTimes, FailureKind, Outcome, Sample, Window};
+use sshbench::offer::AlgoLists;
+use sshbench::plan::PlanItem;
+use sshbench::store::{NewRun, Store};
+use sshbench::suite::{AlgoKind, Mode, Suite};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<&str>) -> Suite {
+    let s = |x: Option<&str>| x.map(str::to_string);
+    Suite {
+        kex: s(kex),
+        hostkey: s(hk),
+        cipher: s(cipher),
+        mac: s(mac),
+    }
+}
+
+/// (mode, suite, base figure): seconds for connect, MB/s for transfers.
+fn fixture_plan() -> Vec<(Mode, Suite, f64)> {
+    vec![
+        (
+            Mode::Connect,
+            suite(Some("curve25519-sha256"), Some("ssh-ed25519"), None, None),
+            0.120,
+        ),
+        (
+            Mode::Connect,
+            suite(Some("ecdh-sha2-nistp256"), Some("ssh-ed25519"), None, None),
+            0.125,
+        ),
+        (
+            Mode::Connect,
+            suite(
+                Some("diffie-hellman-group1-sha1"),
+                Some("ssh-ed25519"),
+                None,
+                None,
+            ),
+            0.118,
+        ),
+        (
+            Mode::Connect,
+            suite(Some("curve25519-sha256"), Some("rsa-sha2-512"), None, None),
+            0.140,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("aes128-gcm@openssh.com"), None),
+            900.0,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("chacha20-poly1305@openssh.com"), None),
+            600.0,
+        ),
+        (
+            Mode::Send,
+            suite(
+                None,
+                None,
+                Some("aes128-ctr"),
+                Some("hmac-sha2-256-etm@openssh.com"),
+            ),
+            700.0,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("aes128-ctr"), Some("hmac-sha1")),
+            720.0,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("aes128-ctr"), Some("hmac-md5")),
+            650.0,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("arcfour256"), Some("hmac-md5")),
+            950.0,
+        ),
+        (
+            Mode::Send,
+            suite(None, None, Some("3des-cbc"), Some("hmac-sha1")),
+            28.0,
+        ),
+        (
+            Mode::Receive,
+            suite(None, None, Some("aes128-gcm@openssh.com"), None),
+            500.0,
+        ),
+        (
+            Mode::Receive,
+            suite(None, None, Some("chacha20-poly1305@openssh.com"), None),
+            380.0,
+        ),
+        (
+            Mode::Receive,
+            suite(
+                None,
+                None,
+                Some("aes128-ctr"),
+                Some("hmac-sha2-256-etm@openssh.com"),
+            ),
+            420.0,
+        ),
+        (
+            Mode::Receive,
+            suite(None, None, Some("aes128-ctr"), Some("hmac-sha1")),
+            415.0,
+        ),
+        (
+            Mode::Receive,
+            suite(None, None, Some("3des-cbc"), Some("hmac-sha1")),
+            27.0,
+        ),
+    ]
+}
+
+/// A fixed sample: figures vary by a fixed pattern per round.
+fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
+    let wobble = [1.0, 1.02, 0.97, 1.01][round as usize % 4] * scale;
+    let (wall, window) = match mode {
+        Mode::Connect => (Duration::from_secs_f64(base * wobble), None),
+        _ => {
+            let bytes = 100_000_000u64;
+            let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
+            (
+                time * 2 + Duration::from_millis(200),
+                Some(Window { bytes, time }),
+            )
+        }
+    };
+    Sample {
+        suite: s.clone(),
+        mode,
+        outcome: Outcome::Success,
+        wall,
+        transfer: window.map(|w| w.time * 2),
+        bytes: if mode == Mode::Connect {
+            0
+        } else {
+            200_000_000
+        },
+        window,
+        rtt: None,
+        client_cpu: Some(CpuTimes {
+            user: Duration::from_millis(80),
+            system: Duration::from_millis(20),
+        }),
+        negotiated: None,
+    }
+}
+
+/// Two runs of `pi@nas` and one of `pi@nas2` (5% faster), with one failure and one refusal.
+pub fn fixture_db(path: &Path) {
+    let store = Store::open(path).unwrap();
+    let plan = fixture_plan();
+    let items: Vec<PlanItem> = plan
+        .iter()
+        .map(|(m, s, _)| PlanItem {
+            mode: *m,
+            suite: s.clone(),
+        })
+        .collect();
+    let mut defaults = AlgoLists::new();
+    defaults.set(
+        AlgoKind::Kex,
+        vec!["curve25519-sha256".into(), "ecdh-sha2-nistp256".into()],
+    );
+    defaults.set(
+        AlgoKind::HostKey,
+        vec!["ssh-ed25519".into(), "rsa-sha2-512".into()],
+    );
+    defaults.set(
+        AlgoKind::Cipher,
+        vec![
+            "chacha20-poly1305@openssh.com".into(),
+            "aes128-gcm@openssh.com".into(),
+        ],
+    );
+    defaults.set(
+        AlgoKind::Mac,
+        vec![
+            "umac-64-etm@openssh.com".into(),
+            "hmac-sha2-256-etm@openssh.com".into(),
+        ],
+    );
+    let machine = Machine {
+        os: "linux".into(),
+        arch: "x86_64".into(),
+        ..Machine::default()
+    };
+    for (dest, runs, scale) in [("pi@nas", 2, 1.0), ("pi@nas2", 1, 1.05)] {
+        for _ in 0..runs {
+            let id = store
+                .create_run(&NewRun {
+                    destination: dest,
+                    target_json: "{}".into(),
+                    resolved: None,
+                    client_version: "OpenSSH_9.2p1",
+                    server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
+                    machine: &machine,
+                    options_json: "{}".into(),
+                    plan: &items,
+                    seed: 1,
+                    client_defaults: &defaults,
+                })
+                .unwrap();
+            for round in 0..4u32 {
+                for (i, (mode, s, base)) in plan.iter().enumerate() {
+                    let mut smp = sample(*mode, s, *base, round, scale);
+                    if s.cipher.as_deref() == Some("arcfour256") && dest == "pi@nas2" {
+                        smp.outcome = Outcome::Refused {
+                            message: "no matching cipher found".into(),
+                        };
+                    }
+                    if round == 2 && i == 3 {
+                        smp.outcome =
+                            Outcome::failed(FailureKind::Timeout, "no result within 120 s");
+                    }
+                    store.add_sample(id, i, round, &smp).unwrap();
+                }
+            }
+            store.set_status(id, "complete").unwrap();
+        }
+    }
+}
+
+fn fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fixture.sqlite");
+    fixture_db(&db);
+    (dir, db)
+}
+
+fn sshbench(db: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn every_view_in_every_format() {
+    let (_dir, db) = fixture();
+    for (name, args) in [
+        ("show", vec!["show", "pi@nas", "--top", "all"]),
+        (
+            "show_worst",
+            vec!["show", "pi@nas", "--worst", "--top", "3", "--mode", "send"],
+        ),
+        ("summary", vec!["summary", "pi@nas"]),
+        ("recommend", vec!["recommend", "pi@nas"]),
+        (
+            "recommend_send_legacy",
+            vec!["recommend", "pi@nas", "--for", "send", "--allow", "legacy"],
+        ),
+        ("compare", vec!["compare", "pi@nas", "pi@nas2"]),
+    ] {
+        for format in ["table", "markdown", "csv", "json"] {
+            let mut a = args.clone();
+            a.extend(["--format", format]);
+            let out = sshbench(&db, &a);
+            if format == "json" {
+                serde_json::from_str::<serde_json::Value>(&out).expect("valid JSON");
+            }
+            insta::assert_snapshot!(format!("{name}_{format}"), out);
+        }
+    }
+}
+
+#[test]
+fn selections_by_run_and_date() {
+    let (_dir, db) = fixture();
+    let one = sshbench(&db, &["show", "--run", "2", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(v["runs"], serde_json::json!([2]));
+    // No destination: the newest run's.
+    let newest = sshbench(&db, &["show", "--format", "json"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&newest).unwrap()["destination"],
+        "pi@nas2"
+    );
+    let later = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["show", "pi@nas", "--since", "2999-01-01", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&later.stderr).contains("no stored runs match"));
+    let bad = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["show", "--since", "yesterday", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a date"));
+    let compare_runs = sshbench(&db, &["compare", "run:1", "run:3", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&compare_runs).unwrap();
+    let gcm = v["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["cipher"] == "aes128-gcm@openssh.com" && s["mode"] == "send")
+        .unwrap();
+    assert!(
+        (gcm["ratio"].as_f64().unwrap() - 1.05).abs() < 1e-6,
+        "{gcm}"
+    );
+    // 5% apart with 3 samples of ±2.6% each: not significant, and said so.
+    assert_eq!(gcm["significant"], false);
+}
+
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    let (_dir, db) = fixture();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["summary", "--db"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // like `| head -0`
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn recommend_never_lists_broken_and_leads_with_the_fastest_acceptable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .arg("run")
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "-q",
+            "--mode",
+            "send,connect",
+            "--sample-time",
+            "60ms",
+            "--rounds",
+            "3",
+        ])
+        .args([
+            "--ciphers",
+            "aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,3des-cbc",
+        ])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com,hmac-md5,hmac-sha1"])
+        .args([
+            "--kex",
+            "curve25519-sha256,diffie-hellman-group1-sha1,ecdh-sha2-nistp256",
+        ])
+        .args(["--hostkeys", "ssh-ed25519,ssh-dss,rsa-sha2-256"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: serde_json::Value = serde_json::from_str(&sshbench(
+        &db,
+        &["recommend", "--for", "send", "--format", "json"],
+    ))
+    .unwrap();
+    let lines = rec["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 4, "{rec}");
+    for l in lines {
+        let kind = match l["keyword"].as_str().unwrap() {
+            "KexAlgorithms" => AlgoKind::Kex,
+            "HostKeyAlgorithms" => AlgoKind::HostKey,
+            "Ciphers" => AlgoKind::Cipher,
+            _ => AlgoKind::Mac,
+        };
+        for n in l["names"].as_array().unwrap() {
+            let g = sshbench::offer::catalogue::grade(kind, n.as_str().unwrap());
+            assert!(
+                g.is_some_and(|g| g <= sshbench::offer::catalogue::Grade::Acceptable),
+                "{n} listed: {rec}"
+            );
+        }
+    }
+    // The first cipher belongs to the tie group of the fastest acceptable send suite.
+    let show: serde_json::Value = serde_json::from_str(&sshbench(
+        &db,
+        &["show", "--mode", "send", "--top", "all", "--format", "json"],
+    ))
+    .unwrap();
+    let acceptable: Vec<&serde_json::Value> = show["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            matches!(s["grade"].as_str(), Some("recommended" | "acceptable"))
+                && s["mean"].is_number()
+        })
+        .collect();
+    let best = acceptable
+        .iter()
+        .max_by(|a, b| {
+            a["mean"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["mean"].as_f64().unwrap())
+        })
+        .unwrap();
+    let interval = |s: &serde_json::Value| {
+        let (m, c) = (
+            s["mean"].as_f64().unwrap(),
+            s["ci95"].as_f64().unwrap_or(0.0),
+        );
+        (m - c, m + c)
+    };
+    let (lo, hi) = interval(best);
+    let tie_ciphers: Vec<&str> = acceptable
+        .iter()
+        .filter(|s| {
+            let (a, b) = interval(s);
+            a <= hi && b >= lo
+        })
+        .map(|s| s["cipher"].as_str().unwrap())
+        .collect();
+    let first = lines.iter().find(|l| l["keyword"] == "Ciphers").unwrap()["names"][0]
+        .as_str()
+        .unwrap();
+    assert!(
+        tie_ciphers.contains(&first),
+        "{first} not in {tie_ciphers:?}"
+    );
+}
