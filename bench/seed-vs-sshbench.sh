@@ -9,7 +9,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$here/../target/release/sshbench}
 work=$(mktemp -d)
-trap 'kill "$sb" 2>/dev/null; wait "$sb" 2>/dev/null; rm -rf "$work"' 0
+trap 'kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; rm -rf "$work"' 0
 
 "$bin" sandbox > "$work/config" 2>/dev/null &
 sb=$!

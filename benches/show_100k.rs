@@ -126,6 +126,7 @@ fn main() {
         let (doc, json) = sshbench::views::report::show(
             &scope,
             &sshbench::views::report::ShowOptions {
+                chart: None,
                 modes: Mode::ALL.to_vec(),
                 top: None,
                 worst: false,

@@ -5,6 +5,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::cancel::Cancel;
+use sshbench::cli::ReportArgs;
 use sshbench::cli::{
     AlgosArgs, AlgosFormat, AllowArg, CompareArgs, FormatArg, GoalArg, ModeArg, RecommendArgs,
     RunArgs, RunsArgs, Selector, ShowArgs, SortArg, SummaryArgs,
@@ -25,10 +26,10 @@ use sshbench::store::{self, NewRun, Store};
 use sshbench::suite::Mode;
 use sshbench::target::{self, Target};
 use sshbench::views::algos::{self as algos_view, AlgosReport};
-use sshbench::views::compare;
 use sshbench::views::export::{self, Document, Format, Style};
 use sshbench::views::recommend::{self, Goal};
 use sshbench::views::report::{self, Scope, ShowOptions, SortKey};
+use sshbench::views::{charts, compare, html};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -472,6 +473,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let (doc, json) = report::show(
         &scope,
         &ShowOptions {
+            chart: None,
             modes: Mode::ALL.to_vec(),
             top: None,
             worst: false,
@@ -743,6 +745,7 @@ pub fn show(args: ShowArgs) -> Result<u8> {
     let (doc, json) = report::show(
         &scope,
         &ShowOptions {
+            chart: args.chart.then(|| args.ascii || !utf8_locale()),
             modes: modes_of(&args.mode),
             top,
             worst: args.worst,
@@ -836,4 +839,59 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
     };
     let (doc, json) = compare::compare(&a, &b);
     emit(&doc, &json, args.format)
+}
+
+/// Whether the locale says UTF-8 (for Unicode bars).
+fn utf8_locale() -> bool {
+    ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .is_some_and(|v| v.to_ascii_uppercase().replace('-', "").contains("UTF8"))
+}
+
+/// `sshbench report`.
+pub fn report(args: ReportArgs) -> Result<u8> {
+    let sel = selection(&Selector {
+        destination: args.destination.clone(),
+        run: args.run,
+        since: args.since.clone(),
+        db: args.db.clone(),
+        format: FormatArg::Table,
+    })?;
+    let store = open_existing(&args.db)?;
+    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let scope = Scope {
+        destination,
+        runs: &runs,
+        stats,
+    };
+    let (rec_doc, _) = recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable);
+    let recommendation = export::render(&rec_doc, &(), Format::Table, Style::default());
+    let (_, summary_json) = report::summary(&scope, 5);
+    let warnings: Vec<String> = summary_json["warnings"]
+        .as_array()
+        .map(|w| {
+            w.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let charts = html::charts(&scope)?;
+    let page = html::render(&scope, &recommendation, &warnings, &charts)?;
+    std::fs::write(&args.output, &page)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    eprintln!(
+        "wrote {} ({} KiB)",
+        args.output.display(),
+        page.len() / 1024
+    );
+    if let Some(dir) = &args.png {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for c in &charts {
+            let path = dir.join(format!("{}.png", c.name));
+            charts::save_png(&c.svg, &path)?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(0)
 }

@@ -55,6 +55,9 @@ pub enum CommandArgs {
     /// Print an ssh_config block (and sshd_config lines) with the measured algorithms
     /// fastest first, among acceptable grades only.
     Recommend(RecommendArgs),
+    /// Write a self-contained HTML report with charts (no network fetches), and
+    /// optionally the charts as PNG files.
+    Report(ReportArgs),
     /// Compare two destinations (or two runs) suite by suite: ratio and significance.
     #[command(after_help = COMPARE_EXAMPLES)]
     Compare(CompareArgs),
@@ -143,6 +146,46 @@ pub struct ShowArgs {
     /// Reverse the order: the slowest first.
     #[arg(long)]
     pub worst: bool,
+
+    /// Horizontal bars with interval marks instead of tables.
+    #[arg(long)]
+    pub chart: bool,
+
+    /// Draw --chart with ASCII only (default: Unicode blocks when the locale is UTF-8).
+    #[arg(long, requires = "chart")]
+    pub ascii: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The destination as given to `run` (`sandbox` for the local sandbox); default:
+    /// the newest run's.
+    pub destination: Option<String>,
+
+    /// Only this run.
+    #[arg(long, value_name = "ID")]
+    pub run: Option<i64>,
+
+    /// Only runs started on or after this UTC date or time.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Where to write the page.
+    #[arg(
+        short,
+        long,
+        default_value = "sshbench-report.html",
+        value_name = "FILE"
+    )]
+    pub output: PathBuf,
+
+    /// Also write each chart as a PNG into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -280,7 +323,7 @@ pub struct RunArgs {
     pub size: Option<String>,
 
     /// How long a calibrated transfer should last.
-    #[arg(long, default_value = "250ms", value_name = "DURATION")]
+    #[arg(long, default_value = "200ms", value_name = "DURATION")]
     pub sample_time: String,
 
     /// Key exchange algorithms: `a,b` only these, `-pat` remove, `^a` first, `+a`

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         CommandArgs::Summary(args) => app::summary(args),
         CommandArgs::Recommend(args) => app::recommend(args),
         CommandArgs::Compare(args) => app::compare(args),
+        CommandArgs::Report(args) => app::report(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

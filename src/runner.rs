@@ -97,20 +97,20 @@ pub enum Abort {
     Store(anyhow::Error),
 }
 
-/// Transfer size for a suite at an estimated steady `rate` (bytes/s): the first half
-/// ramps the connection up (not measured), the second half lasts `sample_time`.
+/// Transfer size for a suite at an estimated steady `rate` (bytes/s): the first quarter
+/// ramps the connection up (not measured), the other three quarters last `sample_time`.
 pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> u64 {
     let Some(rate) = rate.filter(|r| *r > 0.0) else {
         return WARMUP_BYTES;
     };
-    let bytes = (2.0 * rate * sample_time.as_secs_f64()) as u64;
+    let bytes = (4.0 / 3.0 * rate * sample_time.as_secs_f64()) as u64;
     let rounded = bytes.div_ceil(64 << 10) * (64 << 10);
     rounded.clamp(MIN_BYTES, MAX_BYTES)
 }
 
 /// Bytes at the start of a transfer that ramp the connection up and are not measured.
 pub fn ramp_bytes(bytes: u64) -> u64 {
-    bytes / 2
+    bytes / 4
 }
 
 fn is_transient(kind: FailureKind) -> bool {
@@ -449,14 +449,14 @@ mod tests {
 
     #[test]
     fn calibration_targets_the_sample_time() {
-        // 100 MB/s for 250 ms after an equal ramp: 50 MB.
-        let size = calibrate(Some(1e8), Duration::from_millis(250));
-        assert!((size as f64 - 5e7).abs() < 70_000.0, "{size}");
+        // 100 MB/s for 300 ms after a ramp of a third of that: 40 MB.
+        let size = calibrate(Some(1e8), Duration::from_millis(300));
+        assert!((size as f64 - 4e7).abs() < 70_000.0, "{size}");
         assert_eq!(size % (64 << 10), 0);
         assert_eq!(calibrate(None, Duration::from_secs(1)), WARMUP_BYTES);
         assert_eq!(calibrate(Some(1.0), Duration::from_millis(250)), MIN_BYTES);
         assert_eq!(calibrate(Some(1e12), Duration::from_secs(10)), MAX_BYTES);
-        assert_eq!(ramp_bytes(100), 50);
+        assert_eq!(ramp_bytes(100), 25);
     }
 
     #[test]

@@ -78,7 +78,7 @@ fn every_mode_succeeds_and_verifies_what_was_negotiated() {
                 "{transfer:?} vs {:?}",
                 s.wall
             );
-            // The throughput window is the steady part after the ramp-up half.
+            // The throughput window is the steady part after the ramp-up quarter.
             let w = s.window.expect("a steady-state window");
             assert!(w.time < transfer, "{w:?} vs {transfer:?}");
             match mode {

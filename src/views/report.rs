@@ -96,6 +96,8 @@ pub enum SortKey {
 }
 
 pub struct ShowOptions {
+    /// Horizontal bars instead of tables: `Some(ascii)`.
+    pub chart: Option<bool>,
     pub modes: Vec<Mode>,
     /// Rows per mode; `None` = all.
     pub top: Option<usize>,
@@ -196,6 +198,15 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
             ranked.len(),
             if opts.worst { ", worst first" } else { "" }
         );
+        if let Some(ascii) = opts.chart {
+            doc.text(format!(
+                "\n{title} ({}, mean with 95% interval)",
+                unit(mode)
+            ));
+            doc.code(bars(&ranked, mode, 40, ascii));
+            ranked_all.extend(ranked);
+            continue;
+        }
         let mut g = if mode == Mode::Connect {
             Grid::new(
                 title,
@@ -314,6 +325,70 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
         suites: ranked_all.iter().map(suite_json).collect(),
     };
     (doc, serde_json::to_value(json).expect("serializable"))
+}
+
+/// Horizontal bars of the means, `width` cells long at the largest value, with the
+/// interval's ends marked; Unicode blocks (eighths) or, for `ascii`, `#` and `|`.
+pub fn bars(ranked: &[Ranked], mode: Mode, width: usize, ascii: bool) -> String {
+    let labels: Vec<String> = ranked
+        .iter()
+        .map(|r| suite_label(mode, &r.stats.suite))
+        .collect();
+    let pad = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let max = ranked
+        .iter()
+        .filter_map(|r| r.stats.figure.map(|f| f.mean + f.ci95.unwrap_or(0.0)))
+        .fold(0.0, f64::max);
+    let mut out = String::new();
+    for (r, label) in ranked.iter().zip(&labels) {
+        let Some(f) = r.stats.figure else {
+            out.push_str(&format!("{label:<pad$}  (not measured)\n"));
+            continue;
+        };
+        let scale = |v: f64| {
+            if max > 0.0 {
+                v / max * width as f64
+            } else {
+                0.0
+            }
+        };
+        let eighths = (scale(f.mean) * 8.0).round() as usize;
+        let mut cells: Vec<char> = Vec::with_capacity(width + 1);
+        if ascii {
+            cells.extend(std::iter::repeat_n('#', (eighths + 4) / 8));
+        } else {
+            const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+            cells.extend(std::iter::repeat_n('█', eighths / 8));
+            if eighths % 8 > 0 {
+                cells.push(PARTS[eighths % 8]);
+            }
+        }
+        cells.resize(width + 1, ' ');
+        if let Some(ci) = f.ci95.filter(|c| *c > 0.0) {
+            let (lo, hi) = (
+                scale(f.mean - ci).round() as usize,
+                scale(f.mean + ci).round() as usize,
+            );
+            let (open, close) = if ascii { ('|', '|') } else { ('├', '┤') };
+            if lo < cells.len() && lo != hi {
+                cells[lo] = open;
+            }
+            if hi < cells.len() {
+                cells[hi] = close;
+            }
+        }
+        let bar: String = cells.into_iter().collect();
+        out.push_str(&format!(
+            "{label:<pad$} {bar} {}{}\n",
+            fmt(mode, f.mean),
+            f.ci95.map_or(String::new(), |c| format!(
+                " {}{}",
+                if ascii { "+-" } else { "±" },
+                fmt(mode, c)
+            ))
+        ));
+    }
+    out
 }
 
 /// A readable suite label for one mode (the parts that vary in it).
@@ -566,6 +641,47 @@ fn per_cipher(doc: &mut Document, warnings: &mut Vec<String>, mode: Mode, stats:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ranked(figs: &[(&str, &[f64])]) -> Vec<Ranked> {
+        let stats: Vec<SuiteStats> = figs
+            .iter()
+            .map(|(c, v)| SuiteStats {
+                mode: Mode::Send,
+                suite: Suite {
+                    cipher: Some(c.to_string()),
+                    ..Suite::default()
+                },
+                ok: v.len(),
+                failed: 0,
+                refused: false,
+                figure: analysis::summarize(v),
+                client_cpu: None,
+                bytes: 0,
+                last_error: None,
+            })
+            .collect();
+        analysis::rank(&stats, Mode::Send)
+    }
+
+    #[test]
+    fn bars_scale_to_the_largest_and_mark_intervals() {
+        let r = ranked(&[("fast", &[800e6, 820e6, 780e6]), ("slow", &[200e6])]);
+        let text = bars(&r, Mode::Send, 20, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("fast + <implicit> ") && lines[0].contains('┤'),
+            "{text}"
+        );
+        assert!(lines[0].ends_with("800.0 ±49.7"), "{text}");
+        let full = lines[0].matches('█').count();
+        let quarter = lines[1].matches('█').count();
+        assert!(full >= 17 && (4..=5).contains(&quarter), "{text}");
+        let ascii = bars(&r, Mode::Send, 20, true);
+        assert!(
+            ascii.is_ascii() && ascii.contains('#') && ascii.contains('|'),
+            "{ascii}"
+        );
+    }
 
     #[test]
     fn grade_is_the_worst_part() {
