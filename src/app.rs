@@ -8,7 +8,7 @@ use sshbench::cancel::Cancel;
 use sshbench::cli::ReportArgs;
 use sshbench::cli::{
     AlgosArgs, AlgosFormat, AllowArg, CompareArgs, FormatArg, GoalArg, ModeArg, RecommendArgs,
-    RunArgs, RunsArgs, Selector, ShowArgs, SortArg, SummaryArgs,
+    RunArgs, RunsArgs, ShowArgs, SortArg, SummaryArgs, Which,
 };
 use sshbench::config::{RunConfig, RunOptions};
 use sshbench::machine;
@@ -676,7 +676,7 @@ fn load_scope(
     Ok((runs, stats, destination))
 }
 
-fn selection(sel: &Selector) -> Result<store::Selection> {
+fn selection(sel: &Which) -> Result<store::Selection> {
     check_since(&sel.since)?;
     Ok(store::Selection {
         destination: sel.destination.as_deref().map(stored_destination),
@@ -734,8 +734,8 @@ pub fn show(args: ShowArgs) -> Result<u8> {
                 .ok_or_else(|| anyhow!("--top {n:?}: give a positive number or `all`"))?,
         ),
     };
-    let sel = selection(&args.sel)?;
-    let store = open_existing(&args.sel.db)?;
+    let sel = selection(&args.sel.which)?;
+    let store = open_existing(&args.sel.which.db)?;
     let (runs, stats, destination) = load_scope(&store, &sel)?;
     let scope = Scope {
         destination,
@@ -761,8 +761,8 @@ pub fn show(args: ShowArgs) -> Result<u8> {
 
 /// `sshbench summary`.
 pub fn summary(args: SummaryArgs) -> Result<u8> {
-    let sel = selection(&args.sel)?;
-    let store = open_existing(&args.sel.db)?;
+    let sel = selection(&args.sel.which)?;
+    let store = open_existing(&args.sel.which.db)?;
     let (runs, stats, destination) = load_scope(&store, &sel)?;
     let scope = Scope {
         destination,
@@ -775,8 +775,8 @@ pub fn summary(args: SummaryArgs) -> Result<u8> {
 
 /// `sshbench recommend`.
 pub fn recommend(args: RecommendArgs) -> Result<u8> {
-    let sel = selection(&args.sel)?;
-    let store = open_existing(&args.sel.db)?;
+    let sel = selection(&args.sel.which)?;
+    let store = open_existing(&args.sel.which.db)?;
     let (runs, stats, destination) = load_scope(&store, &sel)?;
     let scope = Scope {
         destination,
@@ -851,14 +851,8 @@ fn utf8_locale() -> bool {
 
 /// `sshbench report`.
 pub fn report(args: ReportArgs) -> Result<u8> {
-    let sel = selection(&Selector {
-        destination: args.destination.clone(),
-        run: args.run,
-        since: args.since.clone(),
-        db: args.db.clone(),
-        format: FormatArg::Table,
-    })?;
-    let store = open_existing(&args.db)?;
+    let sel = selection(&args.which)?;
+    let store = open_existing(&args.which.db)?;
     let (runs, stats, destination) = load_scope(&store, &sel)?;
     let scope = Scope {
         destination,

@@ -89,7 +89,7 @@ pub enum FormatArg {
 
 /// Which stored results a report covers.
 #[derive(Debug, Args)]
-pub struct Selector {
+pub struct Which {
     /// The destination as given to `run` (`sandbox` for the local sandbox); default:
     /// the newest run's. Results of all its runs are combined.
     pub destination: Option<String>,
@@ -105,6 +105,13 @@ pub struct Selector {
     /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+}
+
+/// Which stored results, and in what format.
+#[derive(Debug, Args)]
+pub struct Selector {
+    #[command(flatten)]
+    pub which: Which,
 
     /// Output format (JSON carries raw figures, units and run ids).
     #[arg(long, value_enum, default_value = "table")]
@@ -158,21 +165,8 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The destination as given to `run` (`sandbox` for the local sandbox); default:
-    /// the newest run's.
-    pub destination: Option<String>,
-
-    /// Only this run.
-    #[arg(long, value_name = "ID")]
-    pub run: Option<i64>,
-
-    /// Only runs started on or after this UTC date or time.
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
-
-    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub which: Which,
 
     /// Where to write the page.
     #[arg(
