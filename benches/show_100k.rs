@@ -78,6 +78,10 @@ fn main() {
                         system: t / 4,
                     }),
                     negotiated: None,
+                    client_window_cpu: None,
+                    server_cpu: None,
+                    phases: None,
+                    compression_factor: None,
                 };
                 store.add_sample(id, i, round, &s).unwrap();
                 total += 1;

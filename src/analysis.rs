@@ -1,6 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
-use crate::measure::{Outcome, Sample};
+use crate::measure::{Outcome, Phases, Sample};
 use crate::suite::{Mode, Suite};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -215,12 +215,74 @@ pub struct SuiteStats {
     pub refused: bool,
     /// Connect: seconds. Send/receive: bytes per second.
     pub figure: Option<Summary>,
-    /// Client CPU seconds per GB moved (transfers) or per connection (connect).
+    /// Client CPU seconds per GB moved (transfers: over the steady window where the OS
+    /// tells, else the whole process) or per connection (connect).
     pub client_cpu: Option<Summary>,
+    /// Server session CPU seconds per GB moved, where the server tells.
+    pub server_cpu: Option<Summary>,
+    /// Median busy fraction of one core during transfers (1.0 = saturated).
+    pub client_busy: Option<f64>,
+    pub server_busy: Option<f64>,
+    /// Connect: median time of each phase.
+    pub phases: Option<Phases>,
+    /// Median compressed/raw ratio with compression.
+    pub compression_factor: Option<f64>,
     /// Median bytes per transfer sample.
     pub bytes: u64,
     /// The last failure or refusal message.
     pub last_error: Option<String>,
+}
+
+/// Which side limits a transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bound {
+    /// The ssh client saturates a core.
+    Client,
+    /// The server's sshd saturates a core.
+    Server,
+    Both,
+    /// Neither side's CPU is saturated: the network or flow control limits.
+    Network,
+    /// Not enough is known (the server does not expose its CPU).
+    Unknown,
+}
+
+impl Bound {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bound::Client => "client CPU",
+            Bound::Server => "server CPU",
+            Bound::Both => "both CPUs",
+            Bound::Network => "network/window",
+            Bound::Unknown => "?",
+        }
+    }
+}
+
+/// A side counts as the bottleneck when its busiest process uses this much of a core.
+pub const SATURATED: f64 = 0.85;
+
+impl SuiteStats {
+    /// The bottleneck of a transfer suite, from the median busy fractions.
+    pub fn bound(&self) -> Option<Bound> {
+        if !self.mode.is_transfer() || self.figure.is_none() {
+            return None;
+        }
+        let c = self.client_busy.map(|b| b >= SATURATED);
+        let s = self.server_busy.map(|b| b >= SATURATED);
+        Some(match (c, s) {
+            (Some(true), Some(true)) => Bound::Both,
+            (Some(true), _) => Bound::Client,
+            (_, Some(true)) => Bound::Server,
+            (Some(false), Some(false)) => Bound::Network,
+            _ => Bound::Unknown,
+        })
+    }
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    summarize(v).map(|s| s.median)
 }
 
 /// The figure a sample is ranked by: seconds for connect, bytes/s for transfers.
@@ -252,17 +314,40 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
         .into_iter()
         .map(|(mode, suite, list)| {
             let figures: Vec<f64> = list.iter().filter_map(|s| figure(s)).collect();
-            let cpu: Vec<f64> = list
+            let good: Vec<&&Sample> = list.iter().filter(|s| s.outcome.is_success()).collect();
+            let cpu: Vec<f64> = good
                 .iter()
-                .filter(|s| s.outcome.is_success())
-                .filter_map(|s| {
-                    let c = s.client_cpu?.total().as_secs_f64();
-                    match mode {
-                        Mode::Connect => Some(c),
-                        _ => (s.bytes > 0).then(|| c / s.bytes as f64 * 1e9),
+                .filter_map(|s| match (mode, s.client_window_cpu) {
+                    (Mode::Connect, _) => Some(s.client_cpu?.total().as_secs_f64()),
+                    (_, Some(w)) => w.per_gb(),
+                    _ => {
+                        let c = s.client_cpu?.total().as_secs_f64();
+                        (s.bytes > 0).then(|| c / s.bytes as f64 * 1e9)
                     }
                 })
                 .collect();
+            let server: Vec<f64> = good.iter().filter_map(|s| s.server_cpu?.per_gb()).collect();
+            let mut client_busy: Vec<f64> = good
+                .iter()
+                .filter_map(|s| s.client_window_cpu?.busy())
+                .collect();
+            let mut server_busy: Vec<f64> =
+                good.iter().filter_map(|s| s.server_cpu?.busy()).collect();
+            let mut factors: Vec<f64> = good.iter().filter_map(|s| s.compression_factor).collect();
+            let phase_list: Vec<Phases> = good.iter().filter_map(|s| s.phases).collect();
+            let phases = (!phase_list.is_empty()).then(|| {
+                let m = |f: fn(&Phases) -> f64| {
+                    let mut v: Vec<f64> = phase_list.iter().map(f).collect();
+                    median(&mut v).unwrap_or(0.0)
+                };
+                Phases {
+                    tcp: m(|p| p.tcp),
+                    version: m(|p| p.version),
+                    kex: m(|p| p.kex),
+                    auth: m(|p| p.auth),
+                    session: m(|p| p.session),
+                }
+            });
             let mut bytes: Vec<u64> = list
                 .iter()
                 .filter(|s| s.outcome.is_success())
@@ -282,6 +367,11 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                     .any(|s| matches!(s.outcome, Outcome::Refused { .. })),
                 figure: summarize(&figures),
                 client_cpu: summarize(&cpu),
+                server_cpu: summarize(&server),
+                client_busy: median(&mut client_busy),
+                server_busy: median(&mut server_busy),
+                phases,
+                compression_factor: median(&mut factors),
                 bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
                 last_error: list
                     .iter()
@@ -348,6 +438,11 @@ mod ranking_tests {
             refused: false,
             figure: summarize(figures),
             client_cpu: None,
+            server_cpu: None,
+            client_busy: None,
+            server_busy: None,
+            phases: None,
+            compression_factor: None,
             bytes: 0,
             last_error: None,
         }
@@ -449,6 +544,10 @@ mod aggregate_tests {
                 system: Duration::from_millis(100),
             }),
             negotiated: None,
+            client_window_cpu: None,
+            server_cpu: None,
+            phases: None,
+            compression_factor: None,
         }
     }
 

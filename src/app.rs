@@ -5,12 +5,13 @@ use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::cancel::Cancel;
-use sshbench::cli::ReportArgs;
 use sshbench::cli::{
     AlgosArgs, AlgosFormat, AllowArg, CompareArgs, FormatArg, GoalArg, ModeArg, RecommendArgs,
     RunArgs, RunsArgs, ShowArgs, SortArg, SummaryArgs, Which,
 };
+use sshbench::cli::{ReportArgs, SandboxArgs};
 use sshbench::config::{RunConfig, RunOptions};
+use sshbench::lab::LabOptions;
 use sshbench::machine;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
@@ -194,9 +195,10 @@ fn method_label(m: &ProbeMethod) -> String {
     }
 }
 
-fn start_sandbox(client: &client::ClientOffer) -> Result<Sandbox> {
+fn start_sandbox(client: &client::ClientOffer, lab: LabOptions) -> Result<Sandbox> {
     Sandbox::start(&SandboxOptions {
         candidates: offer::candidates(client),
+        lab,
         ..SandboxOptions::default()
     })
 }
@@ -217,17 +219,20 @@ fn connect_server(
     client: &client::ClientOffer,
     probe_timeout: Duration,
     mock: bool,
+    lab: LabOptions,
     progress: &Progress,
 ) -> Result<Server> {
     let Some(dest) = destination else {
-        let sb = start_sandbox(client)?;
+        let sb = start_sandbox(client, lab)?;
         progress.say(&format!(
-            "server: local sandbox {} on 127.0.0.1:{} (private dir {})",
+            "server: local sandbox {} on {}:{} (private dir {}){}",
             sb.sshd().display(),
+            sb.host(),
             sb.port(),
-            sb.dir().display()
+            sb.dir().display(),
+            lab_label(&lab)
         ));
-        let version = server::probe("127.0.0.1", sb.port(), probe_timeout)
+        let version = server::probe(sb.host(), sb.port(), probe_timeout)
             .ok()
             .map(|o| o.banner);
         let target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
@@ -331,6 +336,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         &client,
         probe_timeout,
         cfg.mock_transport,
+        options.lab,
         &progress,
     )?;
 
@@ -346,6 +352,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             modes: &options.modes,
             vary_hostkeys: srv.target.is_sandbox,
             full: options.full,
+            compression: options.compression,
         })?,
     };
     for note in &plan.notes {
@@ -400,7 +407,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         Box::new(OpenSsh::new(
             ssh,
             srv.target.clone(),
-            Payload::random(1 << 20, seed),
+            Payload::new(options.payload, 1 << 20, seed),
         ))
     };
     let settings = RunSettings::new(&options, seed);
@@ -537,19 +544,45 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// " (lab: ...)" for messages.
+fn lab_label(lab: &LabOptions) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = lab.cpu {
+        parts.push(format!("sshd limited to {c} cores"));
+    }
+    if let Some(k) = lab.rate_kbit {
+        parts.push(format!("link shaped to {k} kbit/s"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" (lab: {})", parts.join(", "))
+    }
+}
+
 /// `sshbench sandbox`: the sandbox for manual use and benchmark scripts.
-pub fn sandbox() -> Result<u8> {
+pub fn sandbox(args: SandboxArgs) -> Result<u8> {
+    let lab = LabOptions {
+        cpu: args.cpu,
+        rate_kbit: args
+            .rate
+            .as_deref()
+            .map(sshbench::lab::parse_rate)
+            .transpose()?,
+    };
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let client = client::query(&find_ssh()?)?;
-    let sb = start_sandbox(&client)?;
+    let sb = start_sandbox(&client, lab)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", sb.ssh_config().display())?;
     out.flush()?;
     drop(out);
     eprintln!(
-        "sandbox sshd {} listening on 127.0.0.1:{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
+        "sandbox sshd {} listening on {}:{}{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
         sb.sshd().display(),
+        sb.host(),
         sb.port(),
+        lab_label(&lab),
         sb.ssh_config().display(),
         sandbox::ALIAS
     );
@@ -567,8 +600,8 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     let client = client::query(&ssh)?;
     let (label, server) = match &args.destination {
         None => {
-            let sb = start_sandbox(&client)?;
-            let o = server::probe("127.0.0.1", sb.port(), timeout);
+            let sb = start_sandbox(&client, LabOptions::default())?;
+            let o = server::probe(sb.host(), sb.port(), timeout);
             ("local sandbox".to_string(), o)
         }
         Some(dest) => {

@@ -65,7 +65,7 @@ pub enum CommandArgs {
     ///
     /// Prints the path of its private ssh_config on the first line of stdout, so that
     /// scripts can use it: `ssh -F <that file> sshbench-sandbox`.
-    Sandbox,
+    Sandbox(SandboxArgs),
 }
 
 const SHOW_EXAMPLES: &str = "Examples:
@@ -265,6 +265,14 @@ pub struct AlgosArgs {
     pub timeout: u64,
 }
 
+/// Payload kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PayloadArg {
+    Random,
+    Text,
+    Zeros,
+}
+
 /// Measurement modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -337,6 +345,25 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub macs: Option<String>,
 
+    /// Also measure every send/receive suite with zlib compression (zlib@openssh.com).
+    #[arg(long)]
+    pub compression: bool,
+
+    /// What the transferred data looks like: random (incompressible), text, or zeros
+    /// (like /dev/zero in classic scripts). Matters only with --compression.
+    #[arg(long, value_enum, default_value = "random")]
+    pub payload: PayloadArg,
+
+    /// Lab: limit the local sandbox sshd (and its sessions) to this many cores, e.g. 0.25,
+    /// to play a slow server (Linux, root; a cgroup CPU quota).
+    #[arg(long, value_name = "CORES", conflicts_with = "destination")]
+    pub sandbox_cpu: Option<f64>,
+
+    /// Lab: put the local sandbox sshd in a network namespace behind a link of this rate,
+    /// e.g. 20mbit, to play a slow network (Linux, root; tc tbf).
+    #[arg(long, value_name = "RATE", conflicts_with = "destination")]
+    pub sandbox_rate: Option<String>,
+
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
     /// AEAD ciphers with every MAC), as classic benchmark scripts do. Slow.
     #[arg(long)]
@@ -356,7 +383,7 @@ pub struct RunArgs {
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
-    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destination", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed"])]
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destination", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
 
     /// Print nothing but the results.
@@ -370,6 +397,17 @@ pub struct RunArgs {
     /// Deterministic fake measurements instead of ssh (for testing sshbench itself).
     #[arg(long, hide = true)]
     pub mock_transport: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Limit sshd and its sessions to this many cores (Linux, root).
+    #[arg(long, value_name = "CORES")]
+    pub cpu: Option<f64>,
+
+    /// Put sshd in a network namespace behind a link of this rate, e.g. 20mbit (Linux, root).
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
 }
 
 #[derive(Debug, Args)]

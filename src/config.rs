@@ -1,8 +1,10 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use crate::cli::{ModeArg, RunArgs};
+use crate::cli::{ModeArg, PayloadArg, RunArgs};
 use crate::filter::{self, FilterSpec};
+use crate::lab::{self, LabOptions};
+use crate::measure::payload::PayloadKind;
 use crate::suite::{AlgoKind, Mode};
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,14 @@ pub struct RunOptions {
     pub timeout_s: u64,
     pub full: bool,
     pub filters: Filters,
+    /// Also measure every transfer suite with zlib compression.
+    #[serde(default)]
+    pub compression: bool,
+    #[serde(default)]
+    pub payload: PayloadKind,
+    /// The sandbox's slow-machine lab, if any.
+    #[serde(default)]
+    pub lab: LabOptions,
 }
 
 /// User restrictions on algorithm names, per kind.
@@ -116,6 +126,16 @@ impl RunConfig {
                     .map(|d| d.as_secs_f64()),
                 timeout_s: a.timeout,
                 full: a.full,
+                compression: a.compression,
+                lab: LabOptions {
+                    cpu: a.sandbox_cpu,
+                    rate_kbit: a.sandbox_rate.as_deref().map(lab::parse_rate).transpose()?,
+                },
+                payload: match a.payload {
+                    PayloadArg::Random => PayloadKind::Random,
+                    PayloadArg::Text => PayloadKind::Text,
+                    PayloadArg::Zeros => PayloadKind::Zeros,
+                },
                 filters: Filters {
                     kex: parse_filter(&a.kex)?,
                     hostkeys: parse_filter(&a.hostkeys)?,

@@ -11,6 +11,7 @@ pub mod cancel;
 pub mod cli;
 pub mod config;
 pub mod filter;
+pub mod lab;
 pub mod machine;
 pub mod measure;
 pub mod offer;

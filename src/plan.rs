@@ -41,6 +41,8 @@ pub struct PlanInput<'a> {
     pub vary_hostkeys: bool,
     /// The whole cartesian product, as classic benchmark scripts measure it.
     pub full: bool,
+    /// Measure every transfer suite a second time with zlib compression.
+    pub compression: bool,
 }
 
 /// The names of one kind to measure: filter(client) ∩ server, aliases folded.
@@ -167,6 +169,16 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
                 }
             }
         }
+        if input.compression {
+            let zlib: Vec<Suite> = suites
+                .iter()
+                .map(|s| Suite {
+                    compression: Some("zlib@openssh.com".into()),
+                    ..s.clone()
+                })
+                .collect();
+            suites.extend(zlib);
+        }
         for mode in transfer {
             plan.items.extend(suites.iter().map(|s| PlanItem {
                 mode,
@@ -220,6 +232,7 @@ mod tests {
             modes,
             vary_hostkeys: false,
             full: false,
+            compression: false,
         }
     }
 
@@ -303,6 +316,27 @@ mod tests {
                 "ecdh-sha2-nistp256 + ssh-ed25519",
                 "ecdh-sha2-nistp256 + rsa-sha2-256"
             ]
+        );
+    }
+
+    #[test]
+    fn compression_doubles_transfer_suites_only() {
+        let c = client();
+        let f = Filters::default();
+        let mut inp = input(&c, None, &f, &Mode::ALL);
+        inp.compression = true;
+        let plan = build(&inp).unwrap();
+        let zlib = plan
+            .items
+            .iter()
+            .filter(|i| i.suite.compression.is_some())
+            .count();
+        assert_eq!(zlib, 10, "5 send + 5 receive suites with zlib");
+        assert!(
+            plan.items
+                .iter()
+                .filter(|i| i.mode == Mode::Connect)
+                .all(|i| i.suite.compression.is_none())
         );
     }
 

@@ -117,6 +117,27 @@ pub fn descendants(pid: u32) -> Vec<u32> {
     }
 }
 
+/// The CPU time (user + system) a live process has used so far: Linux only (`/proc`);
+/// `None` elsewhere or when it cannot be read.
+pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let after = &stat[stat.rfind(')')? + 1..];
+        let f: Vec<&str> = after.split_whitespace().collect();
+        // Fields 14 and 15 of the whole line (utime, stime) are 12 and 13 after ')'.
+        let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+        // SAFETY: sysconf is thread-safe.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        (hz > 0).then(|| std::time::Duration::from_secs_f64(ticks as f64 / hz as f64))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
 /// The parent pid from a `/proc/PID/stat` line; the command name may contain spaces and
 /// parentheses, so parse after the last `)`.
 pub fn parse_ppid(stat: &str) -> Option<u32> {
@@ -190,6 +211,21 @@ mod tests {
         let exit = reap_in_background(child.id()).recv().unwrap();
         assert_eq!(exit.code, Some(3));
         assert_eq!(exit.signal, None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn cpu_time_of_a_busy_process_grows() {
+        let me = std::process::id();
+        let a = cpu_time(me).unwrap();
+        let t = Instant::now();
+        let mut x = 0u64;
+        while t.elapsed() < std::time::Duration::from_millis(100) {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        assert!(x > 0);
+        assert!(cpu_time(me).unwrap() > a);
+        assert_eq!(cpu_time(u32::MAX), None);
     }
 
     #[cfg(target_os = "linux")]

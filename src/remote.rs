@@ -35,31 +35,182 @@ pub const PONG: &str = "SSHBENCH-PONG";
 /// The line the remote side prints once the ramp-up bytes have arrived.
 pub const MARK: &str = "SSHBENCH-MARK";
 
+/// Marks the server's CPU lines on stderr: `SSHBENCH-CPU0` before the measured part,
+/// `SSHBENCH-CPU1` after it.
+pub const CPU0: &str = "SSHBENCH-CPU0";
+pub const CPU1: &str = "SSHBENCH-CPU1";
+
+/// Shell code that defines `u`, which prints the CPU time this session has used so far:
+/// `FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED`. It climbs from the shell to the sshd (or dropbear) process
+/// serving the session (at most three levels; FOUND is 1 when it got there), then
+/// reports that process's CPU and this shell's (with its finished children: `wc`, `cat`,
+/// `head`), as clock ticks from /proc on Linux or as `ps -o time=` elsewhere, or `-`.
+/// QUOTA and PERIOD are the session's Linux cgroup CPU limit (v1 `cpu.cfs_quota_us` and
+/// `cpu.cfs_period_us`, or v2 `cpu.max`), `-` or `-1`/`max` when there is none: a
+/// throttled sshd never shows 100% of a core, so its limit tells what saturated means,
+/// and PERIODS and THROTTLED (from that cgroup's `cpu.stat`) say how often the quota
+/// actually stopped it.
+/// Only the session's own processes count, never anything else on the machine (in the
+/// sandbox the client shares the machine).
+const CPU_PROBE: &str = concat!(
+    r#"s=$PPID; k=0; for i in 1 2 3 4; do "#,
+    r#"n=$(cat /proc/$s/comm 2>/dev/null || ps -o comm= -p $s 2>/dev/null); "#,
+    r#"case $n in *sshd*|*dropbear*) k=1; break;; esac; "#,
+    r#"p=$(ps -o ppid= -p $s 2>/dev/null | tr -d " "); [ -n "$p" ] || break; s=$p; done; "#,
+    r#"t() { if l=$(cat /proc/$1/stat 2>/dev/null); then l=${l##*)}; set -- $l; "#,
+    r#"echo $((${12}+${13}+${14}+${15})); else x=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
+    r#"echo ${x:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
+    r#"q=- r=- d=; [ -r /proc/self/cgroup ] && while IFS=: read a b c; do "#,
+    r#"case $b in cpu|cpu,*|*,cpu|*,cpu,*) [ -r /sys/fs/cgroup/$b$c/cpu.cfs_quota_us ] && "#,
+    r#"d=/sys/fs/cgroup/$b$c && read q < $d/cpu.cfs_quota_us && read r < $d/cpu.cfs_period_us;; "#,
+    r#""") [ -r /sys/fs/cgroup$c/cpu.max ] && d=/sys/fs/cgroup$c && read q r < $d/cpu.max;; esac; "#,
+    r#"done < /proc/self/cgroup; "#,
+    r#"w() { P=- T=-; [ -n "$d" ] && [ -r $d/cpu.stat ] && while read a b; do "#,
+    r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; echo $P $T; }; "#,
+    r#"u() { echo $k $(t $s) $(t $$) $hz $q $r $(w); }"#
+);
+
 /// `send`: announce readiness; answer one `ping` line (the client measures the round
-/// trip); swallow the first `ramp` bytes and say so; then count every further byte
-/// until EOF. The client pauses after the ramp bytes until it sees the mark, so even a
-/// `head` that reads through stdio buffers cannot take more than `ramp` bytes.
+/// trip); swallow the first `ramp` bytes, note the session's CPU and say so; then count
+/// every further byte until EOF and note the CPU again. The client pauses after the ramp
+/// bytes until it sees the mark, so even a `head` that reads through stdio buffers cannot
+/// take more than `ramp` bytes.
 pub fn send_command(ramp: u64) -> String {
     sh(&format!(
-        "echo {READY}; read x; echo {PONG}; head -c {ramp} > /dev/null && echo {MARK}; wc -c"
+        "{CPU_PROBE}; echo {READY}; read x; echo {PONG}; head -c {ramp} > /dev/null &&          echo {CPU0} $(u) >&2 && echo {MARK}; wc -c; echo {CPU1} $(u) >&2"
     ))
 }
 
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
-/// 4-block file of it so the loop spawns few `cat`s, announce readiness, then stream
-/// exactly `bytes` bytes. Temp files are removed on exit and on signals.
+/// 4-block file of it so the loop spawns few `cat`s, note the session's CPU, announce
+/// readiness, stream exactly `bytes` bytes, note the CPU again. Temp files are removed on
+/// exit and on signals.
 pub fn receive_command(bytes: u64) -> String {
     sh(&format!(
         "f=$(mktemp \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; g=\"$f.4\"; \
          trap \"rm -f $f $g\" 0; trap \"exit 1\" 1 2 13 15; \
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
-         echo {READY}; while cat \"$g\"; do :; done | head -c {bytes}"
+         {CPU_PROBE}; echo {CPU0} $(u) >&2; \
+         echo {READY}; while cat \"$g\"; do :; done | head -c {bytes}; echo {CPU1} $(u) >&2"
     ))
+}
+
+/// What a `SSHBENCH-CPU0`/`CPU1` line says: seconds of CPU of the session's sshd
+/// process and of the shell (with its children), each if known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuProbe {
+    pub sshd: Option<f64>,
+    pub shell: Option<f64>,
+    /// The CPU limit in cores, when a cgroup quota applies.
+    pub limit: Option<f64>,
+    /// The quota's scheduling periods so far, and how many of them were throttled.
+    pub periods: Option<(u64, u64)>,
+}
+
+/// Parse `FOUND SSHD SHELL HZ` after the marker. Ticks are divided by HZ; `ps` times
+/// (`M:SS.cc`, `HH:MM:SS`, `D-HH:MM:SS`) are converted; `-` is unknown. When the sshd
+/// process was not found, its figure is unknown whatever was printed.
+pub fn parse_cpu_probe(line: &str, marker: &str) -> Option<CpuProbe> {
+    let rest = line.trim().strip_prefix(marker)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let (found, sshd, shell, hz) = match f[..] {
+        [a, b, c, d, ..] => (a, b, c, d),
+        _ => return None,
+    };
+    let limit = match (
+        f.get(4).and_then(|q| q.parse::<f64>().ok()),
+        f.get(5).and_then(|p| p.parse::<f64>().ok()),
+    ) {
+        (Some(q), Some(p)) if q > 0.0 && p > 0.0 => Some(q / p),
+        _ => None,
+    };
+    let hz: f64 = hz.parse().ok().filter(|h: &f64| *h > 0.0)?;
+    let secs = |v: &str| -> Option<f64> {
+        if let Ok(ticks) = v.parse::<u64>() {
+            return Some(ticks as f64 / hz);
+        }
+        let (days, clock) = match v.split_once('-') {
+            Some((d, c)) => (d.parse::<f64>().ok()?, c),
+            None => (0.0, v),
+        };
+        let parts: Vec<f64> = clock
+            .split(':')
+            .map(|p| p.parse::<f64>().ok())
+            .collect::<Option<_>>()?;
+        let s = match parts[..] {
+            [m, s] => m * 60.0 + s,
+            [h, m, s] => h * 3600.0 + m * 60.0 + s,
+            _ => return None,
+        };
+        Some(days * 86400.0 + s)
+    };
+    let periods = match (
+        f.get(6).and_then(|v| v.parse().ok()),
+        f.get(7).and_then(|v| v.parse().ok()),
+    ) {
+        (Some(p), Some(t)) => Some((p, t)),
+        _ => None,
+    };
+    Some(CpuProbe {
+        sshd: if found == "1" { secs(sshd) } else { None },
+        shell: secs(shell),
+        limit,
+        periods,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_probe_lines() {
+        let p = parse_cpu_probe("SSHBENCH-CPU0 1 250 12 100 - -", CPU0).unwrap();
+        assert_eq!(
+            p,
+            CpuProbe {
+                sshd: Some(2.5),
+                shell: Some(0.12),
+                limit: None,
+                periods: None
+            }
+        );
+        // BSD/macOS ps times.
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 1:02.50 0:00.05 128", CPU1).unwrap();
+        assert_eq!(
+            p,
+            CpuProbe {
+                sshd: Some(62.5),
+                shell: Some(0.05),
+                limit: None,
+                periods: None
+            }
+        );
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 1-00:00:01 - 100 -1 100000", CPU1).unwrap();
+        assert_eq!(
+            p,
+            CpuProbe {
+                sshd: Some(86401.0),
+                shell: None,
+                limit: None,
+                periods: None
+            }
+        );
+        // A cgroup quota of a quarter core (v1), and v2's `max`.
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 25000 100000 40 31", CPU1).unwrap();
+        assert_eq!((p.limit, p.periods), (Some(0.25), Some((40, 31))));
+        assert_eq!(
+            parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 max 100000", CPU1)
+                .unwrap()
+                .limit,
+            None
+        );
+        // The sshd process was not found: its figure is not trusted.
+        let p = parse_cpu_probe("SSHBENCH-CPU0 0 5 5 100", CPU0).unwrap();
+        assert_eq!(p.sshd, None);
+        assert_eq!(parse_cpu_probe("SSHBENCH-CPU0 garbage", CPU0), None);
+        assert_eq!(parse_cpu_probe("SSHBENCH-CPU0 1 1 1 0", CPU0), None);
+    }
 
     #[test]
     fn commands_are_safe_for_every_shell() {

@@ -10,6 +10,7 @@
 //! session it spawned, removes the temp dir and, when running as root, whatever
 //! privilege-separation directory or user it had to create.
 
+use crate::lab::{Cgroup, LabOptions, Netns};
 use crate::offer::AlgoLists;
 use crate::proc;
 use crate::suite::AlgoKind;
@@ -51,11 +52,15 @@ pub struct SandboxOptions {
     pub candidates: AlgoLists,
     /// Kinds listed here are restricted to exactly these names (tests of refusals).
     pub restrict: AlgoLists,
+    /// A slow-machine lab: CPU quota and/or shaped link (Linux, root).
+    pub lab: LabOptions,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.
 pub struct Sandbox {
     child: Option<Child>,
+    /// Where sshd listens: 127.0.0.1, or the lab namespace's address.
+    host: String,
     port: u16,
     user: String,
     ssh_config: PathBuf,
@@ -63,6 +68,9 @@ pub struct Sandbox {
     sshd: PathBuf,
     offered: AlgoLists,
     privsep: Option<Privsep>,
+    // Removed after sshd is stopped (field order).
+    cgroup: Option<Cgroup>,
+    netns: Option<Netns>,
     _lock: File,
     // Dropped last: removes the private directory.
     dir: TempDir,
@@ -138,9 +146,22 @@ impl Sandbox {
             offered.set(kind, accepted);
         }
 
+        let netns = opts
+            .lab
+            .rate_kbit
+            .map(|kbit| Netns::create(Some(kbit)))
+            .transpose()?;
+        let cgroup = opts.lab.cpu.map(Cgroup::create).transpose()?;
+        let host = netns
+            .as_ref()
+            .map_or_else(|| "127.0.0.1".to_string(), |n| n.ns_ip.clone());
+        config.set("ListenAddress", &host);
         let mut sandbox = Sandbox {
             _lock: lock,
             child: None,
+            host,
+            cgroup,
+            netns,
             port: 0,
             user,
             ssh_config: dir.path().join("ssh_config"),
@@ -158,12 +179,20 @@ impl Sandbox {
     fn launch(&mut self, config: &SshdConfig, host_keys: &[HostKey]) -> Result<()> {
         let mut last_error = String::new();
         for _ in 0..8 {
-            let port = free_port()?;
+            // A fresh namespace has every port free.
+            let port = if self.netns.is_some() {
+                22
+            } else {
+                free_port()?
+            };
             let cfg_path = self.dir.path().join("sshd_config");
             fs::write(&cfg_path, config.render(port))?;
             let log_path = self.dir.path().join("sshd.log");
             let log = File::create(&log_path)?;
-            let mut cmd = Command::new(&self.sshd);
+            let mut cmd = match &self.netns {
+                Some(ns) => ns.command(&self.sshd),
+                None => Command::new(&self.sshd),
+            };
             cmd.arg("-D")
                 .arg("-e")
                 .arg("-f")
@@ -176,6 +205,12 @@ impl Sandbox {
             let mut child = cmd
                 .spawn()
                 .with_context(|| format!("starting {}", self.sshd.display()))?;
+            if let Some(cg) = &self.cgroup {
+                if let Err(e) = cg.add(child.id()) {
+                    stop_child(&mut child);
+                    return Err(e);
+                }
+            }
             match wait_listening(&mut child, &log_path, port) {
                 Ok(()) => {
                     self.port = port;
@@ -209,16 +244,23 @@ impl Sandbox {
             let (Some(t), Some(k)) = (parts.next(), parts.next()) else {
                 bail!("unreadable public key {}", key.path.display());
             };
-            kh.push_str(&format!("[127.0.0.1]:{} {t} {k}\n", self.port));
+            // known_hosts names port 22 without brackets.
+            let name = if self.port == 22 {
+                self.host.clone()
+            } else {
+                format!("[{}]:{}", self.host, self.port)
+            };
+            kh.push_str(&format!("{name} {t} {k}\n"));
         }
         fs::write(&known_hosts, kh)?;
         let config = format!(
-            "Host {ALIAS}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  \
+            "Host {ALIAS}\n  HostName {host}\n  Port {port}\n  User {user}\n  \
              IdentityFile \"{key}\"\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
              UserKnownHostsFile \"{kh}\"\n  GlobalKnownHostsFile /dev/null\n  \
              StrictHostKeyChecking yes\n  UpdateHostKeys no\n  CheckHostIP no\n  \
              PasswordAuthentication no\n  KbdInteractiveAuthentication no\n  \
              PreferredAuthentications publickey\n",
+            host = self.host,
             port = self.port,
             user = self.user,
             key = self.client_key.display(),
@@ -235,6 +277,11 @@ impl Sandbox {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The address sshd listens on (127.0.0.1, or the lab namespace's).
+    pub fn host(&self) -> &str {
+        &self.host
     }
 
     pub fn user(&self) -> &str {
@@ -575,6 +622,15 @@ impl SshdConfig {
         }
     }
 
+    /// Replace a directive's value.
+    fn set(&mut self, key: &str, value: &str) {
+        for (k, v) in &mut self.lines {
+            if k == key {
+                *v = value.to_string();
+            }
+        }
+    }
+
     fn render(&self, port: u16) -> String {
         let mut s = format!("# sshbench sandbox\nPort {port}\n");
         for (k, v) in &self.lines {
@@ -681,10 +737,14 @@ fn after(text: &str, marker: &str) -> Option<String> {
 /// Root only: sshd refuses to start without its privilege-separation directory and
 /// user, which a fresh install may lack until the system service first runs. The
 /// sandbox creates only what is missing, and whichever sandbox is the last one alive
-/// removes what sshbench created. A file lock (shared while in use) and marker files
-/// in the root-only run directory coordinate concurrent sandboxes and processes.
+/// removes what sshbench created (marker files in the root-only run directory say what
+/// that was). Two lock files coordinate sandboxes of any number of processes:
+/// `sshbench-privsep.lock` is held exclusively, briefly, while the configuration is
+/// checked and fixed or things are removed; `sshbench-privsep.users` is held shared by
+/// every live sandbox, so the one that can take it exclusively is the last.
 struct Privsep {
-    lock: File,
+    change: File,
+    users: File,
 }
 
 impl Privsep {
@@ -700,24 +760,32 @@ impl Privsep {
         Self::run_dir().join(format!("sshbench-created-{what}"))
     }
 
-    /// Take the lock exclusively while the configuration is checked and fixed.
-    fn acquire() -> Result<Privsep> {
-        let path = Self::run_dir().join("sshbench-privsep.lock");
-        let lock = OpenOptions::new()
+    fn open_lock(name: &str) -> Result<File> {
+        let path = Self::run_dir().join(name);
+        OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
-            .with_context(|| format!("opening {}", path.display()))?;
-        flock(&lock, libc::LOCK_EX)?;
-        Ok(Privsep { lock })
+            .with_context(|| format!("opening {}", path.display()))
     }
 
-    /// Downgrade to a shared lock: in use, not being changed.
+    /// Take the change lock while the configuration is checked and fixed.
+    fn acquire() -> Result<Privsep> {
+        let p = Privsep {
+            change: Self::open_lock("sshbench-privsep.lock")?,
+            users: Self::open_lock("sshbench-privsep.users")?,
+        };
+        flock(&p.change, libc::LOCK_EX)?;
+        Ok(p)
+    }
+
+    /// Register as a user of what exists now, and let others change things again.
     fn share(&self) -> Result<()> {
-        flock(&self.lock, libc::LOCK_SH)
+        flock(&self.users, libc::LOCK_SH)?;
+        flock(&self.change, libc::LOCK_UN)
     }
 
     fn create_dir(&mut self, dir: &Path) -> Result<()> {
@@ -746,19 +814,23 @@ impl Privsep {
         Ok(())
     }
 
-    /// If no other sandbox holds the lock, undo what sshbench created.
+    /// If no other sandbox uses them, undo what sshbench created.
     fn release(self) {
-        if flock(&self.lock, libc::LOCK_EX | libc::LOCK_NB).is_err() {
-            return; // another sandbox is alive; the last one cleans up
+        if flock(&self.change, libc::LOCK_EX).is_err() {
+            return;
         }
-        if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
-            let _ = fs::remove_dir(dir.trim());
-            let _ = fs::remove_file(Self::marker("dir"));
+        // Converting our shared lock succeeds only when no other sandbox holds one.
+        if flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
+            if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
+                let _ = fs::remove_dir(dir.trim());
+                let _ = fs::remove_file(Self::marker("dir"));
+            }
+            if let Ok(name) = fs::read_to_string(Self::marker("user")) {
+                let _ = Command::new("userdel").arg(name.trim()).status();
+                let _ = fs::remove_file(Self::marker("user"));
+            }
         }
-        if let Ok(name) = fs::read_to_string(Self::marker("user")) {
-            let _ = Command::new("userdel").arg(name.trim()).status();
-            let _ = fs::remove_file(Self::marker("user"));
-        }
+        // Dropping the files releases both locks.
     }
 }
 

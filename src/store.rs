@@ -7,7 +7,7 @@
 //! tables for people who query them directly.
 
 use crate::machine::Machine;
-use crate::measure::{CpuTimes, FailureKind, Outcome, Sample, Window};
+use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Sample, Window};
 use crate::offer::AlgoLists;
 use crate::plan::PlanItem;
 use crate::suite::{Mode, Negotiated, Suite};
@@ -19,10 +19,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE runs (
     id               INTEGER PRIMARY KEY,
     started_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
@@ -68,7 +69,20 @@ CREATE TABLE samples (
     UNIQUE (run_id, item, round)
 );
 CREATE INDEX samples_by_suite ON samples (mode, cipher, mac, kex, hostkey);
-"#];
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN compression TEXT;            -- zlib@openssh.com, or NULL (off)
+ALTER TABLE samples ADD COLUMN compression_factor REAL;     -- compressed / raw bytes (ssh -v)
+ALTER TABLE samples ADD COLUMN client_window_cpu_s REAL;    -- client CPU over the window
+ALTER TABLE samples ADD COLUMN server_cpu_s REAL;           -- server session CPU (sshd + command)
+ALTER TABLE samples ADD COLUMN server_sshd_cpu_s REAL;      -- ... of which the sshd process
+ALTER TABLE samples ADD COLUMN server_cpu_limit REAL;       -- cores allowed by a cgroup quota
+ALTER TABLE samples ADD COLUMN server_throttled REAL;       -- share of quota periods throttled
+ALTER TABLE samples ADD COLUMN server_cpu_interval_s REAL;  -- ... over this long
+ALTER TABLE samples ADD COLUMN server_cpu_bytes INTEGER;    -- ... while this many bytes moved
+ALTER TABLE samples ADD COLUMN phases_json TEXT;            -- connect: tcp, version, kex, auth, session
+"#,
+];
 
 /// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
 /// equivalent).
@@ -270,9 +284,11 @@ impl Store {
         self.conn.execute(
             "INSERT INTO samples (run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
-                negotiated_json, window_bytes, window_s, rtt_s)
+                negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
+                client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, ?20)",
+                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
             params![
                 run_id,
                 item as i64,
@@ -297,6 +313,16 @@ impl Store {
                 s.window.map(|w| w.bytes as i64),
                 s.window.map(|w| w.time.as_secs_f64()),
                 s.rtt.map(|d| d.as_secs_f64()),
+                s.suite.compression,
+                s.compression_factor,
+                s.client_window_cpu.map(|c| c.seconds),
+                s.server_cpu.map(|c| c.seconds),
+                s.server_cpu.map(|c| c.interval.as_secs_f64()),
+                s.server_cpu.map(|c| c.bytes as i64),
+                s.phases.as_ref().map(serde_json::to_string).transpose()?,
+                s.server_cpu.map(|c| c.peak),
+                s.server_cpu.and_then(|c| c.limit),
+                s.server_cpu.and_then(|c| c.throttled),
             ],
         )?;
         Ok(())
@@ -396,7 +422,9 @@ impl Store {
     pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
         let mut sql = "SELECT run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
-                negotiated_json, window_bytes, window_s, rtt_s FROM samples"
+                negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
+                client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled FROM samples"
             .to_string();
         if !runs.is_empty() {
             let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
@@ -423,6 +451,7 @@ impl Store {
                         hostkey: r.get(5)?,
                         cipher: r.get(6)?,
                         mac: r.get(7)?,
+                        compression: r.get(20)?,
                     },
                     mode: match mode.as_str() {
                         "connect" => Mode::Connect,
@@ -454,6 +483,40 @@ impl Store {
                     rtt: r
                         .get::<_, Option<f64>>(19)?
                         .map(|t| Duration::from_secs_f64(t.max(0.0))),
+                    compression_factor: r.get(21)?,
+                    client_window_cpu: match (
+                        r.get::<_, Option<f64>>(22)?,
+                        r.get::<_, Option<i64>>(17)?,
+                        r.get::<_, Option<f64>>(18)?,
+                    ) {
+                        (Some(c), Some(b), Some(t)) => Some(CpuWindow {
+                            seconds: c,
+                            peak: c,
+                            limit: None,
+                            throttled: None,
+                            interval: Duration::from_secs_f64(t.max(0.0)),
+                            bytes: b.max(0) as u64,
+                        }),
+                        _ => None,
+                    },
+                    server_cpu: match (
+                        r.get::<_, Option<f64>>(23)?,
+                        r.get::<_, Option<f64>>(24)?,
+                        r.get::<_, Option<i64>>(25)?,
+                    ) {
+                        (Some(c), Some(t), Some(b)) => Some(CpuWindow {
+                            seconds: c,
+                            peak: r.get::<_, Option<f64>>(27)?.unwrap_or(c),
+                            limit: r.get(28)?,
+                            throttled: r.get(29)?,
+                            interval: Duration::from_secs_f64(t.max(0.0)),
+                            bytes: b.max(0) as u64,
+                        }),
+                        _ => None,
+                    },
+                    phases: r
+                        .get::<_, Option<String>>(26)?
+                        .and_then(|j| serde_json::from_str(&j).ok()),
                     client_cpu: match (user, sys) {
                         (Some(u), Some(s)) => Some(CpuTimes {
                             user: Duration::from_secs_f64(u.max(0.0)),
@@ -528,6 +591,10 @@ mod tests {
                 time: Duration::from_millis(40),
             }),
             rtt: Some(Duration::from_micros(150)),
+            client_window_cpu: None,
+            server_cpu: None,
+            phases: None,
+            compression_factor: None,
             client_cpu: Some(CpuTimes {
                 user: Duration::from_millis(50),
                 system: Duration::from_millis(20),

@@ -87,16 +87,25 @@ pub struct Suite {
     pub hostkey: Option<String>,
     pub cipher: Option<String>,
     pub mac: Option<String>,
+    /// `zlib@openssh.com` to measure with compression; `None` = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
 }
 
 impl Suite {
     /// A compact human label: the forced parts joined by " + ".
     pub fn label(&self) -> String {
-        let parts: Vec<&str> = [&self.kex, &self.hostkey, &self.cipher, &self.mac]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect();
+        let parts: Vec<&str> = [
+            &self.kex,
+            &self.hostkey,
+            &self.cipher,
+            &self.mac,
+            &self.compression,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
         if parts.is_empty() {
             "(defaults)".to_string()
         } else {
@@ -142,6 +151,16 @@ impl Negotiated {
         // An AEAD cipher's MAC is implicit, so only a forced MAC is checked.
         check("MAC client->server", &want.mac, &self.mac_cs);
         check("MAC server->client", &want.mac, &self.mac_sc);
+        check(
+            "compression client->server",
+            &want.compression,
+            &self.compression_cs,
+        );
+        check(
+            "compression server->client",
+            &want.compression,
+            &self.compression_sc,
+        );
         out
     }
 }

@@ -100,6 +100,10 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
                             system: t / 3,
                         }),
                         negotiated: None,
+                        client_window_cpu: None,
+                        server_cpu: None,
+                        phases: None,
+                        compression_factor: None,
                     },
                 )
                 .unwrap();

@@ -20,6 +20,7 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
         hostkey: s(hk),
         cipher: s(cipher),
         mac: s(mac),
+        compression: None,
     }
 }
 
@@ -156,6 +157,10 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
             system: Duration::from_millis(20),
         }),
         negotiated: None,
+        client_window_cpu: None,
+        server_cpu: None,
+        phases: None,
+        compression_factor: None,
     }
 }
 

@@ -19,6 +19,7 @@ fn suite(
         hostkey: hostkey.map(str::to_string),
         cipher: cipher.map(str::to_string),
         mac: mac.map(str::to_string),
+        compression: None,
     }
 }
 

@@ -37,6 +37,10 @@ impl Transport for Mock {
             bytes: 0,
             window: None,
             rtt: None,
+            client_window_cpu: None,
+            server_cpu: None,
+            phases: None,
+            compression_factor: None,
             client_cpu: Some(CpuTimes {
                 user: Duration::from_micros(total / 2),
                 system: Duration::from_micros(total / 4),

@@ -154,10 +154,78 @@ pub struct Sample {
     pub window: Option<Window>,
     /// Send only: one round trip through the session, measured before the transfer.
     pub rtt: Option<Duration>,
+    /// The ssh client's CPU over the steady window (where the OS tells: Linux).
+    pub client_window_cpu: Option<CpuWindow>,
+    /// The server session's CPU (its sshd process and the remote command) over the
+    /// measured part, where the server tells.
+    pub server_cpu: Option<CpuWindow>,
+    /// Connect only: where the time went.
+    pub phases: Option<Phases>,
+    /// With compression: compressed / raw bytes as ssh reports them.
+    pub compression_factor: Option<f64>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output).
     pub negotiated: Option<Negotiated>,
+}
+
+/// CPU seconds spent over an interval in which `bytes` moved.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CpuWindow {
+    /// All the side's processes together (the CPU cost per GB).
+    pub seconds: f64,
+    /// The busiest single process (ssh, or the server's sshd): SSH's encryption runs
+    /// in one thread, so this one saturating a core is what makes a side the bottleneck.
+    pub peak: f64,
+    #[serde(serialize_with = "cpu::serialize_secs")]
+    pub interval: Duration,
+    pub bytes: u64,
+    /// The cores this side may use, when a quota caps it below the machine.
+    pub limit: Option<f64>,
+    /// Under a quota: the fraction of its scheduling periods in which it was throttled.
+    pub throttled: Option<f64>,
+}
+
+impl CpuWindow {
+    /// How saturated the side is (1.0 = fully): under a quota that the kernel had to
+    /// enforce, the fraction of throttled scheduling periods scaled so that half of them
+    /// counts as saturated (CPU time itself is too coarse, in clock ticks, over a few
+    /// hundred milliseconds); otherwise the busiest process's share of one core.
+    pub fn busy(&self) -> Option<f64> {
+        let t = self.interval.as_secs_f64();
+        if t <= 0.0 {
+            return None;
+        }
+        if let (Some(cap), Some(th)) = (self.limit.filter(|l| *l < 1.0), self.throttled) {
+            return Some((th * 2.0).max(self.seconds / t / cap).min(1.0));
+        }
+        Some(self.peak / t)
+    }
+
+    pub fn per_gb(&self) -> Option<f64> {
+        (self.bytes > 0).then(|| self.seconds / self.bytes as f64 * 1e9)
+    }
+}
+
+/// A connection's time split at ssh's own `-v` milestones; the parts add up to `wall`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Phases {
+    /// Process start, name resolution and TCP connect.
+    pub tcp: f64,
+    /// Version strings exchanged.
+    pub version: f64,
+    /// Key exchange, host key verification included, to NEWKEYS.
+    pub kex: f64,
+    /// User authentication.
+    pub auth: f64,
+    /// Session set-up, the remote command, and exit.
+    pub session: f64,
+}
+
+impl Phases {
+    pub fn total(&self) -> f64 {
+        self.tcp + self.version + self.kex + self.auth + self.session
+    }
 }
 
 /// Bytes moved in a measured interval.
@@ -169,6 +237,26 @@ pub struct Window {
 }
 
 impl Sample {
+    /// A sample with every figure empty.
+    pub fn new(suite: Suite, mode: Mode, outcome: Outcome) -> Sample {
+        Sample {
+            suite,
+            mode,
+            outcome,
+            wall: Duration::ZERO,
+            transfer: None,
+            bytes: 0,
+            window: None,
+            rtt: None,
+            client_cpu: None,
+            client_window_cpu: None,
+            server_cpu: None,
+            phases: None,
+            compression_factor: None,
+            negotiated: None,
+        }
+    }
+
     /// Throughput in bytes per second: over the steady-state window when there is one,
     /// else over the whole transfer.
     pub fn throughput(&self) -> Option<f64> {

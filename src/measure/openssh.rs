@@ -8,7 +8,7 @@
 
 use super::payload::Payload;
 use super::sshlog;
-use super::{FailureKind, Outcome, Sample, SampleRequest, Transport, Window};
+use super::{CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Transport, Window};
 use crate::cancel::Cancel;
 use crate::proc::{self, Exit};
 use crate::remote;
@@ -57,7 +57,6 @@ impl OpenSsh {
             "BatchMode=yes",
             "ControlMaster=no",
             "ControlPath=none",
-            "Compression=no",
             "ClearAllForwardings=yes",
             "ForwardAgent=no",
             "ForwardX11=no",
@@ -67,6 +66,14 @@ impl OpenSsh {
             opt(fixed.to_string());
         }
         opt(format!("ConnectTimeout={timeout}"));
+        opt(format!(
+            "Compression={}",
+            if req.suite.compression.is_some() {
+                "yes"
+            } else {
+                "no"
+            }
+        ));
         let s = &req.suite;
         for (key, value) in [
             ("KexAlgorithms", &s.kex),
@@ -106,6 +113,9 @@ struct StdoutReport {
     count_line: Option<String>,
     /// Receive: bytes after the ready line.
     received: u64,
+    /// The ssh client's CPU time at the mark and at the end (where the OS tells).
+    client_cpu_mark: Option<Duration>,
+    client_cpu_end: Option<Duration>,
     error: Option<String>,
 }
 
@@ -130,18 +140,7 @@ struct WriterReport {
 impl Transport for OpenSsh {
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         let start = Instant::now();
-        let mut sample = Sample {
-            suite: req.suite.clone(),
-            mode: req.mode,
-            outcome: Outcome::Success,
-            wall: Duration::ZERO,
-            transfer: None,
-            bytes: 0,
-            window: None,
-            rtt: None,
-            client_cpu: None,
-            negotiated: None,
-        };
+        let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
         let mut cmd = Command::new(&self.ssh);
         cmd.args(self.args(req))
             .stdin(if req.mode == Mode::Connect {
@@ -166,7 +165,7 @@ impl Transport for OpenSsh {
         };
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
-        let stderr = read_stderr(&mut child);
+        let stderr = read_stderr(&mut child, start);
         let (go_tx, go_rx) = mpsc::channel::<Go>();
         let stdout = read_stdout(&mut child, req, go_tx);
         let writer = feed_stdin(&mut child, req, &self.payload, go_rx);
@@ -195,7 +194,7 @@ impl Transport for OpenSsh {
         // A descendant that escaped the group could hold a pipe open, so wait boundedly.
         proc::kill_group(pid, libc::SIGKILL);
         let grace = Duration::from_secs(2);
-        let lines = stderr.recv_timeout(grace).unwrap_or_default();
+        let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
         let out = stdout.recv_timeout(grace).unwrap_or_default();
         let written = writer
             .and_then(|w| w.recv_timeout(grace).ok())
@@ -215,6 +214,24 @@ impl Transport for OpenSsh {
                 sample.rtt = Some(pong.saturating_duration_since(ping));
             }
             sample.window = steady_window(req, &out, sample.rtt);
+            if let (Some(a), Some(b), Some(w)) =
+                (out.client_cpu_mark, out.client_cpu_end, sample.window)
+            {
+                let seconds = b.saturating_sub(a).as_secs_f64();
+                sample.client_window_cpu = Some(CpuWindow {
+                    seconds,
+                    peak: seconds,
+                    limit: None,
+                    throttled: None,
+                    interval: w.time,
+                    bytes: w.bytes,
+                });
+            }
+            sample.server_cpu = server_cpu(req, &lines, &sample);
+            sample.compression_factor = sshlog::compression_factor(&lines);
+        }
+        if sample.outcome.is_success() && req.mode == Mode::Connect {
+            sample.phases = sshlog::phases(&lines, &times, sample.wall);
         }
         sample
     }
@@ -239,6 +256,39 @@ fn steady_window(req: &SampleRequest, out: &StdoutReport, rtt: Option<Duration>)
         _ => req.bytes - out.mark_bytes,
     };
     (bytes > 0 && !time.is_zero()).then_some(Window { bytes, time })
+}
+
+/// The server's CPU over the measured part, from the remote probes on stderr: send
+/// covers the steady window (the probes bracket it), receive the whole stream.
+fn server_cpu(req: &SampleRequest, lines: &[String], sample: &Sample) -> Option<CpuWindow> {
+    let find = |marker: &str| {
+        lines
+            .iter()
+            .find_map(|l| remote::parse_cpu_probe(l, marker))
+    };
+    let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
+    let sshd = b.sshd? - a.sshd?;
+    let shell = match (a.shell, b.shell) {
+        (Some(x), Some(y)) => y - x,
+        _ => 0.0,
+    };
+    let (interval, bytes) = match req.mode {
+        Mode::Send => (sample.window?.time, req.bytes - req.ramp),
+        _ => (sample.transfer?, req.bytes),
+    };
+    Some(CpuWindow {
+        seconds: (sshd + shell).max(0.0),
+        peak: sshd.max(0.0),
+        limit: b.limit,
+        throttled: match (a.periods, b.periods) {
+            (Some((p0, t0)), Some((p1, t1))) if p1 > p0 => {
+                Some(t1.saturating_sub(t0) as f64 / (p1 - p0) as f64)
+            }
+            _ => None,
+        },
+        interval,
+        bytes,
+    })
 }
 
 /// Decide the outcome from everything observed.
@@ -355,18 +405,22 @@ fn judge(
 }
 
 /// Collect ssh's stderr lines (bounded) until EOF.
-fn read_stderr(child: &mut Child) -> mpsc::Receiver<Vec<String>> {
+/// ssh's stderr lines and when each arrived (since spawn).
+type StderrLines = (Vec<String>, Vec<Duration>);
+
+fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<StderrLines> {
     let (tx, rx) = mpsc::channel();
     let stderr = child.stderr.take().expect("stderr piped");
     std::thread::spawn(move || {
         let mut r = BufReader::new(stderr);
-        let mut lines = Vec::new();
+        let (mut lines, mut times) = (Vec::new(), Vec::new());
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
             if lines.len() < MAX_STDERR_LINES {
+                times.push(start.elapsed());
                 lines.push(line);
             }
         }
-        let _ = tx.send(lines);
+        let _ = tx.send((lines, times));
     });
     rx
 }
@@ -382,6 +436,7 @@ fn read_stdout(
     let mode = req.mode;
     let expected = req.bytes;
     let ramp = req.ramp;
+    let pid = child.id();
     std::thread::spawn(move || {
         let mut r = BufReader::with_capacity(256 * 1024, stdout);
         let mut report = StdoutReport::default();
@@ -412,7 +467,7 @@ fn read_stdout(
         }
         if report.ready_at.is_some() {
             match mode {
-                Mode::Send => follow_send(&mut r, &go, &mut report),
+                Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
                     let mut buf = vec![0u8; 256 * 1024];
                     loop {
@@ -424,9 +479,11 @@ fn read_stdout(
                                 if report.mark_at.is_none() && report.received >= ramp {
                                     report.mark_at = Some(now);
                                     report.mark_bytes = report.received;
+                                    report.client_cpu_mark = proc::cpu_time(pid);
                                 }
                                 if report.received >= expected && report.end_at.is_none() {
                                     report.end_at = Some(now);
+                                    report.client_cpu_end = proc::cpu_time(pid);
                                 }
                             }
                         }
@@ -446,7 +503,12 @@ fn read_stdout(
 
 /// The send protocol after READY: ping/PONG, ramp bytes/MARK, rest/count. Each step
 /// waits for the remote side's line before telling the writer to go on.
-fn follow_send(r: &mut impl std::io::BufRead, go: &mpsc::Sender<Go>, report: &mut StdoutReport) {
+fn follow_send(
+    r: &mut impl std::io::BufRead,
+    go: &mpsc::Sender<Go>,
+    report: &mut StdoutReport,
+    pid: u32,
+) {
     let _ = go.send(Go::Ping);
     let mut expect = |want: &str, report: &mut StdoutReport| -> Option<Instant> {
         match proc::read_bounded_line(r, MAX_LINE) {
@@ -467,9 +529,11 @@ fn follow_send(r: &mut impl std::io::BufRead, go: &mpsc::Sender<Go>, report: &mu
         return;
     };
     report.mark_at = Some(mark);
+    report.client_cpu_mark = proc::cpu_time(pid);
     let _ = go.send(Go::Rest);
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
+        report.client_cpu_end = proc::cpu_time(pid);
         report.count_line = Some(line);
     }
 }

@@ -4,6 +4,19 @@
 //! compression honestly; repeating a 1 MiB block does not help zlib, whose window is
 //! 32 KiB.
 
+/// What the payload looks like, for compression's sake.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PayloadKind {
+    /// Incompressible (the default): compression can only cost.
+    #[default]
+    Random,
+    /// English-like text: compresses several times.
+    Text,
+    /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
+    Zeros,
+}
+
 /// A reusable payload block.
 #[derive(Clone, Debug)]
 pub struct Payload {
@@ -17,6 +30,33 @@ impl Payload {
         let mut block = vec![0u8; len];
         rng.fill(&mut block);
         Payload { block }
+    }
+
+    /// `len` bytes of the given kind (deterministic for a seed).
+    pub fn new(kind: PayloadKind, len: usize, seed: u64) -> Self {
+        match kind {
+            PayloadKind::Random => Self::random(len, seed),
+            PayloadKind::Zeros => Payload {
+                block: vec![0; len],
+            },
+            PayloadKind::Text => {
+                const WORDS: [&str; 48] = [
+                    "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was",
+                    "with", "be", "by", "on", "not", "he", "this", "are", "or", "his", "from",
+                    "at", "which", "but", "have", "an", "had", "they", "you", "were", "their",
+                    "one", "all", "we", "can", "her", "has", "there", "been", "server", "backup",
+                    "archive", "network", "config", "secure", "shell",
+                ];
+                let mut rng = fastrand::Rng::with_seed(seed);
+                let mut block = Vec::with_capacity(len + 16);
+                while block.len() < len {
+                    block.extend_from_slice(WORDS[rng.usize(..WORDS.len())].as_bytes());
+                    block.push(if rng.u8(..16) == 0 { b'\n' } else { b' ' });
+                }
+                block.truncate(len);
+                Payload { block }
+            }
+        }
     }
 
     pub fn block(&self) -> &[u8] {
@@ -58,6 +98,27 @@ mod tests {
             distinct.len() > 200,
             "only {} distinct byte values",
             distinct.len()
+        );
+    }
+
+    #[test]
+    fn kinds_differ_in_compressibility() {
+        let text = Payload::new(PayloadKind::Text, 1 << 16, 3);
+        assert_eq!(text.block().len(), 1 << 16);
+        assert!(
+            text.block()
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || *b == b' ' || *b == b'\n')
+        );
+        assert!(
+            Payload::new(PayloadKind::Zeros, 10, 0)
+                .block()
+                .iter()
+                .all(|b| *b == 0)
+        );
+        assert_eq!(
+            Payload::new(PayloadKind::Random, 64, 9).block(),
+            Payload::random(64, 9).block()
         );
     }
 

@@ -3,7 +3,7 @@
 //! Pure functions over the captured lines, so every message seen in the wild can be
 //! pinned by a unit test.
 
-use super::{FailureKind, Outcome};
+use super::{FailureKind, Outcome, Phases};
 use crate::suite::Negotiated;
 
 /// Extract the negotiated algorithms from `ssh -v` output.
@@ -120,6 +120,61 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
     None
 }
 
+/// Split a connection's `wall` time at ssh's `-v` milestones (`times[i]` is when
+/// `lines[i]` arrived, since spawn). `None` when a milestone is missing.
+pub fn phases(
+    lines: &[String],
+    times: &[std::time::Duration],
+    wall: std::time::Duration,
+) -> Option<Phases> {
+    let at = |needle: &str| -> Option<f64> {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .and_then(|i| times.get(i))
+            .map(|t| t.as_secs_f64())
+    };
+    let tcp = at("debug1: Connection established")?;
+    let version = at("debug1: Remote protocol version")?.max(tcp);
+    let kex = at("SSH2_MSG_NEWKEYS received")?.max(version);
+    let auth = at("Authenticated to ")
+        .or_else(|| at("Authentication succeeded"))?
+        .max(kex);
+    let end = wall.as_secs_f64().max(auth);
+    Some(Phases {
+        tcp,
+        version: version - tcp,
+        kex: kex - version,
+        auth: auth - kex,
+        session: end - auth,
+    })
+}
+
+/// The compression factor ssh reports at exit with `-v` (`compress outgoing: raw data
+/// R, compressed C, factor F`); `None` without compression.
+pub fn compression_factor(lines: &[String]) -> Option<f64> {
+    let mut raw = 0.0;
+    let mut compressed = 0.0;
+    for l in lines {
+        let Some(rest) = l
+            .split("compress outgoing: raw data ")
+            .nth(1)
+            .or_else(|| l.split("compress incoming: raw data ").nth(1))
+        else {
+            continue;
+        };
+        let nums: Vec<f64> = rest
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        if let [r, c, ..] = nums[..] {
+            raw += r;
+            compressed += c;
+        }
+    }
+    (raw > 0.0).then(|| compressed / raw)
+}
+
 /// The last line ssh wrote for a person, for error reports.
 pub fn last_message(lines: &[String]) -> Option<String> {
     messages(lines).last().map(str::to_string)
@@ -128,6 +183,7 @@ pub fn last_message(lines: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
@@ -208,6 +264,47 @@ mod tests {
             let out = classify(&lines(text)).unwrap();
             assert_eq!(out, Outcome::failed(kind, text), "{text}");
         }
+    }
+
+    #[test]
+    fn phases_add_up_to_the_wall_time() {
+        let log = lines(
+            "debug1: Connecting to 127.0.0.1 [127.0.0.1] port 2222.\n\
+             debug1: Connection established.\n\
+             debug1: Remote protocol version 2.0, remote software version OpenSSH_9.2p1\n\
+             debug1: SSH2_MSG_KEXINIT sent\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             Authenticated to 127.0.0.1 ([127.0.0.1]:2222) using \"publickey\".\n",
+        );
+        let ms = |v: &[u64]| {
+            v.iter()
+                .map(|m| Duration::from_millis(*m))
+                .collect::<Vec<_>>()
+        };
+        let p = phases(
+            &log,
+            &ms(&[5, 10, 12, 13, 40, 70]),
+            Duration::from_millis(100),
+        )
+        .unwrap();
+        assert!((p.tcp - 0.010).abs() < 1e-9 && (p.version - 0.002).abs() < 1e-9);
+        assert!((p.kex - 0.028).abs() < 1e-9 && (p.auth - 0.030).abs() < 1e-9);
+        assert!((p.session - 0.030).abs() < 1e-9);
+        assert!((p.total() - 0.100).abs() < 1e-9);
+        assert_eq!(
+            phases(&log[..3], &ms(&[1, 2, 3]), Duration::from_millis(5)),
+            None
+        );
+    }
+
+    #[test]
+    fn compression_factor_from_both_directions() {
+        let log = lines(
+            "debug1: compress outgoing: raw data 1000, compressed 250, factor 0.25\n\
+             debug1: compress incoming: raw data 1000, compressed 750, factor 0.75\n",
+        );
+        assert_eq!(compression_factor(&log), Some(0.5));
+        assert_eq!(compression_factor(&lines("debug1: nothing")), None);
     }
 
     #[test]

@@ -127,6 +127,15 @@ pub struct SuiteJson<'a> {
     pub outliers: Option<usize>,
     /// Seconds of client CPU per GB (transfers) or per connection (connect).
     pub client_cpu: Option<f64>,
+    /// Seconds of server session CPU per GB, where the server tells.
+    pub server_cpu: Option<f64>,
+    /// Busy fractions of one core during transfers.
+    pub client_busy: Option<f64>,
+    pub server_busy: Option<f64>,
+    pub bound: Option<crate::analysis::Bound>,
+    /// Connect: median seconds per phase.
+    pub phases: Option<crate::measure::Phases>,
+    pub compression_factor: Option<f64>,
     pub grade: String,
     pub last_error: Option<&'a str>,
 }
@@ -154,6 +163,12 @@ fn suite_json(r: &Ranked) -> SuiteJson<'_> {
         ci95: f.and_then(|f| f.ci95),
         outliers: f.map(|f| f.outliers),
         client_cpu: r.stats.client_cpu.map(|c| c.median),
+        server_cpu: r.stats.server_cpu.map(|c| c.median),
+        client_busy: r.stats.client_busy,
+        server_busy: r.stats.server_busy,
+        bound: r.stats.bound(),
+        phases: r.stats.phases,
+        compression_factor: r.stats.compression_factor,
         grade: suite_grade(&r.stats.suite),
         last_error: r.stats.last_error.as_deref(),
     }
@@ -242,10 +257,17 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                     "CPU (s/GB)",
                     "Grade",
                     "Tie",
+                    "Server CPU (s/GB)",
+                    "Bound",
                 ],
             )
-            .right(&[5, 6, 7, 8, 9])
+            .right(&[5, 6, 7, 8, 9, 12])
         };
+        let compressed = ranked.iter().any(|r| r.stats.suite.compression.is_some());
+        if compressed {
+            g.headers.push("Compression".into());
+            g.headers.push("Ratio".into());
+        }
         for r in &ranked {
             let s = &r.stats;
             let f = s.figure;
@@ -290,6 +312,20 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                     tie_mark(r).into()
                 },
             ]);
+            if mode.is_transfer() {
+                row.push(
+                    s.server_cpu
+                        .map_or("-".into(), |c| format!("{:.2}", c.median)),
+                );
+                row.push(s.bound().map_or("-", |b| b.as_str()).into());
+            }
+            if compressed {
+                row.push(s.suite.compression.clone().unwrap_or_else(|| "none".into()));
+                row.push(
+                    s.compression_factor
+                        .map_or("-".into(), |f| format!("{f:.2}")),
+                );
+            }
             g.row(row);
         }
         doc.grid(g);
@@ -457,7 +493,16 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
         let measured: Vec<&Ranked> = ranked.iter().filter(|r| r.stats.figure.is_some()).collect();
         let mut g = Grid::new(
             format!("Top {} {mode}", top.min(measured.len())),
-            &["#", "Suite", unit(mode), "±95%", "n", "Grade", "Tie"],
+            &[
+                "#",
+                "Suite",
+                unit(mode),
+                "±95%",
+                "n",
+                "Grade",
+                "Tie",
+                "Bound",
+            ],
         )
         .right(&[0, 2, 3, 4]);
         for r in measured.iter().take(top) {
@@ -470,6 +515,7 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
                 r.stats.ok.to_string(),
                 suite_grade(&r.stats.suite),
                 tie_mark(r).into(),
+                r.stats.bound().map_or("-", |b| b.as_str()).into(),
             ]);
             top_json.push(suite_json(r));
         }
@@ -507,6 +553,9 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
                     "{ties} {mode} suites are not distinguishable from the best (overlapping 95% intervals)"
                 ));
             }
+        }
+        if mode == Mode::Connect {
+            connect_phases(&mut doc, &scope.stats);
         }
         for &kind in kinds(mode) {
             let m: Vec<Marginal> = analysis::marginals(&scope.stats, mode, kind);
@@ -587,6 +636,74 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
     (doc, serde_json::to_value(json).expect("serializable"))
 }
 
+/// Where connect time goes: the median of each phase over the suites of each key
+/// exchange and each host key algorithm.
+fn connect_phases(doc: &mut Document, stats: &[SuiteStats]) {
+    let mut g = Grid::new(
+        "Where connect time goes (median ms per phase)",
+        &[
+            "Algorithm",
+            "TCP",
+            "Version",
+            "Key exchange",
+            "Auth",
+            "Session",
+            "Total",
+        ],
+    )
+    .right(&[1, 2, 3, 4, 5, 6]);
+    for kind in [AlgoKind::Kex, AlgoKind::HostKey] {
+        let mut names: Vec<&str> = Vec::new();
+        for s in stats
+            .iter()
+            .filter(|s| s.mode == Mode::Connect && s.phases.is_some())
+        {
+            let n = if kind == AlgoKind::Kex {
+                s.suite.kex.as_deref()
+            } else {
+                s.suite.hostkey.as_deref()
+            };
+            if let Some(n) = n {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        for n in names {
+            let own: Vec<crate::measure::Phases> = stats
+                .iter()
+                .filter(|s| s.mode == Mode::Connect)
+                .filter(|s| {
+                    (if kind == AlgoKind::Kex {
+                        s.suite.kex.as_deref()
+                    } else {
+                        s.suite.hostkey.as_deref()
+                    }) == Some(n)
+                })
+                .filter_map(|s| s.phases)
+                .collect();
+            let med = |f: fn(&crate::measure::Phases) -> f64| {
+                analysis::summarize(&own.iter().map(f).collect::<Vec<_>>())
+                    .map_or(0.0, |s| s.median)
+            };
+            let p = [
+                med(|p| p.tcp),
+                med(|p| p.version),
+                med(|p| p.kex),
+                med(|p| p.auth),
+                med(|p| p.session),
+            ];
+            let mut row = vec![n.to_string()];
+            row.extend(p.iter().map(|v| format!("{:.1}", v * 1e3)));
+            row.push(format!("{:.1}", p.iter().sum::<f64>() * 1e3));
+            g.row(row);
+        }
+    }
+    if !g.rows.is_empty() {
+        doc.grid(g);
+    }
+}
+
 /// Top 3 suites of each cipher, and whether its MACs differ beyond noise.
 fn per_cipher(doc: &mut Document, warnings: &mut Vec<String>, mode: Mode, stats: &[SuiteStats]) {
     let ranked = analysis::rank(stats, mode);
@@ -656,6 +773,11 @@ mod tests {
                 refused: false,
                 figure: analysis::summarize(v),
                 client_cpu: None,
+                server_cpu: None,
+                client_busy: None,
+                server_busy: None,
+                phases: None,
+                compression_factor: None,
                 bytes: 0,
                 last_error: None,
             })
