@@ -689,6 +689,47 @@ mod tests {
     }
 
     #[test]
+    fn migrates_a_version_1_database_keeping_its_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.sqlite");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(MIGRATIONS[0]).unwrap();
+            c.pragma_update(None, "user_version", 1).unwrap();
+            c.execute(
+                "INSERT INTO runs (status, destination, target_json, client_version, machine_json,
+                    options_json, plan_json, seed, sshbench_version)
+                 VALUES ('complete', 'old', '{}', 'OpenSSH_8.4', '{}', '{}', '[]', 1, '0.0.1')",
+                [],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO samples (run_id, item, round, mode, cipher, outcome, wall_s, bytes)
+                 VALUES (1, 0, 1, 'send', 'aes128-ctr', 'ok', 0.5, 1000)",
+                [],
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let v: i64 = store
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let back = store.samples(&[]).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].sample.suite.cipher.as_deref(), Some("aes128-ctr"));
+        assert_eq!(
+            (
+                back[0].sample.server_cpu,
+                back[0].sample.suite.compression.clone()
+            ),
+            (None, None)
+        );
+        assert_eq!(store.runs().unwrap()[0].destination, "old");
+    }
+
+    #[test]
     fn refuses_a_newer_schema_without_touching_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("future.sqlite");

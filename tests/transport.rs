@@ -338,3 +338,37 @@ fn sandbox_pins_host_keys_and_listens_on_loopback_only() {
         }
     }
 }
+
+/// Regression: a long-lived sandbox in another process (`sshbench sandbox`) once held a
+/// lock that made every other sandbox wait for it to end.
+#[test]
+fn a_long_lived_sandbox_does_not_block_another() {
+    use std::io::BufRead;
+    let mut other = std::process::Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .arg("sandbox")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(other.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.trim().ends_with("ssh_config"), "{first}");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let sb = common::sandbox(AlgoLists::new());
+        let _ = tx.send(sb.port());
+    });
+    let started = rx.recv_timeout(Duration::from_secs(20));
+    assert!(
+        started.is_ok(),
+        "a second sandbox waited for the first one to end"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(other.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert!(other.wait().unwrap().success());
+}

@@ -1,0 +1,232 @@
+//! Server CPU, bottleneck verdicts, connect phases and compression, measured for real:
+//! against the sandbox, and against the slow-machine lab (a CPU quota on the sandbox
+//! sshd; a network namespace behind a shaped link). The lab needs root, as on CI.
+
+use serde_json::Value;
+use sshbench::store::Store;
+use std::path::Path;
+use std::process::Command;
+
+fn run(db: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .arg("run")
+        .arg("--db")
+        .arg(db)
+        .args(["-q", "--rounds", "3", "--sample-time", "100ms"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn show(db: &Path, args: &[&str]) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["show", "--top", "all", "--format", "json", "--db"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["suites"].as_array().unwrap().clone()
+}
+
+fn find<'a>(suites: &'a [Value], mode: &str, cipher: &str, compression: Option<&str>) -> &'a Value {
+    suites
+        .iter()
+        .find(|s| {
+            s["mode"] == mode && s["cipher"] == cipher && s["compression"].as_str() == compression
+        })
+        .unwrap_or_else(|| panic!("{mode} {cipher} {compression:?} missing: {suites:?}"))
+}
+
+fn need_root() {
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "the lab tests create cgroups and network namespaces: run them as root (CI does)"
+    );
+}
+
+fn lab_leftovers() -> (bool, bool) {
+    let netns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let ns = String::from_utf8_lossy(&netns.stdout)
+        .contains(&format!("sshbench-{}", std::process::id()));
+    let cg = std::fs::read_dir("/sys/fs/cgroup/cpu")
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("sshbench-"))
+        })
+        .unwrap_or(false);
+    (ns, cg)
+}
+
+#[test]
+fn a_cpu_limited_server_is_server_bound() {
+    need_root();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    run(
+        &db,
+        &[
+            "--mode",
+            "send,receive",
+            "--ciphers",
+            "aes128-gcm@openssh.com",
+            "--sandbox-cpu",
+            "0.2",
+        ],
+    );
+    let suites = show(&db, &[]);
+    for mode in ["send", "receive"] {
+        let s = find(&suites, mode, "aes128-gcm@openssh.com", None);
+        assert_eq!(s["bound"], "server", "{mode}: {s}");
+        assert!(s["server_cpu"].as_f64().unwrap() > 0.0, "{s}");
+    }
+    let runs = Store::open(&db).unwrap().runs().unwrap();
+    assert!(
+        runs[0].options_json.contains("\"cpu\":0.2"),
+        "{}",
+        runs[0].options_json
+    );
+}
+
+#[test]
+fn a_slow_link_is_network_bound() {
+    need_root();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    run(
+        &db,
+        &[
+            "--mode",
+            "send,receive",
+            "--ciphers",
+            "aes128-gcm@openssh.com",
+            "--sandbox-rate",
+            "16mbit",
+            "--size",
+            "2M",
+        ],
+    );
+    let suites = show(&db, &[]);
+    for mode in ["send", "receive"] {
+        let s = find(&suites, mode, "aes128-gcm@openssh.com", None);
+        assert_eq!(s["bound"], "network", "{mode}: {s}");
+        let mb_s = s["mean"].as_f64().unwrap() / 1e6;
+        assert!(mb_s < 2.5, "{mode}: {mb_s} MB/s through a 16 Mbit/s link");
+    }
+}
+
+#[test]
+fn sandbox_verdicts_cpu_per_gb_and_connect_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    run(
+        &db,
+        &[
+            "--mode",
+            "connect,send",
+            "--ciphers",
+            "aes128-gcm@openssh.com,3des-cbc",
+            "--macs",
+            "hmac-sha1",
+            "--kex",
+            "curve25519-sha256,diffie-hellman-group16-sha512",
+            "--hostkeys",
+            "ssh-ed25519",
+        ],
+    );
+    let suites = show(&db, &[]);
+    let des = find(&suites, "send", "3des-cbc", None);
+    let gcm = find(&suites, "send", "aes128-gcm@openssh.com", None);
+    assert!(
+        matches!(des["bound"].as_str(), Some("client" | "server" | "both")),
+        "3des-cbc is CPU-bound: {des}"
+    );
+    assert_ne!(
+        gcm["bound"], "server",
+        "unconstrained AES-GCM on loopback: {gcm}"
+    );
+    for side in ["client_cpu", "server_cpu"] {
+        let (d, g) = (des[side].as_f64().unwrap(), gcm[side].as_f64().unwrap());
+        assert!(d > 5.0 * g, "{side}: 3des-cbc {d} s/GB vs AES-GCM {g} s/GB");
+    }
+    // Every connect sample's phases add up to its wall time.
+    let store = Store::open(&db).unwrap();
+    let connects: Vec<_> = store
+        .samples(&[])
+        .unwrap()
+        .into_iter()
+        .filter(|s| s.sample.mode == sshbench::suite::Mode::Connect)
+        .collect();
+    assert!(!connects.is_empty());
+    for s in connects {
+        let p = s.sample.phases.expect("phases measured");
+        assert!(
+            (p.total() - s.sample.wall.as_secs_f64()).abs() < 0.003,
+            "{p:?} vs {:?}",
+            s.sample.wall
+        );
+        assert!(
+            p.tcp > 0.0 && p.kex > 0.0 && p.auth > 0.0 && p.session > 0.0,
+            "{p:?}"
+        );
+    }
+    let c = suites.iter().find(|s| s["mode"] == "connect").unwrap();
+    assert!(c["phases"]["kex"].as_f64().unwrap() > 0.0, "{c}");
+    let (ns, cg) = lab_leftovers();
+    assert!(!ns && !cg, "nothing of a lab left");
+}
+
+#[test]
+fn compression_pays_on_text_not_on_random_data() {
+    let dir = tempfile::tempdir().unwrap();
+    for (payload, db) in [("random", "r.sqlite"), ("text", "t.sqlite")] {
+        let db = dir.path().join(db);
+        run(
+            &db,
+            &[
+                "--mode",
+                "send",
+                "--ciphers",
+                "aes128-gcm@openssh.com",
+                "--compression",
+                "--payload",
+                payload,
+                "--size",
+                "4M",
+            ],
+        );
+        let suites = show(&db, &[]);
+        let z = find(
+            &suites,
+            "send",
+            "aes128-gcm@openssh.com",
+            Some("zlib@openssh.com"),
+        );
+        let factor = z["compression_factor"].as_f64().unwrap();
+        match payload {
+            "random" => assert!(factor > 0.95, "random data does not shrink: {factor}"),
+            _ => assert!(factor < 0.5, "text shrinks: {factor}"),
+        }
+        // Visible in the table, too.
+        let table = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+            .args(["show", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(
+            text.contains("Compression") && text.contains("zlib@openssh.com"),
+            "{text}"
+        );
+    }
+}
