@@ -32,3 +32,6 @@ samples=$(sqlite3 "$work/db.sqlite" 'select count(*) from samples' 2>/dev/null |
 echo "seed-style send sweep: $combos combinations ($ok accepted), $seed s"
 echo "sshbench run (connect+send+receive): $samples samples, $ours s"
 echo "ratio sshbench/seed-style: $(echo "scale=2; $ours / $seed" | bc)"
+"$bin" report --db "$work/db.sqlite" -o "$work/report.html" 2>/dev/null
+echo "HTML report of that run: $(wc -c < "$work/report.html") bytes"
+"$bin" summary --db "$work/db.sqlite" > "${SSHBENCH_SUMMARY:-/dev/null}"

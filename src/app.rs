@@ -363,9 +363,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let (run_id, seed, previous) = match &resumed {
         Some((run, _, _)) => {
             store.set_status(run.id, "running")?;
+            // Failed slots (say, while the network was down) are measured again.
             let previous: Vec<(usize, u32, Sample)> = store
                 .samples(&[run.id])?
                 .into_iter()
+                .filter(|s| !matches!(s.sample.outcome, sshbench::measure::Outcome::Failed { .. }))
                 .map(|s| (s.item, s.round, s.sample))
                 .collect();
             progress.say(&format!(

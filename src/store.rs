@@ -282,7 +282,8 @@ impl Store {
             Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
         };
         self.conn.execute(
-            "INSERT INTO samples (run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
+            // A resumed run measures failed slots again and replaces them.
+            "INSERT OR REPLACE INTO samples (run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
                 negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
                 client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
@@ -390,12 +391,14 @@ impl Store {
         Ok(self.runs()?.into_iter().find(|r| r.id == id))
     }
 
-    /// The newest run that did not finish (interrupted, or killed while running).
+    /// The newest run that did not finish (interrupted, killed while running, stopped
+    /// by failures such as a dropped network, or by its time budget).
     pub fn latest_unfinished(&self) -> Result<Option<i64>> {
         Ok(self
             .conn
             .query_row(
-                "SELECT id FROM runs WHERE status IN ('running', 'interrupted') ORDER BY id DESC LIMIT 1",
+                "SELECT id FROM runs WHERE status IN ('running', 'interrupted', 'failed', 'budget')
+                 ORDER BY id DESC LIMIT 1",
                 [],
                 |r| r.get(0),
             )
@@ -641,12 +644,11 @@ mod tests {
         store
             .add_sample(id, 0, 1, &sample("aes128-ctr", failed.clone()))
             .unwrap();
-        assert!(
-            store
-                .add_sample(id, 0, 1, &sample("x", Outcome::Success))
-                .is_err(),
-            "slot reused"
-        );
+        // Re-measuring a slot (a resumed run redoing a failure) replaces it.
+        store
+            .add_sample(id, 0, 1, &sample("aes128-ctr", failed.clone()))
+            .unwrap();
+        assert_eq!(store.samples(&[id]).unwrap().len(), 2);
         let back = store.samples(&[id]).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back[0].sample.transfer, Some(Duration::from_millis(100)));

@@ -7,6 +7,13 @@ use sshbench::store::Store;
 use std::path::Path;
 use std::process::Command;
 
+/// These tests measure CPU: run them one at a time, or they measure each other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn run(db: &Path, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
         .arg("run")
@@ -70,6 +77,7 @@ fn lab_leftovers() -> (bool, bool) {
 
 #[test]
 fn a_cpu_limited_server_is_server_bound() {
+    let _serial = serial();
     need_root();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
@@ -100,6 +108,7 @@ fn a_cpu_limited_server_is_server_bound() {
 
 #[test]
 fn a_slow_link_is_network_bound() {
+    let _serial = serial();
     need_root();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
@@ -127,6 +136,7 @@ fn a_slow_link_is_network_bound() {
 
 #[test]
 fn sandbox_verdicts_cpu_per_gb_and_connect_phases() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
     run(
@@ -188,6 +198,7 @@ fn sandbox_verdicts_cpu_per_gb_and_connect_phases() {
 
 #[test]
 fn compression_pays_on_text_not_on_random_data() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     for (payload, db) in [("random", "r.sqlite"), ("text", "t.sqlite")] {
         let db = dir.path().join(db);

@@ -104,6 +104,81 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> Result<String> {
     Ok(svg)
 }
 
+/// Horizontal stacked bars: each bar is a sequence of (value, part name) segments,
+/// coloured by part, with a legend.
+pub fn stacked_bar_chart(
+    title: &str,
+    unit: &str,
+    labels: &[String],
+    parts: &[&str],
+    values: &[Vec<f64>],
+) -> Result<String> {
+    let n = labels.len().max(1);
+    let height = 110 + 16 * n as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1020, height)).into_drawing_area();
+        white(&root)?;
+        let max = values
+            .iter()
+            .map(|v| v.iter().sum::<f64>())
+            .fold(0.0, f64::max);
+        let max = if max > 0.0 { max * 1.05 } else { 1.0 };
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(420)
+            .build_cartesian_2d(0.0..max, (0..n).into_segmented())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let row = |i: usize| n - 1 - i;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(k) if *k < labels.len() => labels[row(*k)].clone(),
+                _ => String::new(),
+            })
+            .x_desc(unit)
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for (p, part) in parts.iter().enumerate() {
+            let color = palette(part);
+            chart
+                .draw_series(values.iter().enumerate().map(|(i, v)| {
+                    let start: f64 = v[..p].iter().sum();
+                    let y = row(i);
+                    let mut r = Rectangle::new(
+                        [
+                            (start, SegmentValue::Exact(y)),
+                            (start + v[p], SegmentValue::Exact(y + 1)),
+                        ],
+                        color.filled(),
+                    );
+                    r.set_margin(2, 2, 0, 0);
+                    r
+                }))
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .label(*part)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 11))
+            .draw()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(svg)
+}
+
 /// A grid of cells coloured from slow (red) to fast (green), with the figure in each.
 pub fn heat_map(
     title: &str,
@@ -228,6 +303,20 @@ mod tests {
         assert!(svg.matches("<rect").count() >= 3, "background and two bars");
         assert!(svg.contains("&lt;script&gt;"));
         assert!(!svg.contains("<script>"));
+    }
+
+    #[test]
+    fn stacked_bars_have_a_segment_per_part_and_a_legend() {
+        let svg = stacked_bar_chart(
+            "connect",
+            "ms",
+            &["a".into(), "b".into()],
+            &["tcp", "kex"],
+            &[vec![1.0, 2.0], vec![0.5, 4.0]],
+        )
+        .unwrap();
+        assert!(svg.matches("<rect").count() >= 1 + 4 + 2, "{svg}");
+        assert!(svg.contains(">\ntcp\n<") || svg.contains("tcp"), "legend");
     }
 
     #[test]

@@ -65,6 +65,38 @@ pub fn charts(scope: &Scope) -> Result<Vec<Chart>> {
             title,
             name: name.into(),
         });
+        if mode == Mode::Connect {
+            let phased: Vec<&analysis::Ranked> =
+                ranked.iter().filter(|r| r.stats.phases.is_some()).collect();
+            if !phased.is_empty() {
+                let labels: Vec<String> = phased
+                    .iter()
+                    .map(|r| graded_label(mode, &r.stats))
+                    .collect();
+                let values: Vec<Vec<f64>> = phased
+                    .iter()
+                    .map(|r| {
+                        let p = r.stats.phases.expect("filtered");
+                        [p.tcp, p.version, p.kex, p.auth, p.session]
+                            .iter()
+                            .map(|v| v * 1e3)
+                            .collect()
+                    })
+                    .collect();
+                let title = "Where connect time goes (median per phase)".to_string();
+                out.push(Chart {
+                    svg: charts::stacked_bar_chart(
+                        &title,
+                        "ms",
+                        &labels,
+                        &["TCP", "version", "key exchange", "auth", "session"],
+                        &values,
+                    )?,
+                    title,
+                    name: "connect-phases".into(),
+                });
+            }
+        }
         if mode.is_transfer() {
             let cpu: Vec<Bar> = ranked
                 .iter()

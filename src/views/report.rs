@@ -516,6 +516,14 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
                 suite_grade(&r.stats.suite),
                 tie_mark(r).into(),
                 r.stats.bound().map_or("-", |b| b.as_str()).into(),
+                match (mode, r.stats.client_cpu, r.stats.server_cpu) {
+                    (Mode::Connect, _, _) => "-".into(),
+                    (_, c, s) => format!(
+                        "{} / {}",
+                        c.map_or("?".into(), |c| format!("{:.2}", c.median)),
+                        s.map_or("?".into(), |s| format!("{:.2}", s.median))
+                    ),
+                },
             ]);
             top_json.push(suite_json(r));
         }
