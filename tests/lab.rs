@@ -97,7 +97,10 @@ fn a_cpu_limited_server_is_server_bound() {
         let s = find(&suites, mode, "aes128-gcm@openssh.com", None);
         // The server is the bottleneck; on a machine busy with other work the client's
         // CPU can look saturated too ("both").
-        assert!(matches!(s["bound"].as_str(), Some("server" | "both")), "{mode}: {s}");
+        assert!(
+            matches!(s["bound"].as_str(), Some("server" | "both")),
+            "{mode}: {s}"
+        );
         assert!(s["server_busy"].as_f64().unwrap() >= 0.85, "{mode}: {s}");
         assert!(s["server_cpu"].as_f64().unwrap() > 0.0, "{s}");
     }
