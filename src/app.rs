@@ -711,6 +711,13 @@ fn load_scope(
     Ok((runs, stats, destination))
 }
 
+/// The stored results a report command covers: its selection, from its database.
+fn load_which(which: &Which) -> Result<(Vec<store::RunRecord>, Vec<analysis::SuiteStats>, String)> {
+    let sel = selection(which)?;
+    let store = open_existing(&which.db)?;
+    load_scope(&store, &sel)
+}
+
 fn selection(sel: &Which) -> Result<store::Selection> {
     check_since(&sel.since)?;
     Ok(store::Selection {
@@ -769,9 +776,7 @@ pub fn show(args: ShowArgs) -> Result<u8> {
                 .ok_or_else(|| anyhow!("--top {n:?}: give a positive number or `all`"))?,
         ),
     };
-    let sel = selection(&args.sel.which)?;
-    let store = open_existing(&args.sel.which.db)?;
-    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let (runs, stats, destination) = load_which(&args.sel.which)?;
     let scope = Scope {
         destination,
         runs: &runs,
@@ -796,9 +801,7 @@ pub fn show(args: ShowArgs) -> Result<u8> {
 
 /// `sshbench summary`.
 pub fn summary(args: SummaryArgs) -> Result<u8> {
-    let sel = selection(&args.sel.which)?;
-    let store = open_existing(&args.sel.which.db)?;
-    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let (runs, stats, destination) = load_which(&args.sel.which)?;
     let scope = Scope {
         destination,
         runs: &runs,
@@ -810,9 +813,7 @@ pub fn summary(args: SummaryArgs) -> Result<u8> {
 
 /// `sshbench recommend`.
 pub fn recommend(args: RecommendArgs) -> Result<u8> {
-    let sel = selection(&args.sel.which)?;
-    let store = open_existing(&args.sel.which.db)?;
-    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let (runs, stats, destination) = load_which(&args.sel.which)?;
     let scope = Scope {
         destination,
         runs: &runs,
@@ -886,9 +887,7 @@ fn utf8_locale() -> bool {
 
 /// `sshbench report`.
 pub fn report(args: ReportArgs) -> Result<u8> {
-    let sel = selection(&args.which)?;
-    let store = open_existing(&args.which.db)?;
-    let (runs, stats, destination) = load_scope(&store, &sel)?;
+    let (runs, stats, destination) = load_which(&args.which)?;
     let scope = Scope {
         destination,
         runs: &runs,
