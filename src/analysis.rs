@@ -167,22 +167,14 @@ pub struct Marginal {
 /// The marginal effect of each algorithm of `kind` in `mode`, best first. For MACs only
 /// suites with an explicit MAC count (an AEAD cipher ignores it).
 pub fn marginals(stats: &[SuiteStats], mode: Mode, kind: crate::suite::AlgoKind) -> Vec<Marginal> {
-    use crate::suite::AlgoKind;
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     for s in stats.iter().filter(|s| s.mode == mode) {
-        let name = match kind {
-            AlgoKind::Kex => &s.suite.kex,
-            AlgoKind::HostKey => &s.suite.hostkey,
-            AlgoKind::Cipher => &s.suite.cipher,
-            AlgoKind::Mac => &s.suite.mac,
-            AlgoKind::Compression => &None,
-        };
-        let (Some(name), Some(f)) = (name, s.figure) else {
+        let (Some(name), Some(f)) = (s.suite.get(kind), s.figure) else {
             continue;
         };
-        match groups.iter_mut().find(|g| &g.0 == name) {
+        match groups.iter_mut().find(|g| g.0 == name) {
             Some(g) => g.1.push(f.mean),
-            None => groups.push((name.clone(), vec![f.mean])),
+            None => groups.push((name.to_string(), vec![f.mean])),
         }
     }
     let hib = higher_is_better(mode);

@@ -18,7 +18,7 @@ use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::{FailureKind, Sample, Transport};
 use sshbench::offer::catalogue::Grade;
-use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
+use sshbench::offer::server::{self, ProbeError, ServerOffer};
 use sshbench::offer::{self, AlgoLists, client};
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, Event, RunSettings, Sink};
@@ -188,13 +188,6 @@ fn probe_remote(
     }
 }
 
-fn method_label(m: &ProbeMethod) -> String {
-    match m {
-        ProbeMethod::Direct { address } => format!("KEXINIT read from {address}"),
-        ProbeMethod::SshVerbose => "proposal read from ssh -vv".into(),
-    }
-}
-
 fn start_sandbox(client: &client::ClientOffer, lab: LabOptions) -> Result<Sandbox> {
     Sandbox::start(&SandboxOptions {
         candidates: offer::candidates(client),
@@ -256,11 +249,7 @@ fn connect_server(
     } else {
         match probe_remote(ssh, &t, &r, probe_timeout) {
             Ok(o) => {
-                progress.say(&format!(
-                    "server offer: {} ({})",
-                    o.banner,
-                    method_label(&o.method)
-                ));
+                progress.say(&format!("server offer: {} ({})", o.banner, o.method));
                 (Some(o.kexinit.lists()), Some(o.banner))
             }
             Err(e) => {
@@ -646,7 +635,6 @@ fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
             path.display()
         );
     }
-    store::check(&path)?;
     Store::open(&path)
 }
 

@@ -93,6 +93,17 @@ pub struct Suite {
 }
 
 impl Suite {
+    /// The forced algorithm of one kind, if any.
+    pub fn get(&self, kind: AlgoKind) -> Option<&str> {
+        match kind {
+            AlgoKind::Kex => self.kex.as_deref(),
+            AlgoKind::HostKey => self.hostkey.as_deref(),
+            AlgoKind::Cipher => self.cipher.as_deref(),
+            AlgoKind::Mac => self.mac.as_deref(),
+            AlgoKind::Compression => self.compression.as_deref(),
+        }
+    }
+
     /// A compact human label: the forced parts joined by " + ".
     pub fn label(&self) -> String {
         let parts: Vec<&str> = [

@@ -73,6 +73,15 @@ pub enum ProbeMethod {
     SshVerbose,
 }
 
+impl std::fmt::Display for ProbeMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProbeMethod::Direct { address } => write!(f, "KEXINIT read from {address}"),
+            ProbeMethod::SshVerbose => f.write_str("proposal read from ssh -vv"),
+        }
+    }
+}
+
 /// The ten name-lists of a KEXINIT, in RFC 4253 order, plus its flag.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Kexinit {

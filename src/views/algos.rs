@@ -31,14 +31,7 @@ pub fn render_table(r: &AlgosReport) -> String {
     let mut out = format!("destination: {}\nclient: {}\n", r.destination, r.client.raw);
     match (r.server, &r.server_error) {
         (Some(s), _) => {
-            let method = match &s.method {
-                crate::offer::server::ProbeMethod::Direct { address } => {
-                    format!("KEXINIT read from {address}")
-                }
-                crate::offer::server::ProbeMethod::SshVerbose => {
-                    "proposal read from ssh -vv".to_string()
-                }
-            };
+            let method = &s.method;
             out.push_str(&format!(
                 "server: {} ({method}; strict KEX: {})\n",
                 s.banner,

@@ -57,16 +57,6 @@ fn allowed(kind: AlgoKind, name: &str, max: Grade) -> bool {
     catalogue::grade(kind, name).is_some_and(|g| g <= max)
 }
 
-fn part(kind: AlgoKind, s: &Suite) -> Option<&str> {
-    match kind {
-        AlgoKind::Kex => s.kex.as_deref(),
-        AlgoKind::HostKey => s.hostkey.as_deref(),
-        AlgoKind::Cipher => s.cipher.as_deref(),
-        AlgoKind::Mac => s.mac.as_deref(),
-        AlgoKind::Compression => None,
-    }
-}
-
 /// A suite is usable when every forced part is allowed.
 fn suite_allowed(s: &Suite, max: Grade) -> bool {
     [
@@ -76,7 +66,7 @@ fn suite_allowed(s: &Suite, max: Grade) -> bool {
         AlgoKind::Mac,
     ]
     .into_iter()
-    .all(|k| part(k, s).is_none_or(|n| allowed(k, n, max)))
+    .all(|k| s.get(k).is_none_or(|n| allowed(k, n, max)))
 }
 
 /// A name, its score (geometric mean of its ratio to the best, 1.0 = best) and its best
@@ -92,7 +82,7 @@ fn rank_names(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], max: Grade) 
         .iter()
         .filter(|s| modes.contains(&s.mode) && s.figure.is_some())
     {
-        if let Some(n) = part(kind, &s.suite) {
+        if let Some(n) = s.suite.get(kind) {
             if allowed(kind, n, max) && !names.iter().any(|x| x == n) {
                 names.push(n.to_string());
             }
@@ -121,7 +111,7 @@ fn rank_names(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], max: Grade) 
             let own = stats
                 .iter()
                 .filter(usable)
-                .filter(|s| part(kind, &s.suite) == Some(n.as_str()))
+                .filter(|s| s.suite.get(kind) == Some(n.as_str()))
                 .max_by(|a, b| {
                     let (x, y) = (a.figure.unwrap().mean, b.figure.unwrap().mean);
                     if higher_is_better(mode) {
@@ -205,11 +195,7 @@ fn line(
     // The current default: the first name of the client's preference list that was
     // measured here (i.e. that this server accepts and the run included).
     let prefs = defaults.get(kind).unwrap_or_default();
-    let measured = |d: &String| {
-        stats
-            .iter()
-            .any(|s| part(kind, &s.suite) == Some(d.as_str()))
-    };
+    let measured = |d: &String| stats.iter().any(|s| s.suite.get(kind) == Some(d.as_str()));
     let skipped: Vec<&String> = prefs.iter().take_while(|d| !measured(d)).collect();
     let unmeasured = if skipped.is_empty() {
         String::new()

@@ -666,12 +666,7 @@ fn connect_phases(doc: &mut Document, stats: &[SuiteStats]) {
             .iter()
             .filter(|s| s.mode == Mode::Connect && s.phases.is_some())
         {
-            let n = if kind == AlgoKind::Kex {
-                s.suite.kex.as_deref()
-            } else {
-                s.suite.hostkey.as_deref()
-            };
-            if let Some(n) = n {
+            if let Some(n) = s.suite.get(kind) {
                 if !names.contains(&n) {
                     names.push(n);
                 }
@@ -681,13 +676,7 @@ fn connect_phases(doc: &mut Document, stats: &[SuiteStats]) {
             let own: Vec<crate::measure::Phases> = stats
                 .iter()
                 .filter(|s| s.mode == Mode::Connect)
-                .filter(|s| {
-                    (if kind == AlgoKind::Kex {
-                        s.suite.kex.as_deref()
-                    } else {
-                        s.suite.hostkey.as_deref()
-                    }) == Some(n)
-                })
+                .filter(|s| s.suite.get(kind) == Some(n))
                 .filter_map(|s| s.phases)
                 .collect();
             let med = |f: fn(&crate::measure::Phases) -> f64| {
