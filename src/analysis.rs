@@ -29,13 +29,16 @@ impl Summary {
     }
 }
 
+/// The finite values of `xs`, sorted; `None` when there are none.
+fn sorted_finite(xs: &[f64]) -> Option<Vec<f64>> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then_some(v)
+}
+
 /// Summarize `xs` (finite values only); `None` when empty.
 pub fn summarize(xs: &[f64]) -> Option<Summary> {
-    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
+    let v = sorted_finite(xs)?;
     let n = v.len();
     let mean = v.iter().sum::<f64>() / n as f64;
     let median = if n % 2 == 1 {
@@ -80,6 +83,31 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
     sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// Percentiles of a pool of values (nearest-rank on the sorted pool).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Percentiles {
+    pub n: usize,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Percentiles of `xs` (finite values only); `None` when empty.
+pub fn percentiles(xs: &[f64]) -> Option<Percentiles> {
+    let v = sorted_finite(xs)?;
+    let n = v.len();
+    // Nearest rank: the smallest value with at least p% of the pool at or below it.
+    let at = |p: f64| v[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+    Some(Percentiles {
+        n,
+        p50: at(0.50),
+        p90: at(0.90),
+        p99: at(0.99),
+        max: v[n - 1],
+    })
 }
 
 /// Whether higher figures are better in this mode (throughput) or lower (time).
@@ -205,8 +233,11 @@ pub struct SuiteStats {
     pub ok: usize,
     pub failed: usize,
     pub refused: bool,
-    /// Connect: seconds. Send/receive: bytes per second.
+    /// Connect: seconds. Send/receive: bytes per second. Echo: each session's median
+    /// round trip, seconds.
     pub figure: Option<Summary>,
+    /// Echo: percentiles over every timed keystroke of every session.
+    pub echo: Option<Percentiles>,
     /// Client CPU seconds per GB moved (transfers: over the steady window where the OS
     /// tells, else the whole process) or per connection (connect).
     pub client_cpu: Option<Summary>,
@@ -277,14 +308,16 @@ fn median(v: &mut [f64]) -> Option<f64> {
     summarize(v).map(|s| s.median)
 }
 
-/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers.
+/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, the
+/// median round trip (seconds) for echo.
 pub fn figure(s: &Sample) -> Option<f64> {
     if !s.outcome.is_success() {
         return None;
     }
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
-        _ => s.throughput(),
+        Mode::Echo => s.echo_median(),
+        Mode::Send | Mode::Receive => s.throughput(),
     }
 }
 
@@ -311,6 +344,7 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                 .iter()
                 .filter_map(|s| match (mode, s.client_window_cpu) {
                     (Mode::Connect, _) => Some(s.client_cpu?.total().as_secs_f64()),
+                    (Mode::Echo, _) => None,
                     (_, Some(w)) => w.per_gb(),
                     _ => {
                         let c = s.client_cpu?.total().as_secs_f64();
@@ -358,6 +392,12 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                     .iter()
                     .any(|s| matches!(s.outcome, Outcome::Refused { .. })),
                 figure: summarize(&figures),
+                echo: percentiles(
+                    &good
+                        .iter()
+                        .flat_map(|s| s.echoes.iter().copied())
+                        .collect::<Vec<_>>(),
+                ),
                 client_cpu: summarize(&cpu),
                 server_cpu: summarize(&server),
                 client_busy: median(&mut client_busy),
@@ -393,6 +433,24 @@ mod tests {
         let s = summarize(&[2.0, 2.0, 2.0]).unwrap();
         assert_eq!(s.ci95, Some(0.0));
         assert_eq!(s.relative_ci(), Some(0.0));
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        // 1..=100: p50 = 50, p90 = 90, p99 = 99 (nearest rank), max 100.
+        let v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        let p = percentiles(&v).unwrap();
+        assert_eq!(
+            (p.n, p.p50, p.p90, p.p99, p.max),
+            (100, 50.0, 90.0, 99.0, 100.0)
+        );
+        // One slow keystroke in ten: visible at p90 and p99, not at p50.
+        let mut v = vec![1.0; 9];
+        v.push(7.0);
+        let p = percentiles(&v).unwrap();
+        assert_eq!((p.p50, p.p90, p.p99), (1.0, 1.0, 7.0));
+        assert_eq!(percentiles(&[3.0]).unwrap().p99, 3.0);
+        assert_eq!(percentiles(&[f64::NAN]), None);
     }
 
     #[test]
@@ -435,6 +493,7 @@ mod ranking_tests {
             server_busy: None,
             phases: None,
             compression_factor: None,
+            echo: None,
             bytes: 0,
             last_error: None,
         }
@@ -540,6 +599,7 @@ mod aggregate_tests {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            echoes: Vec::new(),
         }
     }
 

@@ -149,9 +149,13 @@ impl Progress {
 }
 
 fn describe(s: &Sample, verbose: bool) -> String {
-    let figure = match (s.outcome.is_success(), s.throughput()) {
-        (true, Some(r)) => format!("{:.1} MB/s", r / 1e6),
-        (true, None) => format!("{:.1} ms", s.wall.as_secs_f64() * 1e3),
+    let figure = match (s.outcome.is_success(), analysis::figure(s)) {
+        (true, Some(v)) => format!(
+            "{:.1} {}",
+            report::display_value(s.mode, v),
+            report::unit(s.mode)
+        ),
+        (true, None) => format!("ok in {:.1} ms", s.wall.as_secs_f64() * 1e3),
         (false, _) if verbose => format!(
             "{}: {}",
             s.outcome.label(),
@@ -744,13 +748,7 @@ fn emit(doc: &Document, json: &serde_json::Value, format: FormatArg) -> Result<u
 }
 
 fn modes_of(m: &[ModeArg]) -> Vec<Mode> {
-    m.iter()
-        .map(|m| match m {
-            ModeArg::Connect => Mode::Connect,
-            ModeArg::Send => Mode::Send,
-            ModeArg::Receive => Mode::Receive,
-        })
-        .collect()
+    m.iter().map(|m| Mode::from(*m)).collect()
 }
 
 /// `sshbench show`.
@@ -812,6 +810,7 @@ pub fn recommend(args: RecommendArgs) -> Result<u8> {
         GoalArg::Receive => Goal::Receive,
         GoalArg::Connect => Goal::Connect,
         GoalArg::Balanced => Goal::Balanced,
+        GoalArg::Interactive => Goal::Interactive,
     };
     let max = match args.allow {
         None => Grade::Acceptable,

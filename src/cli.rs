@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive) and nothing else; [`crate::config`] turns them
 //! into owned configuration before anything runs.
 
+use crate::suite::Mode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -138,7 +139,7 @@ pub struct ShowArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "connect,send,receive"
+        default_value = "connect,send,receive,echo"
     )]
     pub mode: Vec<ModeArg>,
 
@@ -199,6 +200,8 @@ pub enum GoalArg {
     Connect,
     /// Send and receive alike.
     Balanced,
+    /// Lowest keystroke echo latency (needs `--mode echo` data): typing, tmux, X11.
+    Interactive,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -282,6 +285,20 @@ pub enum ModeArg {
     Send,
     /// Throughput server → client (per cipher × MAC).
     Receive,
+    /// Interactive latency: round trip of single keystrokes through an open session,
+    /// p50/p90/p99 (per cipher × MAC).
+    Echo,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Connect => Mode::Connect,
+            ModeArg::Send => Mode::Send,
+            ModeArg::Receive => Mode::Receive,
+            ModeArg::Echo => Mode::Echo,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -297,7 +314,7 @@ pub struct RunArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "connect,send,receive"
+        default_value = "connect,send,receive,echo"
     )]
     pub mode: Vec<ModeArg>,
 

@@ -1,7 +1,7 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use crate::cli::{ModeArg, PayloadArg, RunArgs};
+use crate::cli::{PayloadArg, RunArgs};
 use crate::filter::{self, FilterSpec};
 use crate::lab::{self, LabOptions};
 use crate::measure::payload::PayloadKind;
@@ -80,15 +80,7 @@ impl Filters {
 
 impl RunConfig {
     pub fn from_args(a: RunArgs) -> Result<RunConfig> {
-        let mut modes: Vec<Mode> = a
-            .mode
-            .iter()
-            .map(|m| match m {
-                ModeArg::Connect => Mode::Connect,
-                ModeArg::Send => Mode::Send,
-                ModeArg::Receive => Mode::Receive,
-            })
-            .collect();
+        let mut modes: Vec<Mode> = a.mode.iter().map(|m| Mode::from(*m)).collect();
         modes.sort();
         modes.dedup();
         if a.timeout == 0 {

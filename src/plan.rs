@@ -128,13 +128,14 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             }
         }
     }
-    let transfer: Vec<Mode> = input
+    // Send, receive and echo all vary what an established session uses.
+    let session: Vec<Mode> = input
         .modes
         .iter()
         .copied()
-        .filter(|m| m.is_transfer())
+        .filter(|m| m.varies_cipher())
         .collect();
-    if !transfer.is_empty() {
+    if !session.is_empty() {
         let ciphers = select(input, AlgoKind::Cipher, &mut plan.notes)?;
         let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
         let macs = if needs_mac {
@@ -179,7 +180,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
                 .collect();
             suites.extend(zlib);
         }
-        for mode in transfer {
+        for mode in session {
             plan.items.extend(suites.iter().map(|s| PlanItem {
                 mode,
                 suite: s.clone(),
@@ -246,6 +247,11 @@ mod tests {
         // aes128-ctr × 2 MACs + 3des-cbc × 2 MACs + one AEAD.
         assert_eq!(count(Mode::Send), 5);
         assert_eq!(count(Mode::Receive), 5);
+        assert_eq!(
+            count(Mode::Echo),
+            5,
+            "echo varies what send and receive vary"
+        );
         let gcm = plan
             .items
             .iter()
@@ -320,7 +326,7 @@ mod tests {
     }
 
     #[test]
-    fn compression_doubles_transfer_suites_only() {
+    fn compression_doubles_session_suites_only() {
         let c = client();
         let f = Filters::default();
         let mut inp = input(&c, None, &f, &Mode::ALL);
@@ -331,7 +337,7 @@ mod tests {
             .iter()
             .filter(|i| i.suite.compression.is_some())
             .count();
-        assert_eq!(zlib, 10, "5 send + 5 receive suites with zlib");
+        assert_eq!(zlib, 15, "5 send + 5 receive + 5 echo suites with zlib");
         assert!(
             plan.items
                 .iter()

@@ -95,6 +95,13 @@ pub fn receive_command(bytes: u64) -> String {
     ))
 }
 
+/// `echo`: announce readiness, then copy stdin to stdout until EOF. `cat` writes what
+/// each read returns at once (it does not buffer output), so every keystroke comes
+/// straight back through the session.
+pub fn echo_command() -> String {
+    sh(&format!("echo {READY}; exec cat"))
+}
+
 /// What a `SSHBENCH-CPU0`/`CPU1` line says: seconds of CPU of the session's sshd
 /// process and of the shell (with its children), each if known.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -214,7 +221,12 @@ mod tests {
 
     #[test]
     fn commands_are_safe_for_every_shell() {
-        for cmd in [connect_command(), send_command(5), receive_command(123)] {
+        for cmd in [
+            connect_command(),
+            send_command(5),
+            receive_command(123),
+            echo_command(),
+        ] {
             let inner = cmd.trim_start_matches("sh -c '").trim_end_matches('\'');
             assert!(!inner.contains(FORBIDDEN), "{cmd}");
         }

@@ -1,5 +1,6 @@
 //! Executes a plan through a [`Transport`]: one uncounted warm-up sample per suite (which
-//! also calibrates its transfer size), then interleaved rounds in a shuffled order, with
+//! also calibrates its transfer size, repeated larger while it is too short to tell),
+//! then interleaved rounds in a shuffled order, with
 //! stop rules by rounds, precision and time budget. It never prints and never runs
 //! samples in parallel (they would disturb each other); progress goes to a callback and
 //! every sample to a [`Sink`] as soon as it is measured.
@@ -9,6 +10,7 @@ use crate::cancel::Cancel;
 use crate::config::RunOptions;
 use crate::measure::{FailureKind, Outcome, Sample, SampleRequest, Transport};
 use crate::plan::Plan;
+use crate::suite::Mode;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -17,6 +19,16 @@ pub const WARMUP_BYTES: u64 = 8 << 20;
 /// Calibrated sizes stay within these bounds.
 pub const MIN_BYTES: u64 = 1 << 20;
 pub const MAX_BYTES: u64 = 4 << 30;
+/// Echo: keystrokes of a warm-up session; counted sessions type enough to last about
+/// the sample time, within these bounds (a session's round trips are stored one by one).
+pub const ECHO_WARMUP: u64 = 100;
+pub const ECHO_MIN: u64 = 100;
+pub const ECHO_MAX: u64 = 5_000;
+/// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
+pub const ECHO_UNTIMED: u64 = 10;
+/// Further warm-up transfers, each sized from the previous one, while a warm-up is over
+/// in less than half the sample time.
+pub const WARMUP_RETRIES: u32 = 3;
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
 /// Consecutive failed samples that stop the run.
@@ -106,6 +118,14 @@ pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> u64 {
     let bytes = (4.0 / 3.0 * rate * sample_time.as_secs_f64()) as u64;
     let rounded = bytes.div_ceil(64 << 10) * (64 << 10);
     rounded.clamp(MIN_BYTES, MAX_BYTES)
+}
+
+/// Keystrokes for an echo session at an estimated median round trip `rtt` (seconds).
+pub fn calibrate_echo(rtt: Option<f64>, sample_time: Duration) -> u64 {
+    match rtt.filter(|r| *r > 0.0) {
+        None => ECHO_WARMUP,
+        Some(r) => ((sample_time.as_secs_f64() / r) as u64).clamp(ECHO_MIN, ECHO_MAX),
+    }
 }
 
 /// Bytes at the start of a transfer that ramp the connection up and are not measured.
@@ -281,43 +301,84 @@ impl Runner<'_> {
         Ok(None)
     }
 
-    /// One sample with retries for transient failures.
+    /// One sample of `item` in `round`, sized for it (warm-ups calibrate).
     fn measure(&mut self, item: usize, round: u32) -> Result<Sample, Abort> {
         let planned = &self.plan.items[item];
-        let bytes = match (planned.mode.is_transfer(), self.settings.size) {
-            (false, _) => 0,
-            (true, Some(fixed)) => fixed,
-            (true, None) if round == 0 => WARMUP_BYTES,
-            (true, None) => {
-                // The best estimate of the steady rate: the counted samples' median,
-                // else the warm-up's.
-                let st = &self.state[item];
-                let rate = analysis::summarize(&st.figures)
-                    .map(|s| s.median)
-                    .or_else(|| st.warmup.as_ref().and_then(Sample::throughput));
-                calibrate(rate, self.settings.sample_time)
+        let st = &self.state[item];
+        // The best estimate of the figure: the counted samples' median, else the
+        // warm-up's.
+        let estimate = || {
+            analysis::summarize(&st.figures)
+                .map(|s| s.median)
+                .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
+        };
+        let (bytes, ramp) = match (planned.mode, self.settings.size) {
+            (Mode::Connect, _) => (0, 0),
+            (Mode::Echo, _) => {
+                let n = if round == 0 {
+                    ECHO_WARMUP
+                } else {
+                    calibrate_echo(estimate(), self.settings.sample_time)
+                };
+                (n + ECHO_UNTIMED, ECHO_UNTIMED)
+            }
+            (Mode::Send | Mode::Receive, size) => {
+                let bytes = match size {
+                    Some(fixed) => fixed,
+                    None if round == 0 => WARMUP_BYTES,
+                    None => calibrate(estimate(), self.settings.sample_time),
+                };
+                (bytes, ramp_bytes(bytes))
             }
         };
-        let request = SampleRequest {
+        let mut request = SampleRequest {
             suite: planned.suite.clone(),
             mode: planned.mode,
             bytes,
-            ramp: if planned.mode.is_transfer() {
-                ramp_bytes(bytes)
-            } else {
-                0
-            },
+            ramp,
             timeout: self.settings.timeout,
         };
+        let mut sample = self.attempt(item, round, &request)?;
+        // A warm-up transfer that was over in a fraction of the sample time says little
+        // about the steady rate (the first megabytes of a connection are often slow), and
+        // sizing the counted samples from it would keep them small, and slow, too: warm
+        // up again with the size it suggests, a few times at most.
+        if round == 0 && request.mode.is_transfer() && self.settings.size.is_none() {
+            for _ in 0..WARMUP_RETRIES {
+                let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
+                    break;
+                };
+                if w.time * 2 >= self.settings.sample_time {
+                    break;
+                }
+                let next = calibrate(sample.throughput(), self.settings.sample_time);
+                if next < request.bytes * 3 / 2 {
+                    break;
+                }
+                request.bytes = next;
+                request.ramp = ramp_bytes(next);
+                sample = self.attempt(item, round, &request)?;
+            }
+        }
+        Ok(sample)
+    }
+
+    /// One sample with retries for transient failures.
+    fn attempt(
+        &mut self,
+        item: usize,
+        round: u32,
+        request: &SampleRequest,
+    ) -> Result<Sample, Abort> {
         let mut attempt = 1;
         loop {
             (self.progress)(Event::Starting {
                 round,
                 done: self.done_count,
                 total: self.total,
-                request: &request,
+                request,
             });
-            let sample = self.transport.measure(&request, self.cancel);
+            let sample = self.transport.measure(request, self.cancel);
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
             }
@@ -445,6 +506,100 @@ mod tests {
         let mut sorted = round_order(&items, 1, 1);
         sorted.sort();
         assert_eq!(sorted, items);
+    }
+
+    /// Transfers below 32 MiB run at 200 MB/s (a connection's slow start), larger ones
+    /// at 1 GB/s.
+    struct SlowStart;
+    impl Transport for SlowStart {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = Mock::default().measure(req, cancel);
+            let rate = if req.bytes < 32 << 20 { 200e6 } else { 1e9 };
+            let bytes = req.bytes - req.ramp;
+            s.window = Some(crate::measure::Window {
+                bytes,
+                time: Duration::from_secs_f64(bytes as f64 / rate),
+            });
+            s
+        }
+    }
+
+    #[test]
+    fn a_warm_up_too_short_to_tell_is_repeated_larger() {
+        let mut sink = VecSink::default();
+        let mut sizes: Vec<(u32, u64)> = Vec::new();
+        run(
+            &plan(&["a"]),
+            &settings(1),
+            &mut SlowStart,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |e| {
+                if let Event::Starting { round, request, .. } = e {
+                    sizes.push((round, request.bytes));
+                }
+            },
+        )
+        .unwrap();
+        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
+        assert_eq!(
+            sizes,
+            [
+                (0, WARMUP_BYTES),
+                (0, calibrate(Some(200e6), Duration::from_millis(250))),
+                (0, at_1g),
+                (1, at_1g),
+            ]
+        );
+        // One warm-up is stored: the last.
+        assert_eq!(slots(&sink), [(0, 0), (0, 1)]);
+        assert_eq!(sink.0[0].2.bytes, at_1g);
+    }
+
+    #[test]
+    fn echo_sessions_last_about_the_sample_time() {
+        // 100 µs round trips: 2000 keystrokes fill 200 ms.
+        assert_eq!(
+            calibrate_echo(Some(100e-6), Duration::from_millis(200)),
+            2000
+        );
+        assert_eq!(
+            calibrate_echo(None, Duration::from_millis(200)),
+            ECHO_WARMUP
+        );
+        // A 300 ms satellite link still types the minimum; loopback is capped.
+        assert_eq!(
+            calibrate_echo(Some(0.3), Duration::from_millis(200)),
+            ECHO_MIN
+        );
+        assert_eq!(calibrate_echo(Some(1e-9), Duration::from_secs(1)), ECHO_MAX);
+    }
+
+    #[test]
+    fn echo_requests_type_untimed_keystrokes_first() {
+        let mut p = plan(&["a"]);
+        p.items[0].mode = Mode::Echo;
+        let mut sink = VecSink::default();
+        let mut requests = Vec::new();
+        run(
+            &p,
+            &settings(2),
+            &mut Mock::default(),
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |e| {
+                if let Event::Starting { request, .. } = e {
+                    requests.push((request.bytes, request.ramp));
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(requests[0], (ECHO_WARMUP + ECHO_UNTIMED, ECHO_UNTIMED));
+        // The mock's round trips are ~10 µs: the next sessions type the most.
+        assert_eq!(requests[1], (ECHO_MAX + ECHO_UNTIMED, ECHO_UNTIMED));
+        assert_eq!(sink.0[1].2.echoes.len() as u64, ECHO_MAX);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -48,7 +48,7 @@ CREATE TABLE samples (
     run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     item            INTEGER NOT NULL,   -- index into the run's plan
     round           INTEGER NOT NULL,   -- 0 = warm-up (not counted)
-    mode            TEXT NOT NULL,      -- connect | send | receive
+    mode            TEXT NOT NULL,      -- connect | send | receive (| echo, v3)
     kex             TEXT,
     hostkey         TEXT,
     cipher          TEXT,
@@ -82,7 +82,22 @@ ALTER TABLE samples ADD COLUMN server_cpu_interval_s REAL;  -- ... over this lon
 ALTER TABLE samples ADD COLUMN server_cpu_bytes INTEGER;    -- ... while this many bytes moved
 ALTER TABLE samples ADD COLUMN phases_json TEXT;            -- connect: tcp, version, kex, auth, session
 "#,
+    r#"
+ALTER TABLE samples ADD COLUMN echoes BLOB;                 -- echo: each round trip, f32 seconds (LE)
+"#,
 ];
+
+/// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
+/// 7 significant digits, far below timer noise).
+fn encode_echoes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
+}
+
+fn decode_echoes(b: &[u8]) -> Vec<f64> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+        .collect()
+}
 
 /// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
 /// equivalent).
@@ -287,9 +302,9 @@ impl Store {
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
                 negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
                 client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled)
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
             params![
                 run_id,
                 item as i64,
@@ -324,6 +339,7 @@ impl Store {
                 s.server_cpu.map(|c| c.peak),
                 s.server_cpu.and_then(|c| c.limit),
                 s.server_cpu.and_then(|c| c.throttled),
+                (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes)),
             ],
         )?;
         Ok(())
@@ -427,7 +443,8 @@ impl Store {
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
                 negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
                 client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled FROM samples"
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes
+                FROM samples"
             .to_string();
         if !runs.is_empty() {
             let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
@@ -456,11 +473,13 @@ impl Store {
                         mac: r.get(7)?,
                         compression: r.get(20)?,
                     },
-                    mode: match mode.as_str() {
-                        "connect" => Mode::Connect,
-                        "send" => Mode::Send,
-                        _ => Mode::Receive,
-                    },
+                    mode: Mode::parse(&mode).ok_or_else(|| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            3,
+                            rusqlite::types::Type::Text,
+                            format!("unknown mode {mode:?}").into(),
+                        )
+                    })?,
                     outcome: match outcome.as_str() {
                         "ok" => Outcome::Success,
                         "refused" => Outcome::Refused { message },
@@ -520,6 +539,10 @@ impl Store {
                     phases: r
                         .get::<_, Option<String>>(26)?
                         .and_then(|j| serde_json::from_str(&j).ok()),
+                    echoes: r
+                        .get::<_, Option<Vec<u8>>>(30)?
+                        .map(|b| decode_echoes(&b))
+                        .unwrap_or_default(),
                     client_cpu: match (user, sys) {
                         (Some(u), Some(s)) => Some(CpuTimes {
                             user: Duration::from_secs_f64(u.max(0.0)),
@@ -598,6 +621,7 @@ mod tests {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            echoes: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_millis(50),
                 system: Duration::from_millis(20),
@@ -671,10 +695,26 @@ mod tests {
             Some("aes128-ctr")
         );
         assert_eq!(back[1].sample.outcome, failed);
+        assert!(back[0].sample.echoes.is_empty());
         assert_eq!(
             store.done_slots(id).unwrap(),
             HashSet::from([(0, 0), (0, 1)])
         );
+        // Echo: every round trip comes back (as f32: 7 significant digits).
+        let mut echo = sample("aes128-ctr", Outcome::Success);
+        echo.mode = Mode::Echo;
+        echo.echoes = vec![0.000_123_4, 0.000_098_7, 1.5];
+        store.add_sample(id, 0, 2, &echo).unwrap();
+        let back = store.samples(&[id]).unwrap();
+        assert_eq!(back[2].sample.mode, Mode::Echo);
+        assert_eq!(back[2].sample.echoes.len(), 3);
+        for (a, b) in back[2].sample.echoes.iter().zip(&echo.echoes) {
+            assert!((a - b).abs() / b < 1e-6, "{a} vs {b}");
+        }
+        store
+            .conn
+            .execute("DELETE FROM samples WHERE round = 2", [])
+            .unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), Some(id));
         store.set_status(id, "complete").unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), None);

@@ -55,20 +55,36 @@ pub enum Mode {
     Send,
     /// Bytes from the server to the client, handshake excluded.
     Receive,
+    /// Interactive latency: round trips of single keystrokes through an established
+    /// session (what typing, tmux and X11 feel).
+    Echo,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Connect, Mode::Send, Mode::Receive];
+    pub const ALL: [Mode; 4] = [Mode::Connect, Mode::Send, Mode::Receive, Mode::Echo];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Connect => "connect",
             Mode::Send => "send",
             Mode::Receive => "receive",
+            Mode::Echo => "echo",
         }
     }
 
+    /// The inverse of [`Mode::as_str`].
+    pub fn parse(s: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// Moves bulk data: figures are throughput (bytes per second).
     pub fn is_transfer(self) -> bool {
+        matches!(self, Mode::Send | Mode::Receive)
+    }
+
+    /// Runs through an established session, so the cipher, MAC and compression are what
+    /// varies (connect varies the key exchange and host key instead).
+    pub fn varies_cipher(self) -> bool {
         !matches!(self, Mode::Connect)
     }
 }

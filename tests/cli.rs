@@ -41,7 +41,7 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         &db,
         &[
             "--mode",
-            "send,receive,connect",
+            "send,receive,connect,echo",
             "--rounds",
             "2",
             "--sample-time",
@@ -60,17 +60,19 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("local sandbox"), "{stderr}");
     assert!(
-        stderr.contains("5 suites × (2 rounds + warm-up)"),
+        stderr.contains("7 suites × (2 rounds + warm-up)"),
         "{stderr}"
     );
     for want in [
         "connect: 1 of 1 suites",
         "send: 2 of 2 suites",
         "receive: 2 of 2 suites",
+        "echo: 2 of 2 suites",
         "aes128-gcm@openssh.com",
         "<implicit>",
         "recommended",
         "MB/s",
+        "p99 (µs)",
     ] {
         assert!(stdout.contains(want), "{want:?} missing:\n{stdout}");
     }
@@ -78,8 +80,29 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     let store = Store::open(&db).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!((runs[0].status.as_str(), runs[0].samples), ("complete", 15));
+    assert_eq!((runs[0].status.as_str(), runs[0].samples), ("complete", 21));
     assert!(runs[0].machine.cores.is_some());
+
+    // Echo: percentiles of every keystroke, stored one by one and read back.
+    let show = sshbench()
+        .args(["show", "--mode", "echo", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(show.status.success(), "{}", text(&show.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let suites = json["suites"].as_array().unwrap();
+    assert_eq!(suites.len(), 2, "{json}");
+    for s in suites {
+        assert_eq!(s["mode"], "echo");
+        assert_eq!(s["unit"], "seconds");
+        let e = &s["echo"];
+        let (p50, p99) = (e["p50"].as_f64().unwrap(), e["p99"].as_f64().unwrap());
+        assert!(0.0 < p50 && p50 <= p99 && p99 < 0.5, "{e}");
+        // Two counted sessions of at least 100 timed keystrokes each.
+        assert!(e["n"].as_u64().unwrap() >= 200, "{e}");
+        assert_eq!(s["n"], 2);
+    }
 }
 
 fn wait_for_samples(db: &Path, at_least: i64, deadline: Duration) {

@@ -13,12 +13,12 @@ use std::time::Duration;
 
 const HOSTILE: &str = "<script>alert('pwned')</script>";
 
-/// A database shaped like a full sandbox run: `ciphers` × `macs` transfer suites in both
-/// directions (AEAD ciphers once) and `kexes` × 8 connect suites, 3 rounds + warm-up.
+/// A database shaped like a full sandbox run: `ciphers` × `macs` suites in both transfer
+/// directions and for echo (AEAD ciphers once) and `kexes` × 8 connect suites, 3 rounds + warm-up.
 fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
     let store = Store::open(path).unwrap();
     let mut items = Vec::new();
-    for mode in [Mode::Send, Mode::Receive] {
+    for mode in [Mode::Send, Mode::Receive, Mode::Echo] {
         for c in ciphers {
             let aead = c.contains("gcm") || c.contains("poly1305");
             for m in 0..if aead { 1 } else { macs } {
@@ -104,6 +104,13 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
                         server_cpu: None,
                         phases: None,
                         compression_factor: None,
+                        echoes: if item.mode == Mode::Echo {
+                            (0..200)
+                                .map(|k| t.as_secs_f64() / 500.0 * (1.0 + (k % 13) as f64 / 10.0))
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
                     },
                 )
                 .unwrap();
@@ -203,8 +210,8 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
     assert!(console.is_empty(), "console output: {console:?}");
     let charts = dom_text.matches("class=\"chart\"").count();
     assert_eq!(
-        charts, 7,
-        "connect, and bars + CPU + heat map for send and receive"
+        charts, 10,
+        "connect, bars + CPU + heat map for send and receive, bars + percentiles + heat map for echo"
     );
     assert!(
         dom_text.matches("<rect").count() > 100,
@@ -245,7 +252,7 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
 
     // --png wrote every chart.
     let written = std::fs::read_dir(&pngs).unwrap().count();
-    assert_eq!(written, 7);
+    assert_eq!(written, 10);
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
     }
 }
 
-/// (mode, suite, base figure): seconds for connect, MB/s for transfers.
+/// (mode, suite, base figure): seconds for connect and echo, MB/s for transfers.
 fn fixture_plan() -> Vec<(Mode, Suite, f64)> {
     vec![
         (
@@ -122,6 +122,26 @@ fn fixture_plan() -> Vec<(Mode, Suite, f64)> {
             suite(None, None, Some("3des-cbc"), Some("hmac-sha1")),
             27.0,
         ),
+        (
+            Mode::Echo,
+            suite(None, None, Some("aes128-gcm@openssh.com"), None),
+            0.000_110,
+        ),
+        (
+            Mode::Echo,
+            suite(
+                None,
+                None,
+                Some("aes128-ctr"),
+                Some("hmac-sha2-256-etm@openssh.com"),
+            ),
+            0.000_125,
+        ),
+        (
+            Mode::Echo,
+            suite(None, None, Some("3des-cbc"), Some("hmac-sha1")),
+            0.000_180,
+        ),
     ]
 }
 
@@ -130,6 +150,7 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
     let wobble = [1.0, 1.02, 0.97, 1.01][round as usize % 4] * scale;
     let (wall, window) = match mode {
         Mode::Connect => (Duration::from_secs_f64(base * wobble), None),
+        Mode::Echo => (Duration::from_millis(300), None),
         _ => {
             let bytes = 100_000_000u64;
             let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
@@ -145,10 +166,10 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
         outcome: Outcome::Success,
         wall,
         transfer: window.map(|w| w.time * 2),
-        bytes: if mode == Mode::Connect {
-            0
-        } else {
-            200_000_000
+        bytes: match mode {
+            Mode::Connect => 0,
+            Mode::Echo => 100,
+            _ => 200_000_000,
         },
         window,
         rtt: None,
@@ -161,6 +182,17 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
         server_cpu: None,
         phases: None,
         compression_factor: None,
+        // 100 keystrokes: a spread of 0-45% above the base, and one slow one in 50.
+        echoes: if mode == Mode::Echo {
+            (0..100)
+                .map(|i| {
+                    base * wobble
+                        * (1.0 + (i % 10) as f64 * 0.05 + if i % 50 == 7 { 2.0 } else { 0.0 })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -276,6 +308,14 @@ fn every_view_in_every_format() {
         (
             "recommend_send_legacy",
             vec!["recommend", "pi@nas", "--for", "send", "--allow", "legacy"],
+        ),
+        (
+            "recommend_interactive",
+            vec!["recommend", "pi@nas", "--for", "interactive"],
+        ),
+        (
+            "show_echo_chart",
+            vec!["show", "pi@nas", "--mode", "echo", "--chart"],
         ),
         ("compare", vec!["compare", "pi@nas", "pi@nas2"]),
     ] {

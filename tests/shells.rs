@@ -76,3 +76,48 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
         assert_eq!(code, 0, "{shell}");
     }
 }
+
+#[test]
+fn echo_command_returns_each_keystroke_at_once_in_every_shell() {
+    for shell in SHELLS {
+        let mut child = Command::new(shell)
+            .arg("-c")
+            .arg(remote::echo_command())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        // A command that buffered its output would block the reads below forever.
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let watchdog = std::thread::spawn(move || {
+            if done_rx
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .is_err()
+            {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        });
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut ready = vec![0u8; remote::READY.len() + 1];
+        stdout.read_exact(&mut ready).unwrap();
+        assert_eq!(ready, format!("{}\n", remote::READY).as_bytes(), "{shell}");
+        for key in b"hello, world" {
+            stdin.write_all(&[*key]).unwrap();
+            let mut back = [0u8];
+            stdout
+                .read_exact(&mut back)
+                .unwrap_or_else(|e| panic!("{shell}: no echo of {:?}: {e}", *key as char));
+            assert_eq!(back[0], *key, "{shell}");
+        }
+        drop(stdin);
+        let mut rest = Vec::new();
+        stdout.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty(), "{shell}: {rest:?}");
+        assert_eq!(child.wait().unwrap().code(), Some(0), "{shell}");
+        let _ = done_tx.send(());
+        watchdog.join().unwrap();
+    }
+}

@@ -2,6 +2,7 @@
 
 mod common;
 
+use sshbench::analysis;
 use sshbench::cancel::Cancel;
 use sshbench::measure::{FailureKind, Outcome, SampleRequest, Transport};
 use sshbench::offer::AlgoLists;
@@ -93,6 +94,55 @@ fn every_mode_succeeds_and_verifies_what_was_negotiated() {
                 s.throughput().unwrap() > 1e6,
                 "{mode} {cipher} under 1 MB/s"
             );
+        }
+    }
+}
+
+#[test]
+fn echo_times_every_keystroke_through_the_negotiated_suite() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    for (cipher, mac, zlib) in [
+        ("aes128-gcm@openssh.com", None, false),
+        ("aes256-ctr", Some("hmac-sha2-256-etm@openssh.com"), false),
+        ("chacha20-poly1305@openssh.com", None, true),
+    ] {
+        let mut s = suite(None, None, Some(cipher), mac);
+        if zlib {
+            s.compression = Some("zlib@openssh.com".into());
+        }
+        let r = SampleRequest {
+            suite: s,
+            mode: Mode::Echo,
+            bytes: 300,
+            ramp: 20,
+            timeout: Duration::from_secs(60),
+        };
+        let s = t.measure(&r, &Cancel::new());
+        assert_eq!(s.outcome, Outcome::Success, "{cipher}: {s:?}\n{}", sb.log());
+        let n = s.negotiated.as_ref().unwrap();
+        assert_eq!(
+            (n.cipher_cs.as_deref(), n.mac_sc.as_deref()),
+            (Some(cipher), mac)
+        );
+        // The first 20 keystrokes are echoed and checked but not timed.
+        assert_eq!(s.echoes.len(), 280);
+        assert_eq!(s.bytes, 300);
+        let transfer = s.transfer.unwrap().as_secs_f64();
+        let sum: f64 = s.echoes.iter().sum();
+        assert!(
+            s.echoes.iter().all(|&e| e > 0.0) && sum <= transfer,
+            "round trips add up to more than the session: {sum} > {transfer}"
+        );
+        // Loopback: a round trip is microseconds, far below a connection set-up.
+        let p = analysis::percentiles(&s.echoes).unwrap();
+        assert!(p.p50 <= p.p99 && p.p99 <= p.max, "{p:?}");
+        assert!(p.p50 < 0.02, "{cipher}: median round trip {:.6} s", p.p50);
+        assert!(s.wall.as_secs_f64() > p.p50 * 10.0);
+        assert!(s.throughput().is_none(), "echo has no throughput");
+        assert_eq!(analysis::figure(&s), s.echo_median());
+        if zlib {
+            assert!(s.compression_factor.is_some(), "{s:?}");
         }
     }
 }

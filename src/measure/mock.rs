@@ -41,6 +41,7 @@ impl Transport for Mock {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            echoes: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_micros(total / 2),
                 system: Duration::from_micros(total / 4),
@@ -61,6 +62,13 @@ impl Transport for Mock {
             sample.outcome = Outcome::Refused {
                 message: "no matching cipher found (mock)".into(),
             };
+        } else if req.mode == Mode::Echo {
+            // Round trips of `cost / 100` µs, the i-th a little slower (a spread to rank).
+            let timed = req.bytes - req.ramp.min(req.bytes);
+            sample.echoes = (0..timed)
+                .map(|i| (total as f64 / 100.0 + (i % 10) as f64) * 1e-6)
+                .collect();
+            sample.bytes = req.bytes;
         } else if req.mode != Mode::Connect {
             // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput.
             let micros = (req.bytes / (1 << 20)).max(1) * total;

@@ -22,10 +22,12 @@ pub use cpu::CpuTimes;
 pub struct SampleRequest {
     pub suite: Suite,
     pub mode: Mode,
-    /// Bytes to move for `send`/`receive`; ignored by `connect`.
+    /// Bytes to move for `send`/`receive`; keystrokes to echo for `echo` (one byte
+    /// each); ignored by `connect`.
     pub bytes: u64,
     /// The first bytes of a transfer, during which the connection ramps up to speed;
-    /// they are moved and verified but not part of the throughput window.
+    /// they are moved and verified but not part of the throughput window. For `echo`,
+    /// the first keystrokes, echoed and verified but not timed.
     pub ramp: u64,
     /// Hard limit for the whole sample; the ssh process group is killed after it.
     pub timeout: Duration,
@@ -163,6 +165,9 @@ pub struct Sample {
     pub phases: Option<Phases>,
     /// With compression: compressed / raw bytes as ssh reports them.
     pub compression_factor: Option<f64>,
+    /// Echo only: each timed keystroke's round trip in seconds, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub echoes: Vec<f64>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output).
@@ -253,14 +258,23 @@ impl Sample {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            echoes: Vec::new(),
             negotiated: None,
         }
+    }
+
+    /// Echo: the median round trip of this session, in seconds.
+    pub fn echo_median(&self) -> Option<f64> {
+        if !self.outcome.is_success() {
+            return None;
+        }
+        crate::analysis::summarize(&self.echoes).map(|s| s.median)
     }
 
     /// Throughput in bytes per second: over the steady-state window when there is one,
     /// else over the whole transfer.
     pub fn throughput(&self) -> Option<f64> {
-        if !self.outcome.is_success() {
+        if !self.outcome.is_success() || !self.mode.is_transfer() {
             return None;
         }
         let (bytes, t) = match self.window {

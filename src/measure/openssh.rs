@@ -92,6 +92,7 @@ impl OpenSsh {
             Mode::Connect => remote::connect_command(),
             Mode::Send => remote::send_command(req.ramp),
             Mode::Receive => remote::receive_command(req.bytes),
+            Mode::Echo => remote::echo_command(),
         });
         args
     }
@@ -113,6 +114,8 @@ struct StdoutReport {
     count_line: Option<String>,
     /// Receive: bytes after the ready line.
     received: u64,
+    /// Echo: each timed keystroke's round trip, in seconds.
+    echoes: Vec<f64>,
     /// The ssh client's CPU time at the mark and at the end (where the OS tells).
     client_cpu_mark: Option<Duration>,
     client_cpu_end: Option<Duration>,
@@ -166,9 +169,13 @@ impl Transport for OpenSsh {
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
         let stderr = read_stderr(&mut child, start);
-        let (go_tx, go_rx) = mpsc::channel::<Go>();
-        let stdout = read_stdout(&mut child, req, go_tx);
-        let writer = feed_stdin(&mut child, req, &self.payload, go_rx);
+        let (stdout, writer) = if req.mode == Mode::Echo {
+            (echo_session(&mut child, req), None)
+        } else {
+            let (go_tx, go_rx) = mpsc::channel::<Go>();
+            let stdout = read_stdout(&mut child, req, go_tx);
+            (stdout, feed_stdin(&mut child, req, &self.payload, go_rx))
+        };
 
         let deadline = start + req.timeout;
         let mut killed: Option<FailureKind> = None;
@@ -195,7 +202,7 @@ impl Transport for OpenSsh {
         proc::kill_group(pid, libc::SIGKILL);
         let grace = Duration::from_secs(2);
         let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
-        let out = stdout.recv_timeout(grace).unwrap_or_default();
+        let mut out = stdout.recv_timeout(grace).unwrap_or_default();
         let written = writer
             .and_then(|w| w.recv_timeout(grace).ok())
             .unwrap_or_default();
@@ -232,6 +239,11 @@ impl Transport for OpenSsh {
         }
         if sample.outcome.is_success() && req.mode == Mode::Connect {
             sample.phases = sshlog::phases(&lines, &times, sample.wall);
+        }
+        if sample.outcome.is_success() && req.mode == Mode::Echo {
+            sample.bytes = req.bytes;
+            sample.echoes = std::mem::take(&mut out.echoes);
+            sample.compression_factor = sshlog::compression_factor(&lines);
         }
         sample
     }
@@ -358,7 +370,7 @@ fn judge(
             }
         }
     }
-    if !req.mode.is_transfer() {
+    if req.mode == Mode::Connect {
         return Outcome::Success;
     }
     if let Some(e) = &out.error {
@@ -369,6 +381,20 @@ fn judge(
             FailureKind::Remote,
             format!("the remote side never printed {}", remote::READY),
         );
+    }
+    if req.mode == Mode::Echo {
+        let timed = req.bytes - req.ramp.min(req.bytes);
+        return if out.end_at.is_some() && out.echoes.len() as u64 == timed {
+            Outcome::Success
+        } else {
+            Outcome::failed(
+                FailureKind::ByteCount,
+                format!(
+                    "{timed} keystrokes expected back, {} timed",
+                    out.echoes.len()
+                ),
+            )
+        };
     }
     if let Some(e) = write_error {
         return Outcome::failed(FailureKind::Network, format!("writing to ssh: {e}"));
@@ -445,27 +471,7 @@ fn read_stdout(
             let _ = tx.send(report);
             return;
         }
-        let mut noise = 0usize;
-        loop {
-            match proc::read_bounded_line(&mut r, MAX_LINE) {
-                Ok(Some(line)) if line == remote::READY => {
-                    report.ready_at = Some(Instant::now());
-                    break;
-                }
-                Ok(Some(line)) => {
-                    noise += line.len() + 1;
-                    if noise > MAX_PRE_READY {
-                        report.error = Some(format!(
-                            "more than {MAX_PRE_READY} bytes of output before {}",
-                            remote::READY
-                        ));
-                        break;
-                    }
-                }
-                Ok(None) | Err(_) => break,
-            }
-        }
-        if report.ready_at.is_some() {
+        if wait_ready(&mut r, &mut report) {
             match mode {
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
@@ -496,6 +502,84 @@ fn read_stdout(
         }
         // Drain anything left so ssh never blocks on a full pipe.
         let _ = std::io::copy(&mut r, &mut std::io::sink());
+        let _ = tx.send(report);
+    });
+    rx
+}
+
+/// Skip what a login shell prints before the ready line (bounded); true once it came.
+fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutReport) -> bool {
+    let mut noise = 0usize;
+    loop {
+        match proc::read_bounded_line(r, MAX_LINE) {
+            Ok(Some(line)) if line == remote::READY => {
+                report.ready_at = Some(Instant::now());
+                return true;
+            }
+            Ok(Some(line)) => {
+                noise += line.len() + 1;
+                if noise > MAX_PRE_READY {
+                    report.error = Some(format!(
+                        "more than {MAX_PRE_READY} bytes of output before {}",
+                        remote::READY
+                    ));
+                    return false;
+                }
+            }
+            Ok(None) | Err(_) => return false,
+        }
+    }
+}
+
+/// Echo: after the ready line, type `req.bytes` keystrokes one at a time, each only
+/// after the previous one came back, and time each round trip (the first `req.ramp`
+/// are not timed). Every echoed byte is checked. One thread owns both pipes, so a round
+/// trip is one write and one read with nothing in between.
+fn echo_session(child: &mut Child, req: &SampleRequest) -> mpsc::Receiver<StdoutReport> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout piped");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let (total, untimed) = (req.bytes, req.ramp.min(req.bytes));
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        let mut report = StdoutReport::default();
+        if wait_ready(&mut r, &mut report) {
+            report.echoes.reserve((total - untimed) as usize);
+            let typed = (|| -> Result<(), String> {
+                for i in 0..total {
+                    let key = [b'a' + (i % 26) as u8];
+                    let t0 = Instant::now();
+                    stdin
+                        .write_all(&key)
+                        .map_err(|e| format!("writing to ssh: {e}"))?;
+                    let mut back = [0u8; 1];
+                    r.read_exact(&mut back).map_err(|_| {
+                        format!("the session ended after {i} of {total} keystrokes")
+                    })?;
+                    let rtt = t0.elapsed();
+                    if back != key {
+                        return Err(format!(
+                            "keystroke {i}: sent {:?}, got {:?} back",
+                            key[0] as char, back[0] as char
+                        ));
+                    }
+                    if i >= untimed {
+                        report.echoes.push(rtt.as_secs_f64());
+                    }
+                }
+                Ok(())
+            })();
+            match typed {
+                Ok(()) => report.end_at = Some(Instant::now()),
+                Err(e) => report.error = Some(e),
+            }
+        }
+        // EOF ends the remote `cat`, and with it the session.
+        drop(stdin);
+        let extra = std::io::copy(&mut r, &mut std::io::sink()).unwrap_or(0);
+        if extra > 0 && report.error.is_none() {
+            report.error = Some(format!("{extra} unexpected bytes after the last echo"));
+        }
         let _ = tx.send(report);
     });
     rx
@@ -576,7 +660,7 @@ fn feed_stdin(
                 let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
                 stdin.write_all(block).and_then(|()| stdin.flush())
             }
-            Mode::Connect => Ok(()),
+            Mode::Connect | Mode::Echo => Ok(()),
         };
         drop(stdin);
         report.error = result.err().map(|e: std::io::Error| e.to_string());

@@ -245,10 +245,40 @@ pub fn heat_map(
     Ok(svg)
 }
 
-/// Render an SVG to a PNG file (system fonts for the text).
+/// Sans-serif families tried for the charts' text, in order, when the font database's
+/// default (Arial) is not installed: the usual ones on Linux, the BSDs and macOS.
+const SANS: [&str; 6] = [
+    "Arial",
+    "DejaVu Sans",
+    "Liberation Sans",
+    "Noto Sans",
+    "Helvetica",
+    "Bitstream Vera Sans",
+];
+
+/// Render an SVG to a PNG file (system fonts for the text; without any font the text is
+/// left out and the bars are still drawn).
 pub fn save_png(svg: &str, path: &std::path::Path) -> Result<()> {
     let mut opt = resvg::usvg::Options::default();
-    opt.fontdb_mut().load_system_fonts();
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    let has = |db: &resvg::usvg::fontdb::Database, name: &str| {
+        db.faces()
+            .any(|f| f.families.iter().any(|(fam, _)| fam == name))
+    };
+    let family = SANS
+        .iter()
+        .find(|f| has(db, f))
+        .map(|f| f.to_string())
+        .or_else(|| {
+            db.faces()
+                .next()
+                .and_then(|f| f.families.first())
+                .map(|(f, _)| f.clone())
+        });
+    if let Some(f) = family {
+        db.set_sans_serif_family(f);
+    }
     let tree = resvg::usvg::Tree::from_str(svg, &opt).context("parsing the chart SVG")?;
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
@@ -323,8 +353,23 @@ mod tests {
     fn png_rendering() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.png");
-        save_png(&bar_chart("send", "MB/s", &bars()).unwrap(), &path).unwrap();
+        save_png(
+            &bar_chart("Send throughput per cipher and MAC", "MB/s", &bars()).unwrap(),
+            &path,
+        )
+        .unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
+        // The text is drawn with an installed sans-serif font (fonts-dejavu-core on
+        // Debian): the caption band above the bars has ink.
+        let img = resvg::tiny_skia::Pixmap::load_png(&path).unwrap();
+        let caption = img.pixels()[..img.width() as usize * 30]
+            .iter()
+            .filter(|p| p.red() < 128)
+            .count();
+        assert!(
+            caption > 100,
+            "no caption text in the PNG ({caption} dark pixels)"
+        );
     }
 }

@@ -59,6 +59,11 @@ pub fn charts(scope: &Scope) -> Result<Vec<Chart>> {
             ),
             Mode::Send => ("Send throughput per cipher × MAC".to_string(), "send"),
             Mode::Receive => ("Receive throughput per cipher × MAC".to_string(), "receive"),
+            Mode::Echo => (
+                "Keystroke echo round trip per cipher × MAC (median per session; lower is better)"
+                    .to_string(),
+                "echo",
+            ),
         };
         out.push(Chart {
             svg: charts::bar_chart(&title, unit(mode), &bars)?,
@@ -97,6 +102,39 @@ pub fn charts(scope: &Scope) -> Result<Vec<Chart>> {
                 });
             }
         }
+        if mode == Mode::Echo {
+            let tails: Vec<(&analysis::Ranked, analysis::Percentiles)> = ranked
+                .iter()
+                .filter_map(|r| Some((r, r.stats.echo?)))
+                .collect();
+            if !tails.is_empty() {
+                let labels: Vec<String> = tails
+                    .iter()
+                    .map(|(r, _)| graded_label(mode, &r.stats))
+                    .collect();
+                let values: Vec<Vec<f64>> = tails
+                    .iter()
+                    .map(|(_, e)| {
+                        [e.p50, e.p90 - e.p50, e.p99 - e.p90]
+                            .iter()
+                            .map(|v| display_value(mode, *v))
+                            .collect()
+                    })
+                    .collect();
+                let title = "Keystroke echo round trip percentiles (all keystrokes)".to_string();
+                out.push(Chart {
+                    svg: charts::stacked_bar_chart(
+                        &title,
+                        unit(mode),
+                        &labels,
+                        &["p50", "p50 → p90", "p90 → p99"],
+                        &values,
+                    )?,
+                    title,
+                    name: "echo-percentiles".into(),
+                });
+            }
+        }
         if mode.is_transfer() {
             let cpu: Vec<Bar> = ranked
                 .iter()
@@ -117,6 +155,8 @@ pub fn charts(scope: &Scope) -> Result<Vec<Chart>> {
                 title,
                 name: format!("{mode}-cpu"),
             });
+        }
+        if mode.varies_cipher() {
             let mut ciphers: Vec<String> = Vec::new();
             let mut macs: Vec<String> = Vec::new();
             for r in &ranked {
@@ -210,6 +250,7 @@ pub fn render(
         "MAC",
         "Mean",
         "±95%",
+        "p99",
         "Unit",
         "n",
         "Failed",
@@ -236,6 +277,7 @@ pub fn render(
                 })),
                 num(f.map(|f| display_value(mode, f.mean)), 1),
                 num(f.and_then(|f| f.ci95).map(|c| display_value(mode, c)), 1),
+                num(s.echo.map(|e| display_value(mode, e.p99)), 1),
                 text(unit(mode)),
                 num(Some(s.ok as f64), 0),
                 num(Some(s.failed as f64), 0),

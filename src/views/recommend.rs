@@ -19,14 +19,17 @@ pub enum Goal {
     Connect,
     /// Send and receive equally (geometric mean of each mode's relative speed).
     Balanced,
+    /// Keystroke echo latency (typing, tmux, X11).
+    Interactive,
 }
 
 impl Goal {
-    fn transfer_modes(self) -> &'static [Mode] {
+    fn session_modes(self) -> &'static [Mode] {
         match self {
             Goal::Send => &[Mode::Send],
             Goal::Receive => &[Mode::Receive],
             Goal::Connect | Goal::Balanced => &[Mode::Send, Mode::Receive],
+            Goal::Interactive => &[Mode::Echo],
         }
     }
 }
@@ -193,9 +196,14 @@ fn line(
         .collect();
     comments.push(format!("{first}: {}", figures.join(", ")));
     // The current default: the first name of the client's preference list that was
-    // measured here (i.e. that this server accepts and the run included).
+    // measured here in the goal's modes (i.e. that this server accepts and the run
+    // included).
     let prefs = defaults.get(kind).unwrap_or_default();
-    let measured = |d: &String| stats.iter().any(|s| s.suite.get(kind) == Some(d.as_str()));
+    let measured = |d: &String| {
+        stats.iter().any(|s| {
+            modes.contains(&s.mode) && s.figure.is_some() && s.suite.get(kind) == Some(d.as_str())
+        })
+    };
     let skipped: Vec<&String> = prefs.iter().take_while(|d| !measured(d)).collect();
     let unmeasured = if skipped.is_empty() {
         String::new()
@@ -281,7 +289,7 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
     let mut notes = Vec::new();
-    let transfer = goal.transfer_modes();
+    let transfer = goal.session_modes();
     let mut lines = Vec::new();
     for (kind, modes) in [
         (AlgoKind::Kex, &[Mode::Connect][..]),
@@ -308,6 +316,7 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         Goal::Receive => "receiving",
         Goal::Connect => "connecting (ciphers and MACs for send and receive alike)",
         Goal::Balanced => "sending and receiving alike",
+        Goal::Interactive => "interactive latency (keystroke echo round trip)",
     };
     doc.text(format!(
         "# sshbench recommendation for {} (runs {}), fastest first for {goal_text}.\n# Grades allowed: {}; broken algorithms are never listed{}.",

@@ -57,18 +57,20 @@ pub fn suite_grade(suite: &Suite) -> String {
     worst.map_or_else(|| "-".into(), |g| g.to_string())
 }
 
-/// Figures in the unit people read: MB/s for transfers, ms for connect.
+/// Figures in the unit people read: MB/s for transfers, ms for connect, µs for echo.
 pub fn display_value(mode: Mode, v: f64) -> f64 {
     match mode {
         Mode::Connect => v * 1e3,
-        _ => v / 1e6,
+        Mode::Echo => v * 1e6,
+        Mode::Send | Mode::Receive => v / 1e6,
     }
 }
 
 pub fn unit(mode: Mode) -> &'static str {
     match mode {
         Mode::Connect => "ms",
-        _ => "MB/s",
+        Mode::Echo => "µs",
+        Mode::Send | Mode::Receive => "MB/s",
     }
 }
 
@@ -116,7 +118,8 @@ pub struct SuiteJson<'a> {
     pub n: usize,
     pub failed: usize,
     pub refused: bool,
-    /// `bytes_per_second` for send/receive, `seconds` for connect.
+    /// `bytes_per_second` for send/receive, `seconds` for connect and echo (echo: the
+    /// mean, median... of the sessions' median round trips).
     pub unit: &'static str,
     pub mean: Option<f64>,
     pub median: Option<f64>,
@@ -136,6 +139,8 @@ pub struct SuiteJson<'a> {
     /// Connect: median seconds per phase.
     pub phases: Option<crate::measure::Phases>,
     pub compression_factor: Option<f64>,
+    /// Echo: percentiles (seconds) over every timed keystroke.
+    pub echo: Option<analysis::Percentiles>,
     pub grade: String,
     pub last_error: Option<&'a str>,
 }
@@ -150,10 +155,10 @@ fn suite_json(r: &Ranked) -> SuiteJson<'_> {
         n: r.stats.ok,
         failed: r.stats.failed,
         refused: r.stats.refused,
-        unit: if r.stats.mode == Mode::Connect {
-            "seconds"
-        } else {
+        unit: if r.stats.mode.is_transfer() {
             "bytes_per_second"
+        } else {
+            "seconds"
         },
         mean: f.map(|f| f.mean),
         median: f.map(|f| f.median),
@@ -169,6 +174,7 @@ fn suite_json(r: &Ranked) -> SuiteJson<'_> {
         bound: r.stats.bound(),
         phases: r.stats.phases,
         compression_factor: r.stats.compression_factor,
+        echo: r.stats.echo,
         grade: suite_grade(&r.stats.suite),
         last_error: r.stats.last_error.as_deref(),
     }
@@ -222,15 +228,25 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
             ranked_all.extend(ranked);
             continue;
         }
-        let mut g = if mode == Mode::Connect {
-            Grid::new(
-                title,
+        // The seeds' layout first (Destination, Mode, MAC, Cipher, KEX), then the mode's
+        // own figures; `right` counts from the first of those.
+        let (own, right): (&[&str], &[usize]) = match mode {
+            Mode::Echo => (
                 &[
-                    "Destination",
-                    "Mode",
-                    "MAC",
-                    "Cipher",
-                    "KEX",
+                    "RTT (µs)",
+                    "±95%",
+                    "p50 (µs)",
+                    "p90 (µs)",
+                    "p99 (µs)",
+                    "n",
+                    "Keystrokes",
+                    "Grade",
+                    "Tie",
+                ],
+                &[0, 1, 2, 3, 4, 5, 6],
+            ),
+            Mode::Connect => (
+                &[
                     "Host key",
                     "Time (ms)",
                     "±95%",
@@ -239,17 +255,10 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                     "Grade",
                     "Tie",
                 ],
-            )
-            .right(&[6, 7, 8, 9])
-        } else {
-            Grid::new(
-                title,
+                &[1, 2, 3, 4],
+            ),
+            Mode::Send | Mode::Receive => (
                 &[
-                    "Destination",
-                    "Mode",
-                    "MAC",
-                    "Cipher",
-                    "KEX",
                     "Time (s/8 MB)",
                     "MB/s",
                     "±95%",
@@ -260,9 +269,13 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                     "Server CPU (s/GB)",
                     "Bound",
                 ],
-            )
-            .right(&[5, 6, 7, 8, 9, 12])
+                &[0, 1, 2, 3, 4, 7],
+            ),
         };
+        let mut headers = vec!["Destination", "Mode", "MAC", "Cipher", "KEX"];
+        headers.extend(own);
+        let mut g =
+            Grid::new(title, &headers).right(&right.iter().map(|c| c + 5).collect::<Vec<_>>());
         let compressed = ranked.iter().any(|r| r.stats.suite.compression.is_some());
         if compressed {
             g.headers.push("Compression".into());
@@ -277,6 +290,13 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                 Mode::Connect => format!("{:.1}", c.median * 1e3),
                 _ => format!("{:.2}", c.median),
             });
+            let tie = if s.refused {
+                "refused".to_string()
+            } else if f.is_none() {
+                "failed".into()
+            } else {
+                tie_mark(r).into()
+            };
             let mut row = vec![
                 scope.destination.clone(),
                 mode.to_string(),
@@ -292,26 +312,32 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                 },
                 name(&s.suite.kex, "(default)"),
             ];
-            if mode == Mode::Connect {
-                row.push(name(&s.suite.hostkey, "(default)"));
-                row.push(mean);
-            } else {
-                row.push(f.map_or("-".into(), |f| format!("{:.3}", 8e6 / f.mean)));
-                row.push(mean);
+            match mode {
+                Mode::Echo => {
+                    let p = |get: fn(&analysis::Percentiles) -> f64| {
+                        s.echo.map_or("-".into(), |e| fmt(mode, get(&e)))
+                    };
+                    row.extend([
+                        mean,
+                        ci,
+                        p(|e| e.p50),
+                        p(|e| e.p90),
+                        p(|e| e.p99),
+                        s.ok.to_string(),
+                        s.echo.map_or("0".into(), |e| e.n.to_string()),
+                        suite_grade(&s.suite),
+                        tie,
+                    ]);
+                }
+                Mode::Connect => {
+                    row.push(name(&s.suite.hostkey, "(default)"));
+                    row.extend([mean, ci, s.ok.to_string(), cpu, suite_grade(&s.suite), tie]);
+                }
+                Mode::Send | Mode::Receive => {
+                    row.push(f.map_or("-".into(), |f| format!("{:.3}", 8e6 / f.mean)));
+                    row.extend([mean, ci, s.ok.to_string(), cpu, suite_grade(&s.suite), tie]);
+                }
             }
-            row.extend([
-                ci,
-                s.ok.to_string(),
-                cpu,
-                suite_grade(&s.suite),
-                if s.refused {
-                    "refused".into()
-                } else if f.is_none() {
-                    "failed".into()
-                } else {
-                    tie_mark(r).into()
-                },
-            ]);
             if mode.is_transfer() {
                 row.push(
                     s.server_cpu
@@ -436,9 +462,13 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
             name(&s.hostkey, "(default host key)")
         ),
         _ => format!(
-            "{} + {}",
+            "{} + {}{}",
             name(&s.cipher, "(default)"),
-            name(&s.mac, "<implicit>")
+            name(&s.mac, "<implicit>"),
+            s.compression
+                .as_deref()
+                .map(|c| format!(" + {c}"))
+                .unwrap_or_default()
         ),
     }
 }
@@ -491,23 +521,21 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
     for (mode, ranked) in &ranked_by_mode {
         let mode = *mode;
         let measured: Vec<&Ranked> = ranked.iter().filter(|r| r.stats.figure.is_some()).collect();
-        let mut g = Grid::new(
-            format!("Top {} {mode}", top.min(measured.len())),
-            &[
-                "#",
-                "Suite",
-                unit(mode),
-                "±95%",
-                "n",
-                "Grade",
-                "Tie",
-                "Bound",
-            ],
-        )
-        .right(&[0, 2, 3, 4]);
+        let mut headers = vec!["#", "Suite", unit(mode), "±95%", "n", "Grade", "Tie"];
+        headers.extend(match mode {
+            Mode::Echo => ["p90 (µs)", "p99 (µs)"],
+            _ => ["Bound", "CPU s/GB (client / server)"],
+        });
+        let mut g = Grid::new(format!("Top {} {mode}", top.min(measured.len())), &headers).right(
+            if mode == Mode::Echo {
+                &[0, 2, 3, 4, 7, 8]
+            } else {
+                &[0, 2, 3, 4]
+            },
+        );
         for r in measured.iter().take(top) {
             let f = r.stats.figure.expect("measured");
-            g.row(vec![
+            let mut row = vec![
                 r.rank.to_string(),
                 suite_label(mode, &r.stats.suite),
                 fmt(mode, f.mean),
@@ -515,16 +543,27 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
                 r.stats.ok.to_string(),
                 suite_grade(&r.stats.suite),
                 tie_mark(r).into(),
-                r.stats.bound().map_or("-", |b| b.as_str()).into(),
-                match (mode, r.stats.client_cpu, r.stats.server_cpu) {
-                    (Mode::Connect, _, _) => "-".into(),
-                    (_, c, s) => format!(
+            ];
+            row.extend(match (mode, r.stats.echo) {
+                (Mode::Echo, e) => [
+                    e.map_or("-".into(), |e| fmt(mode, e.p90)),
+                    e.map_or("-".into(), |e| fmt(mode, e.p99)),
+                ],
+                (Mode::Connect, _) => ["-".into(), "-".into()],
+                _ => [
+                    r.stats.bound().map_or("-", |b| b.as_str()).into(),
+                    format!(
                         "{} / {}",
-                        c.map_or("?".into(), |c| format!("{:.2}", c.median)),
-                        s.map_or("?".into(), |s| format!("{:.2}", s.median))
+                        r.stats
+                            .client_cpu
+                            .map_or("?".into(), |c| format!("{:.2}", c.median)),
+                        r.stats
+                            .server_cpu
+                            .map_or("?".into(), |s| format!("{:.2}", s.median))
                     ),
-                },
-            ]);
+                ],
+            });
+            g.row(row);
             top_json.push(suite_json(r));
         }
         doc.grid(g);
@@ -601,7 +640,7 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
             }
             doc.grid(g);
         }
-        if mode.is_transfer() {
+        if mode.varies_cipher() {
             per_cipher(&mut doc, &mut warnings, mode, &scope.stats);
         }
     }
@@ -775,6 +814,7 @@ mod tests {
                 server_busy: None,
                 phases: None,
                 compression_factor: None,
+                echo: None,
                 bytes: 0,
                 last_error: None,
             })
