@@ -6,23 +6,27 @@
 #
 # Usage: bench/seed-style.sh SSH_CONFIG HOST [SIZE_MB] > results.tsv
 # Output: kex, cipher, mac, exit code, seconds (tab-separated), then a total line.
+#
+# Narrower sweeps (bench/run.sh --quick): SEED_KEXES, SEED_CIPHERS, SEED_MACS replace
+# the `ssh -Q` lists (space-separated).
 # Runs only against the given host (the sshbench sandbox on 127.0.0.1 in bench/).
 set -u
 config=$1
 host=$2
 size=${3:-8}
+
 start=$(date +%s.%N)
-for kex in $(ssh -Q kex); do
-  for cipher in $(ssh -Q cipher); do
-    for mac in $(ssh -Q mac); do
+for kex in ${SEED_KEXES:-$(ssh -Q kex)}; do
+  for cipher in ${SEED_CIPHERS:-$(ssh -Q cipher)}; do
+    for mac in ${SEED_MACS:-$(ssh -Q mac)}; do
       t0=$(date +%s.%N)
       dd if=/dev/zero bs=1M count="$size" 2>/dev/null |
         ssh -F "$config" -o BatchMode=yes -o KexAlgorithms="$kex" -c "$cipher" -m "$mac" "$host" 'cat > /dev/null' 2>/dev/null
       rc=$?
       t1=$(date +%s.%N)
-      printf '%s\t%s\t%s\t%s\t%s\n' "$kex" "$cipher" "$mac" "$rc" "$(echo "$t1 - $t0" | bc)"
+      printf '%s\t%s\t%s\t%s\t%s\n' "$kex" "$cipher" "$mac" "$rc" "$(awk "BEGIN { print $t1 - $t0 }")"
     done
   done
 done
 end=$(date +%s.%N)
-printf 'total\t\t\t\t%s\n' "$(echo "$end - $start" | bc)"
+printf 'total\t\t\t\t%s\n' "$(awk "BEGIN { print $end - $start }")"

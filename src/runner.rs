@@ -323,9 +323,24 @@ impl Runner<'_> {
                 (n + ECHO_UNTIMED, ECHO_UNTIMED)
             }
             (Mode::Send | Mode::Receive, size) => {
+                // A warm-up starts from the same suite's other direction when that one
+                // was warmed up already (the rates are of the same order), else from a
+                // fixed small size.
+                let sibling = || {
+                    self.plan
+                        .items
+                        .iter()
+                        .zip(&self.state)
+                        .filter(|(p, _)| p.mode.is_transfer() && p.mode != planned.mode)
+                        .find(|(p, _)| p.suite == planned.suite)
+                        .and_then(|(_, st)| st.warmup.as_ref())
+                        .and_then(Sample::throughput)
+                };
                 let bytes = match size {
                     Some(fixed) => fixed,
-                    None if round == 0 => WARMUP_BYTES,
+                    None if round == 0 => sibling().map_or(WARMUP_BYTES, |rate| {
+                        calibrate(Some(rate), self.settings.sample_time)
+                    }),
                     None => calibrate(estimate(), self.settings.sample_time),
                 };
                 (bytes, ramp_bytes(bytes))
@@ -555,6 +570,37 @@ mod tests {
         // One warm-up is stored: the last.
         assert_eq!(slots(&sink), [(0, 0), (0, 1)]);
         assert_eq!(sink.0[0].2.bytes, at_1g);
+    }
+
+    #[test]
+    fn a_warm_up_starts_from_the_other_direction_of_its_suite() {
+        let mut p = plan(&["a"]);
+        p.items.push(PlanItem {
+            mode: Mode::Receive,
+            ..p.items[0].clone()
+        });
+        let mut sizes: Vec<u64> = Vec::new();
+        run(
+            &p,
+            &settings(1),
+            &mut SlowStart,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |e| {
+                if let Event::Starting {
+                    round: 0, request, ..
+                } = e
+                {
+                    sizes.push(request.bytes);
+                }
+            },
+        )
+        .unwrap();
+        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
+        // The first direction needs three warm-ups; the second starts where it ended.
+        assert_eq!(sizes.len(), 4, "{sizes:?}");
+        assert_eq!((sizes[0], sizes[2], sizes[3]), (WARMUP_BYTES, at_1g, at_1g));
     }
 
     #[test]

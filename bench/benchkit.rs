@@ -1,0 +1,424 @@
+//! Helpers for `bench/run.sh`, the benchmark of sshbench itself (`cargo build --release
+//! --example benchkit`). Each subcommand does one small job and prints tab-separated
+//! lines:
+//!
+//! - `reference`: the accuracy reference, one long transfer through plain `ssh` timed
+//!   from the moment the remote side is ready; written independently of sshbench's
+//!   transport (no shared code), so the two can be compared.
+//! - `suites`, `info`: per-suite figures and the versions of one stored run.
+//! - `rank`: Spearman rank correlation and median relative difference of two such lists.
+//! - `payload`: the payload generator's rate, into memory and through a pipe.
+//! - `watch`: run a command and report its own CPU time and peak memory (Linux `/proc`).
+//!
+//! Only for benchmarking on the local sandbox; not part of the tool.
+
+use sshbench::analysis;
+use sshbench::measure::payload::Payload;
+use sshbench::store::{Selection, Store};
+use sshbench::suite::Mode;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("reference") => reference(&args[1..]),
+        Some("suites") => suites(&args[1..]),
+        Some("info") => info(&args[1..]),
+        Some("rank") => rank(&args[1..]),
+        Some("payload") => payload(),
+        Some("watch") => return watch(&args[1..]),
+        _ => Err("usage: benchkit reference|suites|info|rank|payload|watch ...".to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("benchkit: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--name value` pairs.
+fn options(args: &[String]) -> Result<HashMap<String, String>, String> {
+    let mut out = HashMap::new();
+    let mut it = args.iter();
+    while let Some(k) = it.next() {
+        let key = k
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected argument {k}"))?;
+        let v = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
+        out.insert(key.to_string(), v.clone());
+    }
+    Ok(out)
+}
+
+fn need<'a>(o: &'a HashMap<String, String>, key: &str) -> Result<&'a str, String> {
+    o.get(key)
+        .map(String::as_str)
+        .ok_or_else(|| format!("--{key} is required"))
+}
+
+fn number<T: std::str::FromStr>(o: &HashMap<String, String>, key: &str) -> Result<T, String> {
+    need(o, key)?
+        .parse()
+        .map_err(|_| format!("--{key}: not a number"))
+}
+
+/// `reference --config F --host H --cipher C [--mac M] --mode send|receive --bytes N
+/// --seconds S`: move N bytes, or what fits in S seconds for send (receive moves exactly
+/// N), through `ssh -F F -c C [-m M] H`. Prints `bytes  seconds  steady_seconds
+/// steady_bytes`: the time from the remote ready line to the end, and the time and
+/// bytes of the last three quarters (the connection's ramp-up excluded, as sshbench
+/// does).
+fn reference(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let mode = need(&o, "mode")?;
+    let bytes: u64 = number(&o, "bytes")?;
+    let limit = Duration::from_secs_f64(number(&o, "seconds")?);
+    let script = match mode {
+        // `wc -c` counts what arrived; its line ends the transfer.
+        "send" => "echo READY; exec wc -c".to_string(),
+        // A 64 MiB random file, repeated: no CPU-bound generator on the server's side.
+        "receive" => format!(
+            "f=$(mktemp) || exit 1; trap \"rm -f $f\" 0; head -c 67108864 /dev/urandom > $f; \
+             echo READY; while cat $f; do :; done | head -c {bytes}"
+        ),
+        m => return Err(format!("--mode {m}: send or receive")),
+    };
+    let mut cmd = Command::new("ssh");
+    cmd.args(["-F", need(&o, "config")?, "-o", "BatchMode=yes", "-T"])
+        .args(["-c", need(&o, "cipher")?]);
+    if let Some(mac) = o.get("mac").filter(|m| !m.is_empty() && *m != "-") {
+        cmd.args(["-m", mac]);
+    }
+    cmd.arg(need(&o, "host")?)
+        .arg(format!("sh -c '{script}'"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("ssh: {e}"))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut out = BufReader::with_capacity(1 << 20, child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    out.read_line(&mut line).map_err(|e| e.to_string())?;
+    if line.trim() != "READY" {
+        return Err(format!("expected READY, got {line:?}"));
+    }
+    let ready = Instant::now();
+    // (when, bytes so far) after every chunk: the quarter mark is found afterwards,
+    // when a time-limited send knows how much it sent.
+    let mut progress: Vec<(Instant, u64)> = Vec::new();
+    let (moved, end) = if mode == "send" {
+        let block = Payload::random(1 << 20, 1);
+        let mut sent = 0u64;
+        while sent < bytes && ready.elapsed() < limit {
+            let n = (bytes - sent).min(block.block().len() as u64) as usize;
+            stdin
+                .write_all(&block.block()[..n])
+                .map_err(|e| e.to_string())?;
+            sent += n as u64;
+            progress.push((Instant::now(), sent));
+        }
+        drop(stdin);
+        let mut count = String::new();
+        out.read_line(&mut count).map_err(|e| e.to_string())?;
+        let end = Instant::now();
+        let counted: u64 = count
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad count {count:?}"))?;
+        if counted != sent {
+            return Err(format!("sent {sent}, the server counted {counted}"));
+        }
+        (sent, end)
+    } else {
+        drop(stdin);
+        let mut buf = vec![0u8; 1 << 20];
+        let mut got = 0u64;
+        loop {
+            let n = out.read(&mut buf).map_err(|e| e.to_string())?;
+            if n == 0 {
+                break;
+            }
+            got += n as u64;
+            progress.push((Instant::now(), got));
+        }
+        if got != bytes {
+            return Err(format!("expected {bytes} bytes, got {got}"));
+        }
+        (got, Instant::now())
+    };
+    let (quarter_at, at) = *progress
+        .iter()
+        .find(|(_, b)| *b >= moved / 4)
+        .ok_or("nothing moved")?;
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("ssh exited with {status}"));
+    }
+    let total = (end - ready).as_secs_f64();
+    let steady = (end - quarter_at).as_secs_f64();
+    println!("{moved}\t{total:.6}\t{steady:.6}\t{}", moved - at);
+    Ok(())
+}
+
+/// `suites --db DB --run ID --mode MODE`: one line per suite of that run and mode:
+/// `cipher+mac  mean  ci95  n  bound  client_cpu_s_per_gb  server_cpu_s_per_gb`
+/// (`+zlib` appended with compression; `-` for what is unknown).
+fn suites(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let mode = Mode::parse(need(&o, "mode")?).ok_or("--mode: connect|send|receive|echo")?;
+    let store = Store::open(Path::new(need(&o, "db")?)).map_err(|e| format!("{e:#}"))?;
+    let (_, samples) = store
+        .select(&Selection {
+            run: Some(number(&o, "run")?),
+            ..Selection::default()
+        })
+        .map_err(|e| format!("{e:#}"))?;
+    let stats = analysis::aggregate(samples.iter().map(|s| &s.sample));
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
+    for s in stats.iter().filter(|s| s.mode == mode) {
+        let Some(f) = s.figure else { continue };
+        let key = match mode {
+            Mode::Connect => format!(
+                "{}+{}",
+                s.suite.kex.as_deref().unwrap_or("-"),
+                s.suite.hostkey.as_deref().unwrap_or("-")
+            ),
+            _ => format!(
+                "{}+{}{}",
+                s.suite.cipher.as_deref().unwrap_or("-"),
+                s.suite.mac.as_deref().unwrap_or("-"),
+                if s.suite.compression.is_some() {
+                    "+zlib"
+                } else {
+                    ""
+                }
+            ),
+        };
+        println!(
+            "{key}\t{:.6}\t{}\t{}\t{}\t{}\t{}",
+            f.mean,
+            opt(f.ci95),
+            f.n,
+            s.bound().map_or("-", |b| match b {
+                analysis::Bound::Client => "client",
+                analysis::Bound::Server => "server",
+                analysis::Bound::Both => "both",
+                analysis::Bound::Network => "network",
+                analysis::Bound::Unknown => "unknown",
+            }),
+            opt(s.client_cpu.map(|c| c.median)),
+            opt(s.server_cpu.map(|c| c.median)),
+        );
+    }
+    Ok(())
+}
+
+/// `info --db DB --run ID`: the run's client and server versions, one line.
+fn info(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let store = Store::open(Path::new(need(&o, "db")?)).map_err(|e| format!("{e:#}"))?;
+    let run = store
+        .run(number(&o, "run")?)
+        .map_err(|e| format!("{e:#}"))?
+        .ok_or("no such run")?;
+    println!(
+        "Client: {}; server: {} (the sandbox sshd on 127.0.0.1)",
+        run.client_version,
+        run.server_version.as_deref().unwrap_or("unknown")
+    );
+    Ok(())
+}
+
+/// Ranks 1..n of `v`, ties sharing their average rank.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+            j += 1;
+        }
+        for k in &idx[i..=j] {
+            r[*k] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rho: Pearson's correlation of the ranks.
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = ra.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+fn read_figures(path: &str) -> Result<HashMap<String, f64>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let key = f.next()?;
+            let v: f64 = f.next()?.parse().ok()?;
+            (v.is_finite() && v > 0.0).then(|| (key.to_string(), v))
+        })
+        .collect())
+}
+
+/// `rank A B`: files of `key<TAB>figure`; over the keys in both, prints
+/// `n  spearman_rho  median_relative_difference` (|a − b| / mean of the two).
+fn rank(args: &[String]) -> Result<(), String> {
+    let [a, b] = args else {
+        return Err("usage: benchkit rank A.tsv B.tsv".into());
+    };
+    let (a, b) = (read_figures(a)?, read_figures(b)?);
+    let mut keys: Vec<&String> = a.keys().filter(|k| b.contains_key(*k)).collect();
+    keys.sort();
+    if keys.len() < 3 {
+        return Err(format!("only {} suites in common", keys.len()));
+    }
+    let xa: Vec<f64> = keys.iter().map(|k| a[*k]).collect();
+    let xb: Vec<f64> = keys.iter().map(|k| b[*k]).collect();
+    let mut rel: Vec<f64> = xa
+        .iter()
+        .zip(&xb)
+        .map(|(x, y)| (x - y).abs() / ((x + y) / 2.0))
+        .collect();
+    rel.sort_by(f64::total_cmp);
+    let median = analysis::summarize(&rel).map_or(f64::NAN, |s| s.median);
+    println!("{}\t{:.4}\t{:.4}", keys.len(), spearman(&xa, &xb), median);
+    Ok(())
+}
+
+/// A writer that copies into a buffer, round and round (a sink that does the work).
+struct Ring(Vec<u8>, usize);
+
+impl Write for Ring {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.0.len() - self.1);
+        self.0[self.1..self.1 + n].copy_from_slice(&buf[..n]);
+        self.1 = (self.1 + n) % self.0.len();
+        std::hint::black_box(&self.0);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `payload`: GB/s of the payload generator (a 1 MiB random block, repeated) into
+/// memory and through an OS pipe to a reader that discards, as into ssh's stdin.
+fn payload() -> Result<(), String> {
+    let block = Payload::random(1 << 20, 1);
+    let total: u64 = 8 << 30;
+    let t = Instant::now();
+    block
+        .write_repeated(&mut Ring(vec![0; 8 << 20], 0), total, 0)
+        .map_err(|e| e.to_string())?;
+    let memory = total as f64 / t.elapsed().as_secs_f64() / 1e9;
+    let mut child = Command::new("cat")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let total: u64 = 4 << 30;
+    let t = Instant::now();
+    block
+        .write_repeated(&mut stdin, total, 0)
+        .map_err(|e| e.to_string())?;
+    drop(stdin);
+    child.wait().map_err(|e| e.to_string())?;
+    let pipe = total as f64 / t.elapsed().as_secs_f64() / 1e9;
+    println!("{memory:.2}\t{pipe:.2}");
+    Ok(())
+}
+
+/// CPU seconds (own, children excluded) and peak resident KiB of a live process.
+fn own_usage(pid: u32) -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime) are at 11 and 12 after the command name.
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    Some((ticks as f64 / hz, hwm))
+}
+
+/// `watch OUT -- CMD ARGS...`: run CMD (stdin/stdout/stderr inherited), sampling its
+/// own CPU time and peak memory every 50 ms; writes `wall_s  cpu_s  peak_kib` to OUT
+/// and exits with CMD's status.
+fn watch(args: &[String]) -> ExitCode {
+    let (Some(out), Some("--")) = (args.first(), args.get(1).map(String::as_str)) else {
+        eprintln!("usage: benchkit watch OUT -- CMD ARGS...");
+        return ExitCode::FAILURE;
+    };
+    let start = Instant::now();
+    let mut child = match Command::new(&args[2]).args(&args[3..]).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("benchkit: {}: {e}", args[2]);
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut last = (0.0, 0);
+    let status = loop {
+        // A process that just exited has its final CPU times but no memory figures.
+        if let Some((cpu, hwm)) = own_usage(child.id()) {
+            last = (f64::max(last.0, cpu), last.1.max(hwm));
+        }
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => {
+                eprintln!("benchkit: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let line = format!(
+        "{:.3}\t{:.3}\t{}\n",
+        start.elapsed().as_secs_f64(),
+        last.0,
+        last.1
+    );
+    if let Err(e) = std::fs::write(out, line) {
+        eprintln!("benchkit: {out}: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spearman_of_orders() {
+        assert!((spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]) - 1.0).abs() < 1e-12);
+        assert!((spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+        assert_eq!(ranks(&[5.0, 1.0, 5.0, 2.0]), [3.5, 1.0, 3.5, 2.0]);
+        // One swap among four: 1 - 6·2/(4·15) = 0.8.
+        assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]) - 0.8).abs() < 1e-12);
+    }
+}
