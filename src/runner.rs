@@ -323,18 +323,30 @@ impl Runner<'_> {
                 (n + ECHO_UNTIMED, ECHO_UNTIMED)
             }
             (Mode::Send | Mode::Receive, size) => {
-                // A warm-up starts from the same suite's other direction when that one
-                // was warmed up already (the rates are of the same order), else from a
-                // fixed small size.
-                let sibling = || {
+                // A warm-up starts from the rate of a warmed-up relative, which is of
+                // the same order: the same suite's other direction, else a suite of the
+                // same cipher (and compression) in this direction; else from a fixed
+                // small size.
+                let warmed = |same: &dyn Fn(&crate::plan::PlanItem) -> bool| {
                     self.plan
                         .items
                         .iter()
                         .zip(&self.state)
-                        .filter(|(p, _)| p.mode.is_transfer() && p.mode != planned.mode)
-                        .find(|(p, _)| p.suite == planned.suite)
-                        .and_then(|(_, st)| st.warmup.as_ref())
-                        .and_then(Sample::throughput)
+                        .filter(|(p, _)| same(p))
+                        .find_map(|(_, st)| st.warmup.as_ref().and_then(Sample::throughput))
+                };
+                let sibling = || {
+                    warmed(&|p| {
+                        p.mode.is_transfer() && p.mode != planned.mode && p.suite == planned.suite
+                    })
+                    .or_else(|| {
+                        warmed(&|p| {
+                            p.mode == planned.mode
+                                && p.suite != planned.suite
+                                && p.suite.cipher == planned.suite.cipher
+                                && p.suite.compression == planned.suite.compression
+                        })
+                    })
                 };
                 let bytes = match size {
                     Some(fixed) => fixed,
@@ -601,6 +613,35 @@ mod tests {
         // The first direction needs three warm-ups; the second starts where it ended.
         assert_eq!(sizes.len(), 4, "{sizes:?}");
         assert_eq!((sizes[0], sizes[2], sizes[3]), (WARMUP_BYTES, at_1g, at_1g));
+    }
+
+    #[test]
+    fn a_warm_up_starts_from_a_suite_of_the_same_cipher() {
+        let mut p = plan(&["a", "a", "b"]);
+        p.items[0].suite.mac = Some("m1".into());
+        p.items[1].suite.mac = Some("m2".into());
+        let mut sizes: Vec<u64> = Vec::new();
+        run(
+            &p,
+            &settings(1),
+            &mut SlowStart,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |e| {
+                if let Event::Starting {
+                    round: 0, request, ..
+                } = e
+                {
+                    sizes.push(request.bytes);
+                }
+            },
+        )
+        .unwrap();
+        // Cipher "a" warms up from scratch once (three transfers), "b" too; the second
+        // suite of "a" starts at the size the first one ended with.
+        assert_eq!(sizes.len(), 7, "{sizes:?}");
+        assert_eq!(sizes.iter().filter(|&&b| b == WARMUP_BYTES).count(), 2);
     }
 
     #[test]
