@@ -59,7 +59,6 @@ log "sshbench run A: connect, send, receive ${filters:+(quick subset)}"
 # shellcheck disable=SC2086 # $filters is a list of options
 "$kit" watch "$work/A.usage" -- "$bin" run -q --db "$db" --mode connect,send,receive $filters > /dev/null
 read -r a_wall a_cpu a_peak < "$work/A.usage"
-a_samples=$("$kit" suites --db "$db" --run 1 --mode send | wc -l)
 "$kit" info --db "$db" --run 1 > "$work/info"
 
 # The sandbox for the classic method and the references.
@@ -181,4 +180,4 @@ ${acc_rows}| precision | sshbench: two runs' send rankings ($p_n suites) | Spear
 | verdict | sandbox sshd under a 0.25-core CPU quota, AES-GCM send | bound | $lab_cpu |
 | verdict | sandbox behind a 16 Mbit/s link (tc tbf), AES-GCM | bound | $lab_link |
 EOF
-log "done; run A measured $a_samples send suites"
+log "done"

@@ -584,16 +584,11 @@ mod tests {
         assert_eq!(sink.0[0].2.bytes, at_1g);
     }
 
-    #[test]
-    fn a_warm_up_starts_from_the_other_direction_of_its_suite() {
-        let mut p = plan(&["a"]);
-        p.items.push(PlanItem {
-            mode: Mode::Receive,
-            ..p.items[0].clone()
-        });
+    /// The transfer sizes of round 0 (warm-ups, repeats included) through `SlowStart`.
+    fn warm_up_sizes(p: &Plan) -> Vec<u64> {
         let mut sizes: Vec<u64> = Vec::new();
         run(
-            &p,
+            p,
             &settings(1),
             &mut SlowStart,
             &Cancel::new(),
@@ -609,6 +604,17 @@ mod tests {
             },
         )
         .unwrap();
+        sizes
+    }
+
+    #[test]
+    fn a_warm_up_starts_from_the_other_direction_of_its_suite() {
+        let mut p = plan(&["a"]);
+        p.items.push(PlanItem {
+            mode: Mode::Receive,
+            ..p.items[0].clone()
+        });
+        let sizes = warm_up_sizes(&p);
         let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
         // The first direction needs three warm-ups; the second starts where it ended.
         assert_eq!(sizes.len(), 4, "{sizes:?}");
@@ -620,24 +626,7 @@ mod tests {
         let mut p = plan(&["a", "a", "b"]);
         p.items[0].suite.mac = Some("m1".into());
         p.items[1].suite.mac = Some("m2".into());
-        let mut sizes: Vec<u64> = Vec::new();
-        run(
-            &p,
-            &settings(1),
-            &mut SlowStart,
-            &Cancel::new(),
-            &mut VecSink::default(),
-            &[],
-            &mut |e| {
-                if let Event::Starting {
-                    round: 0, request, ..
-                } = e
-                {
-                    sizes.push(request.bytes);
-                }
-            },
-        )
-        .unwrap();
+        let sizes = warm_up_sizes(&p);
         // Cipher "a" warms up from scratch once (three transfers), "b" too; the second
         // suite of "a" starts at the size the first one ended with.
         assert_eq!(sizes.len(), 7, "{sizes:?}");

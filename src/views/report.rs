@@ -329,12 +329,12 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, serde_json::Value) 
                         tie,
                     ]);
                 }
-                Mode::Connect => {
-                    row.push(name(&s.suite.hostkey, "(default)"));
-                    row.extend([mean, ci, s.ok.to_string(), cpu, suite_grade(&s.suite), tie]);
-                }
-                Mode::Send | Mode::Receive => {
-                    row.push(f.map_or("-".into(), |f| format!("{:.3}", 8e6 / f.mean)));
+                Mode::Connect | Mode::Send | Mode::Receive => {
+                    row.push(if mode == Mode::Connect {
+                        name(&s.suite.hostkey, "(default)")
+                    } else {
+                        f.map_or("-".into(), |f| format!("{:.3}", 8e6 / f.mean))
+                    });
                     row.extend([mean, ci, s.ok.to_string(), cpu, suite_grade(&s.suite), tie]);
                 }
             }
