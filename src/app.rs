@@ -390,9 +390,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         }
     };
     progress.say(&format!(
-        "run {run_id}: {} suites × ({} rounds + warm-up), seed {seed}, stored in {}",
+        "run {run_id}: {} measurements × {} rounds after {} warm-ups, seed {seed}, stored in {}",
         plan.items.len(),
         options.rounds,
+        runner::leads(&plan).iter().filter(|l| l.is_none()).count(),
         path.display()
     ));
 

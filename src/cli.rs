@@ -33,7 +33,8 @@ pub enum CommandArgs {
     /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; multiplexing and
     /// compression are off, and what ssh actually negotiated is checked for every sample.
     /// Each suite gets one uncounted warm-up sample (which also calibrates its transfer
-    /// size), then one sample per round.
+    /// size; a suite measured in several modes is warmed up once, by its send), then one
+    /// sample per mode and round.
     #[command(after_help = RUN_EXAMPLES)]
     Run(Box<RunArgs>),
     /// List every algorithm the client or the server knows, what is negotiable, and its

@@ -1,6 +1,7 @@
 //! Executes a plan through a [`Transport`]: one uncounted warm-up sample per suite (which
-//! also calibrates its transfer size, repeated larger while it is too short to tell),
-//! then interleaved rounds in a shuffled order, with
+//! also calibrates its transfer size, repeated larger while it is too short to tell; a
+//! suite measured in several modes is warmed up once, by its first item, which sizes the
+//! others), then interleaved rounds in a shuffled order, with
 //! stop rules by rounds, precision and time budget. It never prints and never runs
 //! samples in parallel (they would disturb each other); progress goes to a callback and
 //! every sample to a [`Sink`] as soon as it is measured.
@@ -26,9 +27,13 @@ pub const ECHO_MIN: u64 = 100;
 pub const ECHO_MAX: u64 = 5_000;
 /// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
 pub const ECHO_UNTIMED: u64 = 10;
-/// Further warm-up transfers, each sized from the previous one, while a warm-up is over
-/// in less than half the sample time.
+/// Further warm-up transfers, each sized from the previous one, while a warm-up's window
+/// is over in less than half of what it aimed at.
 pub const WARMUP_RETRIES: u32 = 3;
+/// A warm-up only calibrates: it aims at half the sample time.
+pub fn warmup_time(sample_time: Duration) -> Duration {
+    sample_time / 2
+}
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
 /// Consecutive failed samples that stop the run.
@@ -170,11 +175,30 @@ struct Runner<'a> {
     progress: &'a mut dyn FnMut(Event),
     done: HashSet<(usize, u32)>,
     state: Vec<ItemState>,
+    /// For each item, the earlier item of the same suite that warms it up (see [`leads`]).
+    leads: Vec<Option<usize>>,
     any_success: bool,
     consecutive_failures: u32,
     started: Instant,
     done_count: usize,
     total: usize,
+}
+
+/// For each item, its lead: the first earlier item that measures the same suite in
+/// another mode (send before receive before echo), if any; connect items have none. A
+/// suite costs a connection per sample whatever the mode, and one warm-up tells what the
+/// modes have in common (that the suite negotiates, its rate and its round trip), so
+/// items with a lead skip their own warm-up and are sized from their lead's.
+pub fn leads(plan: &Plan) -> Vec<Option<usize>> {
+    let items = &plan.items;
+    (0..items.len())
+        .map(|i| {
+            if items[i].mode == Mode::Connect {
+                return None;
+            }
+            (0..i).find(|&j| items[j].mode != Mode::Connect && items[j].suite == items[i].suite)
+        })
+        .collect()
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -198,6 +222,7 @@ pub fn run(
         progress,
         done: HashSet::new(),
         state: (0..n).map(|_| ItemState::default()).collect(),
+        leads: leads(plan),
         any_success: false,
         consecutive_failures: 0,
         started: Instant::now(),
@@ -212,9 +237,22 @@ pub fn run(
         r.done_count += 1;
         r.absorb(*item, *round, s);
     }
-    // Round 0: warm-up and calibration.
+    // Round 0: warm-up and calibration, first of the items without a lead; then of
+    // those whose lead's warm-up gave nothing to go on (it failed, or was refused: then
+    // this item finds out for itself).
     let all: Vec<usize> = (0..n).collect();
-    if let Some(end) = r.round(0, &all)? {
+    let (first, followers): (Vec<usize>, Vec<usize>) =
+        all.iter().partition(|&&i| r.leads[i].is_none());
+    r.total -= followers.len();
+    if let Some(end) = r.round(0, &first)? {
+        return Ok(end);
+    }
+    let cold: Vec<usize> = followers
+        .into_iter()
+        .filter(|&i| r.done.contains(&(i, 0)) || r.lead_estimate(i).is_none())
+        .collect();
+    r.total += cold.len();
+    if let Some(end) = r.round(0, &cold)? {
         return Ok(end);
     }
     for round in 1..=settings.max_rounds {
@@ -249,6 +287,21 @@ pub fn run(
 }
 
 impl Runner<'_> {
+    /// What `item`'s lead's warm-up says about it: the rate for a transfer, the round
+    /// trip for echo (the lead's ping, when it measured one; else 0, which sizes the
+    /// first session like a warm-up). None when there is no lead or it told nothing.
+    fn lead_estimate(&self, item: usize) -> Option<f64> {
+        let w = self.state[self.leads[item]?].warmup.as_ref()?;
+        if !w.outcome.is_success() {
+            return None;
+        }
+        match self.plan.items[item].mode {
+            Mode::Send | Mode::Receive => w.throughput(),
+            Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
+            Mode::Connect => None,
+        }
+    }
+
     fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
         let st = &mut self.state[item];
         match &s.outcome {
@@ -306,11 +359,12 @@ impl Runner<'_> {
         let planned = &self.plan.items[item];
         let st = &self.state[item];
         // The best estimate of the figure: the counted samples' median, else the
-        // warm-up's.
+        // warm-up's, else the lead's warm-up's.
         let estimate = || {
             analysis::summarize(&st.figures)
                 .map(|s| s.median)
                 .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
+                .or_else(|| self.lead_estimate(item))
         };
         let (bytes, ramp) = match (planned.mode, self.settings.size) {
             (Mode::Connect, _) => (0, 0),
@@ -351,7 +405,7 @@ impl Runner<'_> {
                 let bytes = match size {
                     Some(fixed) => fixed,
                     None if round == 0 => sibling().map_or(WARMUP_BYTES, |rate| {
-                        calibrate(Some(rate), self.settings.sample_time)
+                        calibrate(Some(rate), warmup_time(self.settings.sample_time))
                     }),
                     None => calibrate(estimate(), self.settings.sample_time),
                 };
@@ -375,10 +429,11 @@ impl Runner<'_> {
                 let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
                     break;
                 };
-                if w.time * 2 >= self.settings.sample_time {
+                let aim = warmup_time(self.settings.sample_time);
+                if w.time * 2 >= aim {
                     break;
                 }
-                let next = calibrate(sample.throughput(), self.settings.sample_time);
+                let next = calibrate(sample.throughput(), aim);
                 if next < request.bytes * 3 / 2 {
                     break;
                 }
@@ -535,13 +590,13 @@ mod tests {
         assert_eq!(sorted, items);
     }
 
-    /// Transfers below 32 MiB run at 200 MB/s (a connection's slow start), larger ones
+    /// Transfers below 16 MiB run at 200 MB/s (a connection's slow start), larger ones
     /// at 1 GB/s.
     struct SlowStart;
     impl Transport for SlowStart {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = Mock::default().measure(req, cancel);
-            let rate = if req.bytes < 32 << 20 { 200e6 } else { 1e9 };
+            let rate = if req.bytes < 16 << 20 { 200e6 } else { 1e9 };
             let bytes = req.bytes - req.ramp;
             s.window = Some(crate::measure::Window {
                 bytes,
@@ -569,19 +624,21 @@ mod tests {
             },
         )
         .unwrap();
+        // Warm-ups aim at half the 250 ms sample time, counted samples at all of it.
+        let warm = |rate| calibrate(Some(rate), warmup_time(Duration::from_millis(250)));
         let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
         assert_eq!(
             sizes,
             [
                 (0, WARMUP_BYTES),
-                (0, calibrate(Some(200e6), Duration::from_millis(250))),
-                (0, at_1g),
+                (0, warm(200e6)),
+                (0, warm(1e9)),
                 (1, at_1g),
             ]
         );
         // One warm-up is stored: the last.
         assert_eq!(slots(&sink), [(0, 0), (0, 1)]);
-        assert_eq!(sink.0[0].2.bytes, at_1g);
+        assert_eq!(sink.0[0].2.bytes, warm(1e9));
     }
 
     /// The transfer sizes of round 0 (warm-ups, repeats included) through `SlowStart`.
@@ -607,18 +664,178 @@ mod tests {
         sizes
     }
 
-    #[test]
-    fn a_warm_up_starts_from_the_other_direction_of_its_suite() {
+    /// Suite "a" in send, receive and echo, and suite "b" in receive only.
+    fn three_modes() -> Plan {
         let mut p = plan(&["a"]);
+        for mode in [Mode::Receive, Mode::Echo] {
+            p.items.push(PlanItem {
+                mode,
+                ..p.items[0].clone()
+            });
+        }
         p.items.push(PlanItem {
             mode: Mode::Receive,
-            ..p.items[0].clone()
+            suite: Suite {
+                cipher: Some("b".into()),
+                ..Suite::default()
+            },
         });
-        let sizes = warm_up_sizes(&p);
+        p
+    }
+
+    #[test]
+    fn a_suite_in_several_modes_is_led_by_its_first_item() {
+        let mut p = three_modes();
+        p.items.insert(
+            0,
+            PlanItem {
+                mode: Mode::Connect,
+                suite: p.items[0].suite.clone(),
+            },
+        );
+        assert_eq!(leads(&p), [None, None, Some(1), Some(1), None]);
+    }
+
+    #[test]
+    fn a_suite_measured_in_several_modes_is_warmed_up_once() {
+        let p = three_modes();
+        let mut sink = VecSink::default();
+        let mut requests: Vec<(usize, u32, u64)> = Vec::new();
+        let mut totals = Vec::new();
+        run(
+            &p,
+            &settings(2),
+            &mut SlowStart,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |e| {
+                if let Event::Starting {
+                    round,
+                    request,
+                    total,
+                    ..
+                } = e
+                {
+                    let item = p
+                        .items
+                        .iter()
+                        .position(|i| i.mode == request.mode && i.suite == request.suite);
+                    requests.push((item.unwrap(), round, request.bytes));
+                    totals.push(total);
+                }
+            },
+        )
+        .unwrap();
+        // Round 0: the send of "a" (three transfers to reach the steady rate) and the
+        // receive of "b", nothing else.
+        let warm: Vec<usize> = requests.iter().filter(|r| r.1 == 0).map(|r| r.0).collect();
+        assert_eq!(warm.iter().filter(|&&i| i == 0).count(), 3, "{requests:?}");
+        assert_eq!(warm.iter().filter(|&&i| i == 3).count(), 3, "{requests:?}");
+        assert_eq!(warm.len(), 6);
+        // The receive of "a" is sized from its send's warm-up from the first round on.
         let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
-        // The first direction needs three warm-ups; the second starts where it ended.
-        assert_eq!(sizes.len(), 4, "{sizes:?}");
-        assert_eq!((sizes[0], sizes[2], sizes[3]), (WARMUP_BYTES, at_1g, at_1g));
+        let receive_a: Vec<u64> = requests.iter().filter(|r| r.0 == 1).map(|r| r.2).collect();
+        assert_eq!(receive_a, [at_1g, at_1g]);
+        // Two stored warm-ups and 4 × 2 counted samples; progress counted just as many.
+        assert_eq!(slots(&sink).iter().filter(|s| s.1 == 0).count(), 2);
+        assert_eq!(sink.0.len(), 10);
+        assert!(totals.iter().all(|&t| t == 10), "{totals:?}");
+    }
+
+    #[test]
+    fn echo_is_sized_from_its_leads_round_trip() {
+        let p = three_modes();
+        let mut requests = Vec::new();
+        let mut warm = Pinging(Mock::default());
+        run(
+            &p,
+            &settings(1),
+            &mut warm,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |e| {
+                if let Event::Starting { request, round, .. } = e
+                    && request.mode == Mode::Echo
+                {
+                    requests.push((round, request.bytes));
+                }
+            },
+        )
+        .unwrap();
+        // A 250 µs ping: 1000 keystrokes fill the 250 ms sample time.
+        assert_eq!(requests, [(1, 1000 + ECHO_UNTIMED)]);
+    }
+
+    /// The mock, with a 250 µs ping round trip in every sample.
+    struct Pinging(Mock);
+    impl Transport for Pinging {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = self.0.measure(req, cancel);
+            s.rtt = Some(Duration::from_micros(250));
+            s
+        }
+    }
+
+    #[test]
+    fn items_whose_lead_was_refused_find_out_for_themselves() {
+        let p = three_modes();
+        let mut sink = VecSink::default();
+        // "a" is refused in its lead's warm-up: the receive and echo of "a" warm up
+        // themselves (and are refused too); no later round measures "a" again.
+        run(
+            &p,
+            &settings(3),
+            &mut Mock {
+                refuse: vec!["a".into()],
+            },
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let a: Vec<(usize, u32)> = slots(&sink).into_iter().filter(|s| s.0 < 3).collect();
+        assert_eq!(a.len(), 3, "{a:?}");
+        assert!(a.iter().all(|s| s.1 == 0));
+    }
+
+    #[test]
+    fn resume_does_not_repeat_a_followers_own_warm_up() {
+        let p = three_modes();
+        let mut mock = Mock {
+            refuse: vec!["a".into()],
+        };
+        let mut first = VecSink::default();
+        run(
+            &p,
+            &settings(1),
+            &mut mock,
+            &Cancel::new(),
+            &mut first,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut second = VecSink::default();
+        let mut totals = Vec::new();
+        run(
+            &p,
+            &settings(1),
+            &mut mock,
+            &Cancel::new(),
+            &mut second,
+            &first.0,
+            &mut |e| {
+                if let Event::Starting { total, .. } = e {
+                    totals.push(total);
+                }
+            },
+        )
+        .unwrap();
+        assert!(second.0.is_empty(), "{:?}", slots(&second));
+        assert!(totals.is_empty());
     }
 
     #[test]

@@ -60,7 +60,9 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("local sandbox"), "{stderr}");
     assert!(
-        stderr.contains("7 suites × (2 rounds + warm-up)"),
+        // One warm-up per suite: connect, and the send of each cipher (which sizes its
+        // receive and echo too).
+        stderr.contains("7 measurements × 2 rounds after 3 warm-ups"),
         "{stderr}"
     );
     for want in [
@@ -80,7 +82,10 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     let store = Store::open(&db).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!((runs[0].status.as_str(), runs[0].samples), ("complete", 21));
+    assert_eq!(
+        (runs[0].status.as_str(), runs[0].samples),
+        ("complete", 3 + 7 * 2)
+    );
     assert!(runs[0].machine.cores.is_some());
 
     // Echo: percentiles of every keystroke, stored one by one and read back.
