@@ -22,8 +22,10 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 
+started=$(now)
 log "building (release)"
 (cd "$root" && cargo build --release --quiet --bin sshbench --example benchkit)
+built=$(now)
 bin=$root/target/release/sshbench
 kit=$root/target/release/examples/benchkit
 work=$(mktemp -d)
@@ -35,7 +37,6 @@ cleanup() {
 trap cleanup 0
 trap 'exit 130' INT TERM
 db=$work/db.sqlite
-started=$(now)
 
 # The suites of the accuracy rows: fast to slow.
 acc_suites="aes128-gcm@openssh.com:-
@@ -167,7 +168,7 @@ cat <<EOF
 
 - Machine: ${cpu_model:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) cores, $(uname -sr)
 - $(cat "$work/info")
-- Command: \`bench/run.sh$( [ $quick = 1 ] && echo " --quick")\`, $(calc "($(now) - $started) / 60" 1) minutes in all
+- Command: \`bench/run.sh$( [ $quick = 1 ] && echo " --quick")\`, $(calc "($(now) - $started) / 60" 1) minutes in all, of which $(calc "($built - $started) / 60" 1) building
 
 | figure | what | measured | result |
 | --- | --- | --- | ---: |
