@@ -27,13 +27,12 @@ pub const ECHO_MIN: u64 = 100;
 pub const ECHO_MAX: u64 = 5_000;
 /// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
 pub const ECHO_UNTIMED: u64 = 10;
-/// Further warm-up transfers, each sized from the previous one, while a warm-up's window
-/// is over in less than half of what it aimed at.
+/// Further warm-up transfers, each sized from the previous one, while a warm-up is over
+/// in less than half the sample time. (Aiming warm-ups at less than the whole sample
+/// time does not pay: on loopback a transfer of a few MiB is dominated by the stall
+/// where ssh's first channel window runs out, which makes it look slow and long
+/// enough, and the counted samples sized from it come out far too small.)
 pub const WARMUP_RETRIES: u32 = 3;
-/// A warm-up only calibrates: it aims at half the sample time.
-pub fn warmup_time(sample_time: Duration) -> Duration {
-    sample_time / 2
-}
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
 /// Consecutive failed samples that stop the run.
@@ -405,7 +404,7 @@ impl Runner<'_> {
                 let bytes = match size {
                     Some(fixed) => fixed,
                     None if round == 0 => sibling().map_or(WARMUP_BYTES, |rate| {
-                        calibrate(Some(rate), warmup_time(self.settings.sample_time))
+                        calibrate(Some(rate), self.settings.sample_time)
                     }),
                     None => calibrate(estimate(), self.settings.sample_time),
                 };
@@ -429,11 +428,10 @@ impl Runner<'_> {
                 let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
                     break;
                 };
-                let aim = warmup_time(self.settings.sample_time);
-                if w.time * 2 >= aim {
+                if w.time * 2 >= self.settings.sample_time {
                     break;
                 }
-                let next = calibrate(sample.throughput(), aim);
+                let next = calibrate(sample.throughput(), self.settings.sample_time);
                 if next < request.bytes * 3 / 2 {
                     break;
                 }
@@ -624,8 +622,7 @@ mod tests {
             },
         )
         .unwrap();
-        // Warm-ups aim at half the 250 ms sample time, counted samples at all of it.
-        let warm = |rate| calibrate(Some(rate), warmup_time(Duration::from_millis(250)));
+        let warm = |rate| calibrate(Some(rate), Duration::from_millis(250));
         let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
         assert_eq!(
             sizes,
