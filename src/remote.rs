@@ -40,8 +40,9 @@ pub const MARK: &str = "SSHBENCH-MARK";
 pub const CPU0: &str = "SSHBENCH-CPU0";
 pub const CPU1: &str = "SSHBENCH-CPU1";
 
-/// Shell code that defines `u`, which prints the CPU time this session has used so far:
-/// `FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED`. It climbs from the shell to the sshd (or dropbear) process
+/// Shell code that defines `u MARKER`, which prints MARKER and the CPU time this session
+/// has used so far:
+/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED`. It climbs from the shell to the sshd (or dropbear) process
 /// serving the session (at most three levels; FOUND is 1 when it got there), then
 /// reports that process's CPU and this shell's (with its finished children: `wc`, `cat`,
 /// `head`), as clock ticks from /proc on Linux or as `ps -o time=` elsewhere, or `-`.
@@ -51,23 +52,25 @@ pub const CPU1: &str = "SSHBENCH-CPU1";
 /// and PERIODS and THROTTLED (from that cgroup's `cpu.stat`) say how often the quota
 /// actually stopped it.
 /// Only the session's own processes count, never anything else on the machine (in the
-/// sandbox the client shares the machine).
+/// sandbox the client shares the machine). Where /proc exists, `u` starts no process
+/// (shell builtins and variables only): it runs between the ramp and the measured window
+/// and again at the end of every sample.
 const CPU_PROBE: &str = concat!(
     r#"s=$PPID; k=0; for i in 1 2 3 4; do "#,
-    r#"n=$(cat /proc/$s/comm 2>/dev/null || ps -o comm= -p $s 2>/dev/null); "#,
+    r#"n=; read -r n 2>/dev/null < /proc/$s/comm || n=$(ps -o comm= -p $s 2>/dev/null); "#,
     r#"case $n in *sshd*|*dropbear*) k=1; break;; esac; "#,
     r#"p=$(ps -o ppid= -p $s 2>/dev/null | tr -d " "); [ -n "$p" ] || break; s=$p; done; "#,
-    r#"t() { if l=$(cat /proc/$1/stat 2>/dev/null); then l=${l##*)}; set -- $l; "#,
-    r#"echo $((${12}+${13}+${14}+${15})); else x=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
-    r#"echo ${x:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
+    r#"t() { if read -r l 2>/dev/null < /proc/$1/stat; then l=${l##*)}; set -- $l; "#,
+    r#"C=$((${12}+${13}+${14}+${15})); else C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
+    r#"C=${C:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
     r#"q=- r=- d=; [ -r /proc/self/cgroup ] && while IFS=: read a b c; do "#,
     r#"case $b in cpu|cpu,*|*,cpu|*,cpu,*) [ -r /sys/fs/cgroup/$b$c/cpu.cfs_quota_us ] && "#,
     r#"d=/sys/fs/cgroup/$b$c && read q < $d/cpu.cfs_quota_us && read r < $d/cpu.cfs_period_us;; "#,
     r#""") [ -r /sys/fs/cgroup$c/cpu.max ] && d=/sys/fs/cgroup$c && read q r < $d/cpu.max;; esac; "#,
     r#"done < /proc/self/cgroup; "#,
     r#"w() { P=- T=-; [ -n "$d" ] && [ -r $d/cpu.stat ] && while read a b; do "#,
-    r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; echo $P $T; }; "#,
-    r#"u() { echo $k $(t $s) $(t $$) $hz $q $r $(w); }"#
+    r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; }; "#,
+    r#"u() { t $s; A=$C; t $$; w; echo $1 $k $A $C $hz $q $r $P $T; }"#
 );
 
 /// `send`: announce readiness; answer one `ping` line (the client measures the round
@@ -77,7 +80,7 @@ const CPU_PROBE: &str = concat!(
 /// take more than `ramp` bytes.
 pub fn send_command(ramp: u64) -> String {
     sh(&format!(
-        "{CPU_PROBE}; echo {READY}; read x; echo {PONG}; head -c {ramp} > /dev/null &&          echo {CPU0} $(u) >&2 && echo {MARK}; wc -c; echo {CPU1} $(u) >&2"
+        "{CPU_PROBE}; echo {READY}; read x; echo {PONG}; head -c {ramp} > /dev/null && u {CPU0} >&2 && echo {MARK}; wc -c; u {CPU1} >&2"
     ))
 }
 
@@ -93,8 +96,8 @@ pub fn receive_command(bytes: u64) -> String {
          trap \"rm -f $f $g\" 0; trap \"exit 1\" 1 2 13 15; \
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
          set --; i=0; while [ $i -lt 32 ]; do set -- \"$@\" \"$g\"; i=$((i + 1)); done; \
-         {CPU_PROBE}; echo {CPU0} $(u) >&2; \
-         echo {READY}; while cat \"$@\"; do :; done | head -c {bytes}; echo {CPU1} $(u) >&2"
+         {CPU_PROBE}; u {CPU0} >&2; \
+         echo {READY}; while cat \"$@\"; do :; done | head -c {bytes}; u {CPU1} >&2"
     ))
 }
 

@@ -8,13 +8,14 @@ use std::process::{Command, Stdio};
 /// Login shells users have; all must be installed to run the tests (see README).
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "tcsh", "csh", "fish"];
 
-fn run(shell: &str, command: &str, input: &[u8]) -> (i32, Vec<u8>) {
+/// Run `command` as sshd would, feeding `input`: exit code, stdout and stderr.
+fn run(shell: &str, command: &str, input: &[u8]) -> (i32, Vec<u8>, String) {
     let mut child = Command::new(shell)
         .arg("-c")
         .arg(command)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
             panic!("{shell} is needed for this test (apt-get install zsh tcsh fish): {e}")
@@ -24,16 +25,35 @@ fn run(shell: &str, command: &str, input: &[u8]) -> (i32, Vec<u8>) {
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
     });
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut e = String::new();
+        stderr.read_to_string(&mut e).unwrap();
+        e
+    });
     let mut out = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
     writer.join().unwrap();
-    (child.wait().unwrap().code().unwrap_or(-1), out)
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (code, out, errors.join().unwrap())
+}
+
+/// Both CPU probes came out on stderr, readable, with the shell's own CPU (no sshd
+/// above a shell started here), and nothing else did.
+fn assert_cpu_probes(shell: &str, stderr: &str) {
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{shell}: {stderr:?}");
+    for (line, marker) in lines.iter().zip([remote::CPU0, remote::CPU1]) {
+        let p = remote::parse_cpu_probe(line, marker)
+            .unwrap_or_else(|| panic!("{shell}: {marker} unreadable in {line:?}"));
+        assert!(p.shell.is_some_and(|s| s >= 0.0), "{shell}: {line:?}");
+    }
 }
 
 #[test]
 fn connect_command_succeeds_in_every_shell() {
     for shell in SHELLS {
-        let (code, _) = run(shell, &remote::connect_command(), b"");
+        let (code, _, _) = run(shell, &remote::connect_command(), b"");
         assert_eq!(code, 0, "{shell}");
     }
 }
@@ -43,7 +63,7 @@ fn send_command_counts_bytes_in_every_shell() {
     let mut data = b"ping\n".to_vec();
     data.extend(vec![7u8; 123_457]);
     for shell in SHELLS {
-        let (code, out) = run(shell, &remote::send_command(1000), &data);
+        let (code, out, stderr) = run(shell, &remote::send_command(1000), &data);
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -54,6 +74,7 @@ fn send_command_counts_bytes_in_every_shell() {
         // The ramp bytes are swallowed; wc counts the rest.
         assert_eq!(lines[3].trim(), "122457", "{shell}: {text:?}");
         assert_eq!(code, 0, "{shell}");
+        assert_cpu_probes(shell, &stderr);
     }
 }
 
@@ -64,7 +85,7 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
         .collect();
     let size = 5 * remote::RECEIVE_BLOCK as u64 + 99;
     for shell in SHELLS {
-        let (code, out) = run(shell, &remote::receive_command(size), &block);
+        let (code, out, stderr) = run(shell, &remote::receive_command(size), &block);
         let ready = format!("{}\n", remote::READY);
         assert!(out.starts_with(ready.as_bytes()), "{shell}");
         let data = &out[ready.len()..];
@@ -74,6 +95,7 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
             "{shell}: payload differs"
         );
         assert_eq!(code, 0, "{shell}");
+        assert_cpu_probes(shell, &stderr);
     }
 }
 

@@ -90,6 +90,9 @@ fn every_mode_succeeds_and_verifies_what_was_negotiated() {
                 }
                 _ => assert!(w.bytes <= size - size / 2 && w.bytes > size / 4, "{w:?}"),
             }
+            // The remote probes found the session's sshd and bracketed the transfer.
+            let cpu = s.server_cpu.expect("the server session's CPU");
+            assert!(cpu.seconds >= cpu.peak && cpu.bytes > 0, "{cpu:?}");
             assert!(
                 s.throughput().unwrap() > 1e6,
                 "{mode} {cipher} under 1 MB/s"
