@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 /// Bytes of a warm-up transfer when the size is calibrated.
 pub const WARMUP_BYTES: u64 = 8 << 20;
+/// A send warm-up with nothing to go on ramps up over this many bytes (past the stall
+/// where ssh's first channel window runs out), then streams for [`warmup_window`].
+pub const WARMUP_RAMP: u64 = 8 << 20;
 /// Calibrated sizes stay within these bounds.
 pub const MIN_BYTES: u64 = 1 << 20;
 pub const MAX_BYTES: u64 = 4 << 30;
@@ -27,11 +30,11 @@ pub const ECHO_MIN: u64 = 100;
 pub const ECHO_MAX: u64 = 5_000;
 /// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
 pub const ECHO_UNTIMED: u64 = 10;
-/// Further warm-up transfers, each sized from the previous one, while a warm-up is over
-/// in less than half the sample time. (Aiming warm-ups at less than the whole sample
-/// time does not pay: on loopback a transfer of a few MiB is dominated by the stall
-/// where ssh's first channel window runs out, which makes it look slow and long
-/// enough, and the counted samples sized from it come out far too small.)
+/// Further receive warm-ups, each sized from the previous one, while a warm-up is over
+/// in less than half the sample time. (Sized transfers need the whole sample time: on
+/// loopback a transfer of a few MiB is dominated by the stall where ssh's first channel
+/// window runs out, which makes it look slow and long enough, and counted samples sized
+/// from it come out far too small. Send warm-ups stream for a time instead.)
 pub const WARMUP_RETRIES: u32 = 3;
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
@@ -111,6 +114,12 @@ pub enum Abort {
     TooManyFailures { message: String },
     #[error("storing a sample: {0:#}")]
     Store(anyhow::Error),
+}
+
+/// How long a send warm-up streams after its ramp: enough to tell the steady rate, which
+/// is all a warm-up is for.
+pub fn warmup_window(sample_time: Duration) -> Duration {
+    sample_time / 2
 }
 
 /// Transfer size for a suite at an estimated steady `rate` (bytes/s): the first quarter
@@ -365,15 +374,16 @@ impl Runner<'_> {
                 .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
                 .or_else(|| self.lead_estimate(item))
         };
-        let (bytes, ramp) = match (planned.mode, self.settings.size) {
-            (Mode::Connect, _) => (0, 0),
+        let t = self.settings.sample_time;
+        let (bytes, ramp, until) = match (planned.mode, self.settings.size) {
+            (Mode::Connect, _) => (0, 0, None),
             (Mode::Echo, _) => {
                 let n = if round == 0 {
                     ECHO_WARMUP
                 } else {
                     calibrate_echo(estimate(), self.settings.sample_time)
                 };
-                (n + ECHO_UNTIMED, ECHO_UNTIMED)
+                (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
             }
             (Mode::Send | Mode::Receive, size) => {
                 // A warm-up starts from the rate of a warmed-up relative, which is of
@@ -401,14 +411,23 @@ impl Runner<'_> {
                         })
                     })
                 };
-                let bytes = match size {
-                    Some(fixed) => fixed,
-                    None if round == 0 => sibling().map_or(WARMUP_BYTES, |rate| {
-                        calibrate(Some(rate), self.settings.sample_time)
-                    }),
-                    None => calibrate(estimate(), self.settings.sample_time),
-                };
-                (bytes, ramp_bytes(bytes))
+                let sized = |bytes| (bytes, ramp_bytes(bytes), None);
+                match size {
+                    Some(fixed) => sized(fixed),
+                    // A send warm-up streams for a while after its ramp, whatever the
+                    // rate (the client decides when to stop): one connection tells the
+                    // steady rate, where a fixed size could end inside the ramp-up and
+                    // look slow, or be over too soon to tell.
+                    None if round == 0 && planned.mode == Mode::Send => (
+                        MAX_BYTES,
+                        sibling().map_or(WARMUP_RAMP, |rate| ramp_bytes(calibrate(Some(rate), t))),
+                        Some(warmup_window(t)),
+                    ),
+                    None if round == 0 => {
+                        sized(sibling().map_or(WARMUP_BYTES, |rate| calibrate(Some(rate), t)))
+                    }
+                    None => sized(calibrate(estimate(), t)),
+                }
             }
         };
         let mut request = SampleRequest {
@@ -417,13 +436,18 @@ impl Runner<'_> {
             bytes,
             ramp,
             timeout: self.settings.timeout,
+            until,
         };
         let mut sample = self.attempt(item, round, &request)?;
         // A warm-up transfer that was over in a fraction of the sample time says little
         // about the steady rate (the first megabytes of a connection are often slow), and
         // sizing the counted samples from it would keep them small, and slow, too: warm
         // up again with the size it suggests, a few times at most.
-        if round == 0 && request.mode.is_transfer() && self.settings.size.is_none() {
+        if round == 0
+            && request.mode.is_transfer()
+            && request.until.is_none()
+            && self.settings.size.is_none()
+        {
             for _ in 0..WARMUP_RETRIES {
                 let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
                     break;
@@ -567,13 +591,14 @@ mod tests {
             items.sort();
             assert_eq!(items, [0, 1, 2], "round {round}");
         }
-        // Rounds are in order; warm-ups use the warm-up size, later rounds a calibrated one.
+        // Rounds are in order; send warm-ups stream for a while after their ramp and
+        // move what fits, later rounds a calibrated size.
         assert!(s.windows(2).all(|w| w[0].1 <= w[1].1));
         assert!(
             sink.0
                 .iter()
                 .filter(|x| x.1 == 0)
-                .all(|x| x.2.bytes == WARMUP_BYTES)
+                .all(|x| x.2.bytes > WARMUP_RAMP && x.2.bytes < MAX_BYTES)
         );
     }
 
@@ -589,13 +614,17 @@ mod tests {
     }
 
     /// Transfers below 16 MiB run at 200 MB/s (a connection's slow start), larger ones
-    /// at 1 GB/s.
+    /// at 1 GB/s; a time-bounded send streams at 1 GB/s after its ramp.
     struct SlowStart;
     impl Transport for SlowStart {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = Mock::default().measure(req, cancel);
-            let rate = if req.bytes < 16 << 20 { 200e6 } else { 1e9 };
-            let bytes = req.bytes - req.ramp;
+            let (rate, bytes) = match req.until {
+                Some(t) => (1e9, (1e9 * t.as_secs_f64()) as u64),
+                None if req.bytes < 16 << 20 => (200e6, req.bytes - req.ramp),
+                None => (1e9, req.bytes - req.ramp),
+            };
+            s.bytes = req.ramp + bytes;
             s.window = Some(crate::measure::Window {
                 bytes,
                 time: Duration::from_secs_f64(bytes as f64 / rate),
@@ -604,12 +633,64 @@ mod tests {
         }
     }
 
+    /// Round-0 requests through `SlowStart`: (item, bytes, ramp, until).
+    fn warm_up_requests(p: &Plan) -> Vec<(usize, u64, u64, Option<Duration>)> {
+        let mut requests = Vec::new();
+        run(
+            p,
+            &settings(1),
+            &mut SlowStart,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |e| {
+                if let Event::Starting {
+                    round: 0, request, ..
+                } = e
+                {
+                    let item = p
+                        .items
+                        .iter()
+                        .position(|i| i.mode == request.mode && i.suite == request.suite);
+                    requests.push((item.unwrap(), request.bytes, request.ramp, request.until));
+                }
+            },
+        )
+        .unwrap();
+        requests
+    }
+
+    /// `plan`, measured in `mode`.
+    fn plan_in(mode: Mode, ciphers: &[&str]) -> Plan {
+        let mut p = plan(ciphers);
+        for i in &mut p.items {
+            i.mode = mode;
+        }
+        p
+    }
+
+    #[test]
+    fn a_send_warm_up_streams_for_half_the_sample_time_in_one_connection() {
+        let mut p = plan(&["a", "a"]);
+        p.items[0].suite.mac = Some("m1".into());
+        p.items[1].suite.mac = Some("m2".into());
+        let warm = warm_up_requests(&p);
+        let half = Some(Duration::from_millis(125));
+        // One request per suite; the first ramps over the fixed warm-up ramp, the second
+        // over the ramp its sibling's rate suggests.
+        assert_eq!(warm.len(), 2, "{warm:?}");
+        assert!(warm.iter().all(|w| w.1 == MAX_BYTES && w.3 == half));
+        assert_eq!(warm[0].2, WARMUP_RAMP);
+        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
+        assert_eq!(warm[1].2, ramp_bytes(at_1g));
+    }
+
     #[test]
     fn a_warm_up_too_short_to_tell_is_repeated_larger() {
         let mut sink = VecSink::default();
         let mut sizes: Vec<(u32, u64)> = Vec::new();
         run(
-            &plan(&["a"]),
+            &plan_in(Mode::Receive, &["a"]),
             &settings(1),
             &mut SlowStart,
             &Cancel::new(),
@@ -636,29 +717,6 @@ mod tests {
         // One warm-up is stored: the last.
         assert_eq!(slots(&sink), [(0, 0), (0, 1)]);
         assert_eq!(sink.0[0].2.bytes, warm(1e9));
-    }
-
-    /// The transfer sizes of round 0 (warm-ups, repeats included) through `SlowStart`.
-    fn warm_up_sizes(p: &Plan) -> Vec<u64> {
-        let mut sizes: Vec<u64> = Vec::new();
-        run(
-            p,
-            &settings(1),
-            &mut SlowStart,
-            &Cancel::new(),
-            &mut VecSink::default(),
-            &[],
-            &mut |e| {
-                if let Event::Starting {
-                    round: 0, request, ..
-                } = e
-                {
-                    sizes.push(request.bytes);
-                }
-            },
-        )
-        .unwrap();
-        sizes
     }
 
     /// Suite "a" in send, receive and echo, and suite "b" in receive only.
@@ -724,12 +782,12 @@ mod tests {
             },
         )
         .unwrap();
-        // Round 0: the send of "a" (three transfers to reach the steady rate) and the
-        // receive of "b", nothing else.
+        // Round 0: the send of "a" (streaming for a while) and the receive of "b" (three
+        // transfers to reach the steady rate), nothing else.
         let warm: Vec<usize> = requests.iter().filter(|r| r.1 == 0).map(|r| r.0).collect();
-        assert_eq!(warm.iter().filter(|&&i| i == 0).count(), 3, "{requests:?}");
+        assert_eq!(warm.iter().filter(|&&i| i == 0).count(), 1, "{requests:?}");
         assert_eq!(warm.iter().filter(|&&i| i == 3).count(), 3, "{requests:?}");
-        assert_eq!(warm.len(), 6);
+        assert_eq!(warm.len(), 4);
         // The receive of "a" is sized from its send's warm-up from the first round on.
         let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
         let receive_a: Vec<u64> = requests.iter().filter(|r| r.0 == 1).map(|r| r.2).collect();
@@ -837,10 +895,10 @@ mod tests {
 
     #[test]
     fn a_warm_up_starts_from_a_suite_of_the_same_cipher() {
-        let mut p = plan(&["a", "a", "b"]);
+        let mut p = plan_in(Mode::Receive, &["a", "a", "b"]);
         p.items[0].suite.mac = Some("m1".into());
         p.items[1].suite.mac = Some("m2".into());
-        let sizes = warm_up_sizes(&p);
+        let sizes: Vec<u64> = warm_up_requests(&p).iter().map(|r| r.1).collect();
         // Cipher "a" warms up from scratch once (three transfers), "b" too; the second
         // suite of "a" starts at the size the first one ended with.
         assert_eq!(sizes.len(), 7, "{sizes:?}");

@@ -31,6 +31,7 @@ fn req(mode: Mode, s: Suite, bytes: u64) -> SampleRequest {
         bytes,
         ramp: bytes / 2,
         timeout: Duration::from_secs(60),
+        until: None,
     }
 }
 
@@ -120,6 +121,7 @@ fn echo_times_every_keystroke_through_the_negotiated_suite() {
             bytes: 300,
             ramp: 20,
             timeout: Duration::from_secs(60),
+            until: None,
         };
         let s = t.measure(&r, &Cancel::new());
         assert_eq!(s.outcome, Outcome::Success, "{cipher}: {s:?}\n{}", sb.log());
@@ -424,4 +426,32 @@ fn a_long_lived_sandbox_does_not_block_another() {
     )
     .unwrap();
     assert!(other.wait().unwrap().success());
+}
+
+#[test]
+fn a_time_bounded_send_moves_what_fits_and_the_server_agrees() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let s = suite(
+        None,
+        None,
+        Some("aes128-ctr"),
+        Some("hmac-sha2-256-etm@openssh.com"),
+    );
+    let mut r = req(Mode::Send, s, 64 << 30);
+    r.ramp = 4 << 20;
+    r.until = Some(Duration::from_millis(150));
+    let s = t.measure(&r, &Cancel::new());
+    assert_eq!(s.outcome, Outcome::Success, "{s:?}\n{}", sb.log());
+    // Far less than the cap, more than the ramp; the server counted every byte of it.
+    assert!(s.bytes > r.ramp && s.bytes < r.bytes / 8, "{}", s.bytes);
+    let w = s.window.expect("a steady-state window");
+    assert_eq!(w.bytes, s.bytes - r.ramp);
+    // The writer stopped 150 ms after the mark; the window ends when the server has
+    // counted the last byte (one round trip is taken off).
+    assert!(
+        w.time >= Duration::from_millis(100) && w.time < Duration::from_secs(3),
+        "{w:?}"
+    );
+    assert_eq!(s.server_cpu.expect("server CPU").bytes, w.bytes);
 }

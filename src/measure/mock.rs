@@ -70,11 +70,19 @@ impl Transport for Mock {
                 .collect();
             sample.bytes = req.bytes;
         } else if req.mode != Mode::Connect {
-            // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput.
-            let micros = (req.bytes / (1 << 20)).max(1) * total;
+            // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput. A
+            // time-bounded send moves what fits into its time after the ramp.
+            let bytes = match (req.mode, req.until) {
+                (Mode::Send, Some(until)) => {
+                    let rest = (until.as_micros() as u64 / total).max(1) << 20;
+                    (req.ramp + rest).min(req.bytes)
+                }
+                _ => req.bytes,
+            };
+            let micros = (bytes / (1 << 20)).max(1) * total;
             sample.transfer = Some(Duration::from_micros(micros));
             sample.wall += Duration::from_micros(micros);
-            sample.bytes = req.bytes;
+            sample.bytes = bytes;
         }
         sample
     }
@@ -96,6 +104,7 @@ mod tests {
             bytes: 8 << 20,
             ramp: 0,
             timeout: Duration::from_secs(1),
+            until: None,
         };
         let a = Mock::default().measure(&req, &Cancel::new());
         let b = Mock::default().measure(&req, &Cancel::new());
@@ -117,6 +126,7 @@ mod tests {
             bytes: 0,
             ramp: 0,
             timeout: Duration::from_secs(1),
+            until: None,
         };
         assert_eq!(
             mock.measure(&req, &Cancel::new()).outcome.label(),

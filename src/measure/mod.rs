@@ -31,6 +31,11 @@ pub struct SampleRequest {
     pub ramp: u64,
     /// Hard limit for the whole sample; the ssh process group is killed after it.
     pub timeout: Duration,
+    /// `send` only: stop writing once this long has passed since the ramp was done,
+    /// even if fewer than `bytes` were moved (a warm-up streams for a given time
+    /// whatever the rate). The sample reports, and the server verifies, the bytes
+    /// actually moved.
+    pub until: Option<Duration>,
 }
 
 /// Why a sample did not produce data.

@@ -137,8 +137,14 @@ enum Go {
 #[derive(Debug, Default)]
 struct WriterReport {
     ping_at: Option<Instant>,
+    /// Send: bytes written, ramp included.
+    written: u64,
     error: Option<String>,
 }
+
+/// Send: the rest after the ramp is written in pieces of this size, so that a
+/// time-bounded transfer stops within one piece of its time.
+const SEND_PIECE: u64 = 1 << 20;
 
 impl Transport for OpenSsh {
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
@@ -207,20 +213,35 @@ impl Transport for OpenSsh {
             .and_then(|w| w.recv_timeout(grace).ok())
             .unwrap_or_default();
         let write_error = written.error.clone();
+        // What the sample moved: all it was asked to, or, for a time-bounded send, what
+        // the writer wrote before its time was up (the server's count must agree).
+        let moved = match (req.mode, req.until) {
+            (Mode::Send, Some(_)) => written.written,
+            _ => req.bytes,
+        };
 
         sample.wall = exit.at - start;
         sample.client_cpu = Some(exit.cpu);
         sample.negotiated = sshlog::negotiated(&lines);
-        sample.outcome = judge(req, &exit, killed, &lines, &out, write_error, &sample);
+        sample.outcome = judge(
+            req,
+            moved,
+            &exit,
+            killed,
+            &lines,
+            &out,
+            write_error,
+            &sample,
+        );
         if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
             sample.transfer = Some(e - r);
         }
         if sample.outcome.is_success() && req.mode.is_transfer() {
-            sample.bytes = req.bytes;
+            sample.bytes = moved;
             if let (Some(ping), Some(pong)) = (written.ping_at, out.pong_at) {
                 sample.rtt = Some(pong.saturating_duration_since(ping));
             }
-            sample.window = steady_window(req, &out, sample.rtt);
+            sample.window = steady_window(req, moved, &out, sample.rtt);
             if let (Some(a), Some(b), Some(w)) =
                 (out.client_cpu_mark, out.client_cpu_end, sample.window)
             {
@@ -253,7 +274,12 @@ impl Transport for OpenSsh {
 /// instants are seen at the client after a trip back from the server, which cancels,
 /// except that the first bytes after the mark still had to travel out: one round trip
 /// is taken off. A window that would be mostly round trip is not trusted.
-fn steady_window(req: &SampleRequest, out: &StdoutReport, rtt: Option<Duration>) -> Option<Window> {
+fn steady_window(
+    req: &SampleRequest,
+    moved: u64,
+    out: &StdoutReport,
+    rtt: Option<Duration>,
+) -> Option<Window> {
     let (mark, end) = (out.mark_at?, out.end_at?);
     let mut time = end.checked_duration_since(mark)?;
     let bytes = match req.mode {
@@ -263,7 +289,7 @@ fn steady_window(req: &SampleRequest, out: &StdoutReport, rtt: Option<Duration>)
                 return None;
             }
             time -= rtt;
-            req.bytes - req.ramp
+            moved - req.ramp
         }
         _ => req.bytes - out.mark_bytes,
     };
@@ -285,7 +311,7 @@ fn server_cpu(req: &SampleRequest, lines: &[String], sample: &Sample) -> Option<
         _ => 0.0,
     };
     let (interval, bytes) = match req.mode {
-        Mode::Send => (sample.window?.time, req.bytes - req.ramp),
+        Mode::Send => (sample.window?.time, sample.bytes - req.ramp),
         _ => (sample.transfer?, req.bytes),
     };
     Some(CpuWindow {
@@ -304,8 +330,10 @@ fn server_cpu(req: &SampleRequest, lines: &[String], sample: &Sample) -> Option<
 }
 
 /// Decide the outcome from everything observed.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     req: &SampleRequest,
+    expected: u64,
     exit: &Exit,
     killed: Option<FailureKind>,
     lines: &[String],
@@ -418,13 +446,10 @@ fn judge(
         },
         _ => out.received,
     };
-    if counted != req.bytes || out.end_at.is_none() {
+    if counted != expected || out.end_at.is_none() {
         return Outcome::failed(
             FailureKind::ByteCount,
-            format!(
-                "{} bytes expected, {counted} counted at the far end",
-                req.bytes
-            ),
+            format!("{expected} bytes expected, {counted} counted at the far end"),
         );
     }
     Outcome::Success
@@ -633,7 +658,7 @@ fn feed_stdin(
     let mut stdin = child.stdin.take()?;
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
-    let (bytes, ramp) = (req.bytes, req.ramp.min(req.bytes));
+    let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
     let payload = payload.clone();
     std::thread::spawn(move || {
         let mut report = WriterReport::default();
@@ -647,9 +672,19 @@ fn feed_stdin(
                             stdin.write_all(b"ping\n")?;
                             stdin.flush()?;
                         }
-                        Go::Ramp => payload.write_repeated(&mut stdin, ramp, 0)?,
+                        Go::Ramp => {
+                            payload.write_repeated(&mut stdin, ramp, 0)?;
+                            report.written = ramp;
+                        }
                         Go::Rest => {
-                            payload.write_repeated(&mut stdin, bytes - ramp, ramp)?;
+                            let started = Instant::now();
+                            while report.written < bytes
+                                && until.is_none_or(|u| started.elapsed() < u)
+                            {
+                                let n = (bytes - report.written).min(SEND_PIECE);
+                                payload.write_repeated(&mut stdin, n, report.written)?;
+                                report.written += n;
+                            }
                             break;
                         }
                     }
@@ -694,6 +729,7 @@ mod tests {
             bytes: 10,
             ramp: 5,
             timeout: Duration::from_secs(60),
+            until: None,
         };
         let args = transport().args(&req).join(" ");
         for want in [
