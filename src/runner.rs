@@ -386,30 +386,22 @@ impl Runner<'_> {
                 (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
             }
             (Mode::Send | Mode::Receive, size) => {
-                // A warm-up starts from the rate of a warmed-up relative, which is of
-                // the same order: the same suite's other direction, else a suite of the
-                // same cipher (and compression) in this direction; else from a fixed
-                // small size.
-                let warmed = |same: &dyn Fn(&crate::plan::PlanItem) -> bool| {
+                // A warm-up starts from the rate of a warmed-up suite of the same cipher
+                // (and compression) in this direction, which is of the same order; else
+                // from a fixed small size. (The same suite's other direction never has
+                // a rate to offer: it is this item's lead, or led by it.)
+                let sibling = || {
                     self.plan
                         .items
                         .iter()
                         .zip(&self.state)
-                        .filter(|(p, _)| same(p))
-                        .find_map(|(_, st)| st.warmup.as_ref().and_then(Sample::throughput))
-                };
-                let sibling = || {
-                    warmed(&|p| {
-                        p.mode.is_transfer() && p.mode != planned.mode && p.suite == planned.suite
-                    })
-                    .or_else(|| {
-                        warmed(&|p| {
+                        .filter(|(p, _)| {
                             p.mode == planned.mode
                                 && p.suite != planned.suite
                                 && p.suite.cipher == planned.suite.cipher
                                 && p.suite.compression == planned.suite.compression
                         })
-                    })
+                        .find_map(|(_, st)| st.warmup.as_ref().and_then(Sample::throughput))
                 };
                 let sized = |bytes| (bytes, ramp_bytes(bytes), None);
                 match size {
