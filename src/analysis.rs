@@ -1,6 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
-use crate::measure::{Outcome, Phases, Sample};
+use crate::measure::{CpuWindow, Outcome, Phases, Sample};
 use crate::suite::{Mode, Suite};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -243,7 +243,7 @@ pub struct SuiteStats {
     pub client_cpu: Option<Summary>,
     /// Server session CPU seconds per GB moved, where the server tells.
     pub server_cpu: Option<Summary>,
-    /// Median busy fraction of one core during transfers (1.0 = saturated).
+    /// Busy fraction of one core during transfers (1.0 = saturated): see [`busy`].
     pub client_busy: Option<f64>,
     pub server_busy: Option<f64>,
     /// Connect: median time of each phase.
@@ -287,7 +287,7 @@ impl Bound {
 pub const SATURATED: f64 = 0.85;
 
 impl SuiteStats {
-    /// The bottleneck of a transfer suite, from the median busy fractions.
+    /// The bottleneck of a transfer suite, from the busy fractions.
     pub fn bound(&self) -> Option<Bound> {
         if !self.mode.is_transfer() || self.figure.is_none() {
             return None;
@@ -302,6 +302,25 @@ impl SuiteStats {
             _ => Bound::Unknown,
         })
     }
+}
+
+/// How saturated a side is over a suite's samples (1.0 = a core fully used). CPU times
+/// come in clock ticks (10 ms on most systems), so one 200 ms window is only good to a
+/// tick or two: a saturated process can read 0.85 in one window and 0.95 in the next.
+/// The windows are therefore pooled (all the busiest process's CPU over all the time),
+/// which averages the rounding out. Under an enforced quota each window's own figure
+/// (from its throttled periods) is used, and the median of those.
+pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
+    if windows
+        .iter()
+        .any(|w| w.limit.is_some_and(|l| l < 1.0) && w.throttled.is_some())
+    {
+        let mut each: Vec<f64> = windows.iter().filter_map(CpuWindow::busy).collect();
+        return median(&mut each);
+    }
+    let time: f64 = windows.iter().map(|w| w.interval.as_secs_f64()).sum();
+    let cpu: f64 = windows.iter().map(|w| w.peak).sum();
+    (time > 0.0).then(|| cpu / time)
 }
 
 fn median(v: &mut [f64]) -> Option<f64> {
@@ -353,12 +372,9 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                 })
                 .collect();
             let server: Vec<f64> = good.iter().filter_map(|s| s.server_cpu?.per_gb()).collect();
-            let mut client_busy: Vec<f64> = good
-                .iter()
-                .filter_map(|s| s.client_window_cpu?.busy())
-                .collect();
-            let mut server_busy: Vec<f64> =
-                good.iter().filter_map(|s| s.server_cpu?.busy()).collect();
+            let client_windows: Vec<CpuWindow> =
+                good.iter().filter_map(|s| s.client_window_cpu).collect();
+            let server_windows: Vec<CpuWindow> = good.iter().filter_map(|s| s.server_cpu).collect();
             let mut factors: Vec<f64> = good.iter().filter_map(|s| s.compression_factor).collect();
             let phase_list: Vec<Phases> = good.iter().filter_map(|s| s.phases).collect();
             let phases = (!phase_list.is_empty()).then(|| {
@@ -400,8 +416,8 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                 ),
                 client_cpu: summarize(&cpu),
                 server_cpu: summarize(&server),
-                client_busy: median(&mut client_busy),
-                server_busy: median(&mut server_busy),
+                client_busy: busy(&client_windows),
+                server_busy: busy(&server_windows),
                 phases,
                 compression_factor: median(&mut factors),
                 bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
@@ -460,6 +476,53 @@ mod tests {
         assert!((s.mean - 2.5).abs() < 1e-12);
         assert!((s.median - 2.5).abs() < 1e-12);
         assert!((s.ci95.unwrap() - 2.0543).abs() < 1e-3, "{:?}", s.ci95);
+    }
+
+    fn window(peak_ticks: u32, limit: Option<f64>, throttled: Option<f64>) -> CpuWindow {
+        CpuWindow {
+            seconds: f64::from(peak_ticks) / 100.0,
+            peak: f64::from(peak_ticks) / 100.0,
+            interval: std::time::Duration::from_millis(200),
+            bytes: 1 << 20,
+            limit,
+            throttled,
+        }
+    }
+
+    #[test]
+    fn busy_pools_windows_against_tick_rounding() {
+        // A process saturated at ~0.9 of a core over three 200 ms windows, read in 10 ms
+        // ticks: 16, 16 and 22 ticks. Each window alone says 0.8, 0.8, 1.1; the median
+        // (0.8) would call it unsaturated, the pooled figure (54 of 60 ticks) does not.
+        let w = [
+            window(16, None, None),
+            window(16, None, None),
+            window(22, None, None),
+        ];
+        assert!((busy(&w).unwrap() - 0.9).abs() < 1e-9);
+        assert!(busy(&w).unwrap() >= SATURATED);
+        let mut each: Vec<f64> = w.iter().filter_map(CpuWindow::busy).collect();
+        assert!(median(&mut each).unwrap() < SATURATED);
+        // An idle side stays idle; no windows, no figure.
+        assert!(busy(&[window(2, None, None), window(3, None, None)]).unwrap() < 0.2);
+        assert_eq!(busy(&[]), None);
+    }
+
+    #[test]
+    fn busy_under_an_enforced_quota_is_the_median_of_throttling() {
+        // A quarter core, throttled in 60%, 10% and 70% of its periods: each window says
+        // min(1, 2 × throttled) or its CPU over the quota, whichever is more.
+        let w = [
+            window(5, Some(0.25), Some(0.6)),
+            window(1, Some(0.25), Some(0.1)),
+            window(5, Some(0.25), Some(0.7)),
+        ];
+        assert_eq!(busy(&w), Some(1.0));
+        let w = [
+            window(1, Some(0.25), Some(0.1)),
+            window(1, Some(0.25), Some(0.2)),
+        ];
+        assert!((busy(&w).unwrap() - 0.3).abs() < 1e-9);
     }
 
     #[test]
