@@ -69,8 +69,9 @@ fn number<T: std::str::FromStr>(o: &HashMap<String, String>, key: &str) -> Resul
 }
 
 /// `reference --config F --host H --cipher C [--mac M] --mode send|receive --bytes N
-/// --seconds S`: move N bytes, or what fits in S seconds for send (receive moves exactly
-/// N), through `ssh -F F -c C [-m M] H`. Prints `bytes  seconds  steady_seconds
+/// --seconds S`: move N bytes, or what fits in S seconds, through `ssh -F F -c C [-m M]
+/// H` (a receive cut short is counted as far as it got; a complete one must be exactly
+/// N bytes). Prints `bytes  seconds  steady_seconds
 /// steady_bytes`: the time from the remote ready line to the end, and the time and
 /// bytes of the last three quarters (the connection's ramp-up excluded, as sshbench
 /// does).
@@ -84,7 +85,7 @@ fn reference(args: &[String]) -> Result<(), String> {
         "send" => "echo READY; exec wc -c".to_string(),
         // A 64 MiB random file, repeated: no CPU-bound generator on the server's side.
         "receive" => format!(
-            "f=$(mktemp) || exit 1; trap \"rm -f $f\" 0; head -c 67108864 /dev/urandom > $f; \
+            "f=$(mktemp) || exit 1; trap \"rm -f $f\" 0; trap \"exit 1\" 1 2 13 15; head -c 67108864 /dev/urandom > $f; \
              echo READY; while cat $f; do :; done | head -c {bytes}"
         ),
         m => return Err(format!("--mode {m}: send or receive")),
@@ -111,6 +112,7 @@ fn reference(args: &[String]) -> Result<(), String> {
     // (when, bytes so far) after every chunk: the quarter mark is found afterwards,
     // when a time-limited send knows how much it sent.
     let mut progress: Vec<(Instant, u64)> = Vec::new();
+    let mut cut = false;
     let (moved, end) = if mode == "send" {
         let block = Payload::random(1 << 20, 1);
         let mut sent = 0u64;
@@ -139,6 +141,11 @@ fn reference(args: &[String]) -> Result<(), String> {
         let mut buf = vec![0u8; 1 << 20];
         let mut got = 0u64;
         loop {
+            if ready.elapsed() >= limit {
+                // Time is up: what arrived so far is the reference; the rest is cut off.
+                cut = true;
+                break;
+            }
             let n = out.read(&mut buf).map_err(|e| e.to_string())?;
             if n == 0 {
                 break;
@@ -146,17 +153,21 @@ fn reference(args: &[String]) -> Result<(), String> {
             got += n as u64;
             progress.push((Instant::now(), got));
         }
-        if got != bytes {
+        let end = Instant::now();
+        if !cut && got != bytes {
             return Err(format!("expected {bytes} bytes, got {got}"));
         }
-        (got, Instant::now())
+        (got, end)
     };
     let (quarter_at, at) = *progress
         .iter()
         .find(|(_, b)| *b >= moved / 4)
         .ok_or("nothing moved")?;
+    if cut {
+        let _ = child.kill();
+    }
     let status = child.wait().map_err(|e| e.to_string())?;
-    if !status.success() {
+    if !cut && !status.success() {
         return Err(format!("ssh exited with {status}"));
     }
     let total = (end - ready).as_secs_f64();
