@@ -50,6 +50,7 @@ fn main() {
                 resolved: None,
                 client_version: "OpenSSH_9.2p1",
                 server_version: None,
+                server_strict_kex: None,
                 machine: &Machine::default(),
                 options_json: "{}".into(),
                 plan: &items,

@@ -205,6 +205,8 @@ struct Server {
     target: Target,
     offer: Option<AlgoLists>,
     version: Option<String>,
+    /// Whether its offer includes strict KEX (the Terrapin countermeasure).
+    strict_kex: Option<bool>,
     resolved: Option<target::Resolved>,
     /// Kept alive for the whole run; dropping it tears the sandbox down.
     _sandbox: Option<Sandbox>,
@@ -229,15 +231,16 @@ fn connect_server(
             sb.dir().display(),
             lab_label(&lab)
         ));
-        let version = server::probe(sb.host(), sb.port(), probe_timeout)
-            .ok()
-            .map(|o| o.banner);
+        let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
+        let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
+        let version = probed.map(|o| o.banner);
         let target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
         let resolved = target::resolve(ssh, &target)?;
         return Ok(Server {
             target,
             offer: Some(sb.offered().clone()),
             version,
+            strict_kex,
             resolved: Some(resolved),
             _sandbox: Some(sb),
         });
@@ -248,19 +251,27 @@ fn connect_server(
         "server: {} ({}@{} port {})",
         t.label, r.user, r.hostname, r.port
     ));
-    let (offer, version) = if mock {
-        (None, None)
+    let (offer, version, strict_kex) = if mock {
+        (None, None, None)
     } else {
         match probe_remote(ssh, &t, &r, probe_timeout) {
             Ok(o) => {
                 progress.say(&format!("server offer: {} ({})", o.banner, o.method));
-                (Some(o.kexinit.lists()), Some(o.banner))
+                let strict = o.kexinit.strict_kex();
+                if !strict {
+                    progress.say(
+                        "warning: the server does not offer strict KEX: chacha20-poly1305 and \
+                         CBC ciphers with -etm MACs are open to Terrapin (CVE-2023-48795); \
+                         `recommend` treats them as legacy for this server",
+                    );
+                }
+                (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
             }
             Err(e) => {
                 progress.say(&format!(
                     "warning: cannot read the server's offer ({e}); planning from the client's lists"
                 ));
-                (None, None)
+                (None, None, None)
             }
         }
     };
@@ -268,6 +279,7 @@ fn connect_server(
         target: t,
         offer,
         version,
+        strict_kex,
         resolved: Some(r),
         _sandbox: None,
     })
@@ -380,6 +392,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
                 client_version: &client.version.raw,
                 server_version: srv.version.as_deref(),
+                server_strict_kex: srv.strict_kex,
                 machine: &machine,
                 options_json: serde_json::to_string(&options)?,
                 plan: &plan.items,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -84,6 +84,9 @@ ALTER TABLE samples ADD COLUMN phases_json TEXT;            -- connect: tcp, ver
 "#,
     r#"
 ALTER TABLE samples ADD COLUMN echoes BLOB;                 -- echo: each round trip, f32 seconds (LE)
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN server_strict_kex INTEGER;      -- 1/0: the server offered strict KEX (Terrapin), NULL: unknown
 "#,
 ];
 
@@ -169,6 +172,9 @@ pub struct RunRecord {
     pub target_json: String,
     pub client_version: String,
     pub server_version: Option<String>,
+    /// Whether the server offered strict KEX, the Terrapin (CVE-2023-48795)
+    /// countermeasure; `None` when its offer was not read (or before schema v4).
+    pub server_strict_kex: Option<bool>,
     pub machine: Machine,
     pub options_json: String,
     pub plan: Vec<PlanItem>,
@@ -185,6 +191,7 @@ pub struct NewRun<'a> {
     pub resolved: Option<(&'a str, u16, &'a str)>,
     pub client_version: &'a str,
     pub server_version: Option<&'a str>,
+    pub server_strict_kex: Option<bool>,
     pub machine: &'a Machine,
     pub options_json: String,
     pub plan: &'a [PlanItem],
@@ -256,8 +263,8 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
                 resolved_user, client_version, server_version, machine_json, options_json,
-                plan_json, seed, sshbench_version, client_defaults_json)
-             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                plan_json, seed, sshbench_version, client_defaults_json, server_strict_kex)
+             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 r.destination,
                 r.target_json,
@@ -272,6 +279,7 @@ impl Store {
                 r.seed as i64,
                 env!("CARGO_PKG_VERSION"),
                 serde_json::to_string(r.client_defaults)?,
+                r.server_strict_kex,
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -367,6 +375,7 @@ impl Store {
                 target_json: row.get(5)?,
                 client_version: row.get(6)?,
                 server_version: row.get(7)?,
+                server_strict_kex: row.get(14)?,
                 machine: Machine::default(),
                 options_json: row.get(9)?,
                 plan: Vec::new(),
@@ -385,7 +394,7 @@ impl Store {
     const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
         r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
         r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id),
-        r.client_defaults_json";
+        r.client_defaults_json, r.server_strict_kex";
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>> {
@@ -640,6 +649,7 @@ mod tests {
             resolved: Some(("127.0.0.1", 2222, "root")),
             client_version: "OpenSSH_9.2p1",
             server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
+            server_strict_kex: Some(false),
             machine,
             options_json: "{}".into(),
             plan,
@@ -723,6 +733,7 @@ mod tests {
             (runs[0].samples, runs[0].plan.len(), runs[0].seed),
             (2, 1, 42)
         );
+        assert_eq!(runs[0].server_strict_kex, Some(false));
         assert!(runs[0].finished_at.is_some());
         assert!(store.delete_run(id).unwrap());
         assert!(store.samples(&[id]).unwrap().is_empty(), "samples cascade");
@@ -768,7 +779,10 @@ mod tests {
             ),
             (None, None)
         );
-        assert_eq!(store.runs().unwrap()[0].destination, "old");
+        let old = &store.runs().unwrap()[0];
+        assert_eq!(old.destination, "old");
+        // Runs from before schema v4 did not record the server's strict KEX.
+        assert_eq!(old.server_strict_kex, None);
     }
 
     #[test]

@@ -66,6 +66,7 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
             resolved: None,
             client_version: "OpenSSH_9.2p1",
             server_version: Some(&format!("SSH-2.0-{HOSTILE}")),
+            server_strict_kex: None,
             machine: &Machine::default(),
             options_json: "{}".into(),
             plan: &items,

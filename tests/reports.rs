@@ -235,6 +235,7 @@ pub fn fixture_db(path: &Path) {
         arch: "x86_64".into(),
         ..Machine::default()
     };
+    // pi@nas2's server lacks strict KEX (Terrapin), pi@nas's has it.
     for (dest, runs, scale) in [("pi@nas", 2, 1.0), ("pi@nas2", 1, 1.05)] {
         for _ in 0..runs {
             let id = store
@@ -244,6 +245,7 @@ pub fn fixture_db(path: &Path) {
                     resolved: None,
                     client_version: "OpenSSH_9.2p1",
                     server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
+                    server_strict_kex: Some(dest == "pi@nas"),
                     machine: &machine,
                     options_json: "{}".into(),
                     plan: &items,
@@ -313,6 +315,7 @@ fn every_view_in_every_format() {
             "recommend_interactive",
             vec!["recommend", "pi@nas", "--for", "interactive"],
         ),
+        ("recommend_terrapin", vec!["recommend", "pi@nas2"]),
         (
             "show_echo_chart",
             vec!["show", "pi@nas", "--mode", "echo", "--chart"],
@@ -429,11 +432,16 @@ fn recommend_never_lists_broken_and_leads_with_the_fastest_acceptable() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The run recorded that the sandbox's sshd offers strict KEX, so nothing counts
+    // as legacy for Terrapin.
+    let runs = Store::open(&db).unwrap().runs().unwrap();
+    assert_eq!(runs[0].server_strict_kex, Some(true));
     let rec: serde_json::Value = serde_json::from_str(&sshbench(
         &db,
         &["recommend", "--for", "send", "--format", "json"],
     ))
     .unwrap();
+    assert!(!rec["notes"].to_string().contains("Terrapin"), "{rec}");
     let lines = rec["lines"].as_array().unwrap();
     assert_eq!(lines.len(), 4, "{rec}");
     for l in lines {
@@ -498,4 +506,40 @@ fn recommend_never_lists_broken_and_leads_with_the_fastest_acceptable() {
         tie_ciphers.contains(&first),
         "{first} not in {tie_ciphers:?}"
     );
+}
+
+#[test]
+fn recommend_treats_terrapin_exposed_ciphers_as_legacy_without_strict_kex() {
+    let (_dir, db) = fixture();
+    let ciphers = |dest: &str, extra: &[&str]| -> (Vec<String>, String) {
+        let mut args = vec!["recommend", dest, "--format", "json"];
+        args.extend(extra);
+        let v: serde_json::Value = serde_json::from_str(&sshbench(&db, &args)).unwrap();
+        let names = v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["keyword"] == "Ciphers")
+            .unwrap()["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        (names, v["notes"].to_string())
+    };
+    let chacha = "chacha20-poly1305@openssh.com".to_string();
+    // A server with strict KEX: chacha20-poly1305 is listed, nothing is said.
+    let (names, notes) = ciphers("pi@nas", &[]);
+    assert!(names.contains(&chacha), "{names:?}");
+    assert!(!notes.contains("CVE-2023-48795"), "{notes}");
+    // Without: it is legacy there, and the note says why.
+    let (names, notes) = ciphers("pi@nas2", &[]);
+    assert!(!names.contains(&chacha), "{names:?}");
+    assert!(names.contains(&"aes128-gcm@openssh.com".to_string()));
+    assert!(notes.contains("CVE-2023-48795"), "{notes}");
+    // Asking for legacy brings it back, still with the note.
+    let (names, notes) = ciphers("pi@nas2", &["--allow", "legacy"]);
+    assert!(names.contains(&chacha), "{names:?}");
+    assert!(notes.contains("CVE-2023-48795"), "{notes}");
 }

@@ -5,8 +5,8 @@
 use super::export::Document;
 use super::report::{Scope, display_value, unit};
 use crate::analysis::{SuiteStats, higher_is_better};
-use crate::offer::AlgoLists;
 use crate::offer::catalogue::{self, Grade};
+use crate::offer::{self, AlgoLists};
 use crate::suite::{AlgoKind, Mode, Suite};
 use serde::Serialize;
 
@@ -56,20 +56,50 @@ struct RecommendJson<'a> {
     notes: &'a [String],
 }
 
-fn allowed(kind: AlgoKind, name: &str, max: Grade) -> bool {
-    catalogue::grade(kind, name).is_some_and(|g| g <= max)
+/// What may be recommended: grades up to `max`, as the catalogue has them, except that
+/// with a server that lacks strict KEX the ciphers open to Terrapin (CVE-2023-48795)
+/// count as legacy: chacha20-poly1305, and CBC ciphers (exposed with -etm MACs).
+#[derive(Clone, Copy, Debug)]
+struct Policy {
+    max: Grade,
+    terrapin: bool,
 }
 
-/// A suite is usable when every forced part is allowed.
-fn suite_allowed(s: &Suite, max: Grade) -> bool {
-    [
-        AlgoKind::Kex,
-        AlgoKind::HostKey,
-        AlgoKind::Cipher,
-        AlgoKind::Mac,
-    ]
-    .into_iter()
-    .all(|k| s.get(k).is_none_or(|n| allowed(k, n, max)))
+impl Policy {
+    fn grade(self, kind: AlgoKind, name: &str) -> Option<Grade> {
+        let g = catalogue::grade(kind, name)?;
+        Some(if self.terrapin && terrapin_cipher(kind, name) {
+            g.max(Grade::Legacy)
+        } else {
+            g
+        })
+    }
+
+    fn allowed(self, kind: AlgoKind, name: &str) -> bool {
+        self.grade(kind, name).is_some_and(|g| g <= self.max)
+    }
+
+    /// A suite is usable when every forced part is allowed.
+    fn suite_allowed(self, s: &Suite) -> bool {
+        [
+            AlgoKind::Kex,
+            AlgoKind::HostKey,
+            AlgoKind::Cipher,
+            AlgoKind::Mac,
+        ]
+        .into_iter()
+        .all(|k| s.get(k).is_none_or(|n| self.allowed(k, n)))
+    }
+}
+
+/// A cipher that Terrapin can attack when the server lacks strict KEX: chacha20-poly1305
+/// always, CBC ciphers together with an encrypt-then-MAC MAC.
+fn terrapin_cipher(kind: AlgoKind, name: &str) -> bool {
+    kind == AlgoKind::Cipher && (offer::terrapin_exposed(kind, name) || is_cbc(name))
+}
+
+fn is_cbc(cipher: &str) -> bool {
+    cipher.ends_with("-cbc") || cipher.contains("-cbc@")
 }
 
 /// A name, its score (geometric mean of its ratio to the best, 1.0 = best) and its best
@@ -79,14 +109,19 @@ type RankedName = (String, f64, Vec<(Mode, SuiteStats)>);
 /// Rank the names of `kind` by their best allowed suite in each of `modes`, combined as a
 /// geometric mean of the ratio to each mode's best. Returns (name, score, best suite per
 /// mode) fastest first.
-fn rank_names(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], max: Grade) -> Vec<RankedName> {
+fn rank_names(
+    stats: &[SuiteStats],
+    kind: AlgoKind,
+    modes: &[Mode],
+    policy: Policy,
+) -> Vec<RankedName> {
     let mut names: Vec<String> = Vec::new();
     for s in stats
         .iter()
         .filter(|s| modes.contains(&s.mode) && s.figure.is_some())
     {
         if let Some(n) = s.suite.get(kind) {
-            if allowed(kind, n, max) && !names.iter().any(|x| x == n) {
+            if policy.allowed(kind, n) && !names.iter().any(|x| x == n) {
                 names.push(n.to_string());
             }
         }
@@ -98,7 +133,7 @@ fn rank_names(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], max: Grade) 
         let mut bests = Vec::new();
         for &mode in modes {
             let usable = |s: &&SuiteStats| {
-                s.mode == mode && s.figure.is_some() && suite_allowed(&s.suite, max)
+                s.mode == mode && s.figure.is_some() && policy.suite_allowed(&s.suite)
             };
             let mode_best = stats
                 .iter()
@@ -150,7 +185,7 @@ fn rank_names(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], max: Grade) 
         })
         .count();
     out[..tied].sort_by(|a, b| {
-        let g = |n: &str| catalogue::grade(kind, n).unwrap_or(Grade::Broken);
+        let g = |n: &str| policy.grade(kind, n).unwrap_or(Grade::Broken);
         g(&a.0).cmp(&g(&b.0)).then(b.1.total_cmp(&a.1))
     });
     out
@@ -183,11 +218,11 @@ fn line(
     stats: &[SuiteStats],
     kind: AlgoKind,
     modes: &[Mode],
-    max: Grade,
+    policy: Policy,
     defaults: &AlgoLists,
     notes: &mut Vec<String>,
 ) -> Option<Line> {
-    let ranked = rank_names(stats, kind, modes, max);
+    let ranked = rank_names(stats, kind, modes, policy);
     let (first, _, first_bests) = ranked.first()?;
     let mut comments = Vec::new();
     let figures: Vec<String> = first_bests
@@ -237,7 +272,13 @@ fn line(
             }
             None => comments.push(format!(
                 "your client's first choice {d} is {} and not recommended",
-                catalogue::grade(kind, d).map_or("unknown".into(), |g| g.to_string())
+                policy.grade(kind, d).map_or("unknown".into(), |g| {
+                    if policy.terrapin && terrapin_cipher(kind, d) {
+                        format!("{g} here (Terrapin)")
+                    } else {
+                        g.to_string()
+                    }
+                })
             )),
         },
         None => {}
@@ -288,7 +329,21 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         .last()
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
+    // What the newest run that read the server's offer saw.
+    let strict_kex = scope.runs.iter().rev().find_map(|r| r.server_strict_kex);
+    let policy = Policy {
+        max,
+        terrapin: strict_kex == Some(false),
+    };
     let mut notes = Vec::new();
+    if policy.terrapin {
+        notes.push(
+            "the server does not offer strict KEX, so chacha20-poly1305, and CBC ciphers with \
+             -etm MACs, are open to the Terrapin attack (CVE-2023-48795): they count as legacy \
+             here; a server with OpenSSH 9.6 or later (or its distribution's fix) removes this"
+                .to_string(),
+        );
+    }
     let transfer = goal.session_modes();
     let mut lines = Vec::new();
     for (kind, modes) in [
@@ -297,7 +352,7 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         (AlgoKind::Cipher, transfer),
         (AlgoKind::Mac, transfer),
     ] {
-        match line(&scope.stats, kind, modes, max, &defaults, &mut notes) {
+        match line(&scope.stats, kind, modes, policy, &defaults, &mut notes) {
             Some(l) => lines.push(l),
             None => notes.push(format!(
                 "{}: nothing measured with an acceptable grade ({} mode); left to ssh's defaults",
@@ -376,7 +431,11 @@ pub fn ranked_names(
     modes: &[Mode],
     max: Grade,
 ) -> Vec<String> {
-    rank_names(stats, kind, modes, max)
+    let policy = Policy {
+        max,
+        terrapin: false,
+    };
+    rank_names(stats, kind, modes, policy)
         .into_iter()
         .map(|r| r.0)
         .collect()
