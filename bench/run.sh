@@ -5,7 +5,8 @@
 # lab. Prints the machine, then one markdown table (the source of BENCHMARKS.md).
 #
 # Usage: bench/run.sh [--quick]
-#   --quick: a few suites instead of all, shorter references (under 5 minutes).
+#   --quick: a few suites instead of all, shorter references (under 5 minutes): a check
+#            that everything works; its figures are not the benchmark (BENCHMARKS.md).
 # Needs what the README lists for the tests; the lab rows need root (else "skipped").
 # Talks only to the sandbox sshd on 127.0.0.1 (and the lab's own network namespace).
 set -eu
