@@ -542,4 +542,12 @@ fn recommend_treats_terrapin_exposed_ciphers_as_legacy_without_strict_kex() {
     let (names, notes) = ciphers("pi@nas2", &["--allow", "legacy"]);
     assert!(names.contains(&chacha), "{names:?}");
     assert!(notes.contains("CVE-2023-48795"), "{notes}");
+    // `summary` warns about the one server, not the other.
+    let warnings = |dest: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&sshbench(&db, &["summary", dest, "--format", "json"])).unwrap();
+        v["warnings"].to_string()
+    };
+    assert!(warnings("pi@nas2").contains("CVE-2023-48795"));
+    assert!(!warnings("pi@nas").contains("CVE-2023-48795"));
 }

@@ -3,7 +3,7 @@
 //! asked for, legacy only with `--allow legacy`.
 
 use super::export::Document;
-use super::report::{Scope, display_value, unit};
+use super::report::{Scope, TERRAPIN_NOTE, display_value, unit};
 use crate::analysis::{SuiteStats, higher_is_better};
 use crate::offer::catalogue::{self, Grade};
 use crate::offer::{self, AlgoLists};
@@ -329,20 +329,13 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         .last()
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
-    // What the newest run that read the server's offer saw.
-    let strict_kex = scope.runs.iter().rev().find_map(|r| r.server_strict_kex);
     let policy = Policy {
         max,
-        terrapin: strict_kex == Some(false),
+        terrapin: scope.lacks_strict_kex(),
     };
     let mut notes = Vec::new();
     if policy.terrapin {
-        notes.push(
-            "the server does not offer strict KEX, so chacha20-poly1305, and CBC ciphers with \
-             -etm MACs, are open to the Terrapin attack (CVE-2023-48795): they count as legacy \
-             here; a server with OpenSSH 9.6 or later (or its distribution's fix) removes this"
-                .to_string(),
-        );
+        notes.push(TERRAPIN_NOTE.to_string());
     }
     let transfer = goal.session_modes();
     let mut lines = Vec::new();

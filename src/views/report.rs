@@ -14,7 +14,17 @@ pub struct Scope<'a> {
     pub stats: Vec<SuiteStats>,
 }
 
+/// What `summary` and `recommend` say about a server without strict KEX.
+pub const TERRAPIN_NOTE: &str = "the server does not offer strict KEX, so chacha20-poly1305, and CBC \
+     ciphers with -etm MACs, are open to the Terrapin attack (CVE-2023-48795): `recommend` counts \
+     them as legacy here; a server with OpenSSH 9.6 or later (or its distribution's fix) removes this";
+
 impl Scope<'_> {
+    /// Whether the newest run that read the server's offer found no strict KEX.
+    pub fn lacks_strict_kex(&self) -> bool {
+        self.runs.iter().rev().find_map(|r| r.server_strict_kex) == Some(false)
+    }
+
     pub fn run_ids(&self) -> Vec<i64> {
         self.runs.iter().map(|r| r.id).collect()
     }
@@ -654,6 +664,9 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, serde_json::Value) {
             "{} suites have fewer than 3 counted samples: their intervals are wide or missing; add rounds with `sshbench run --rounds` or `--precision`",
             thin.len()
         ));
+    }
+    if scope.lacks_strict_kex() {
+        warnings.push(TERRAPIN_NOTE.to_string());
     }
     let failed: usize = scope.stats.iter().map(|s| s.failed).sum();
     if failed > 0 {
