@@ -259,11 +259,7 @@ fn connect_server(
                 progress.say(&format!("server offer: {} ({})", o.banner, o.method));
                 let strict = o.kexinit.strict_kex();
                 if !strict {
-                    progress.say(
-                        "warning: the server does not offer strict KEX: chacha20-poly1305 and \
-                         CBC ciphers with -etm MACs are open to Terrapin (CVE-2023-48795); \
-                         `recommend` treats them as legacy for this server",
-                    );
+                    progress.say(&format!("warning: {}", report::TERRAPIN_NOTE));
                 }
                 (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
             }

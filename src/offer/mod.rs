@@ -126,6 +126,12 @@ pub fn terrapin_exposed(kind: AlgoKind, name: &str) -> bool {
     }
 }
 
+/// A CBC-mode cipher (`aes128-cbc`, `rijndael-cbc@lysator.liu.se`, ...): open to
+/// Terrapin together with an encrypt-then-MAC MAC.
+pub fn is_cbc(cipher: &str) -> bool {
+    cipher.ends_with("-cbc") || cipher.contains("-cbc@")
+}
+
 /// Every name either side knows, per kind, client order first.
 pub fn compare(
     client: &AlgoLists,
@@ -146,7 +152,7 @@ pub fn compare(
         let has_cbc = kind == AlgoKind::Mac
             && client.get(AlgoKind::Cipher).is_some_and(|cs| {
                 cs.iter().any(|c| {
-                    c.ends_with("-cbc")
+                    is_cbc(c)
                         && server
                             .and_then(|s| s.get(AlgoKind::Cipher))
                             .is_none_or(|sc| sc.contains(c))

@@ -66,9 +66,14 @@ struct Policy {
 }
 
 impl Policy {
+    /// Whether Terrapin lowers this name's grade here.
+    fn demoted(self, kind: AlgoKind, name: &str) -> bool {
+        self.terrapin && terrapin_cipher(kind, name)
+    }
+
     fn grade(self, kind: AlgoKind, name: &str) -> Option<Grade> {
         let g = catalogue::grade(kind, name)?;
-        Some(if self.terrapin && terrapin_cipher(kind, name) {
+        Some(if self.demoted(kind, name) {
             g.max(Grade::Legacy)
         } else {
             g
@@ -95,11 +100,7 @@ impl Policy {
 /// A cipher that Terrapin can attack when the server lacks strict KEX: chacha20-poly1305
 /// always, CBC ciphers together with an encrypt-then-MAC MAC.
 fn terrapin_cipher(kind: AlgoKind, name: &str) -> bool {
-    kind == AlgoKind::Cipher && (offer::terrapin_exposed(kind, name) || is_cbc(name))
-}
-
-fn is_cbc(cipher: &str) -> bool {
-    cipher.ends_with("-cbc") || cipher.contains("-cbc@")
+    kind == AlgoKind::Cipher && (offer::terrapin_exposed(kind, name) || offer::is_cbc(name))
 }
 
 /// A name, its score (geometric mean of its ratio to the best, 1.0 = best) and its best
@@ -273,7 +274,7 @@ fn line(
             None => comments.push(format!(
                 "your client's first choice {d} is {} and not recommended",
                 policy.grade(kind, d).map_or("unknown".into(), |g| {
-                    if policy.terrapin && terrapin_cipher(kind, d) {
+                    if policy.demoted(kind, d) {
                         format!("{g} here (Terrapin)")
                     } else {
                         g.to_string()
