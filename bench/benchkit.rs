@@ -9,6 +9,8 @@
 //! - `rank`: Spearman rank correlation and median relative difference of two such lists.
 //! - `payload`: the payload generator's rate, into memory and through a pipe.
 //! - `watch`: run a command and report its own CPU time and peak memory (Linux `/proc`).
+//! - `client-cpus`: the CPUs `sshbench` keeps its clients on against a split sandbox
+//!   (`taskset -c` list; empty when nothing is split), for the script's own clients.
 //!
 //! Only for benchmarking on the local sandbox; not part of the tool.
 
@@ -31,7 +33,17 @@ fn main() -> ExitCode {
         Some("rank") => rank(&args[1..]),
         Some("payload") => payload(),
         Some("watch") => return watch(&args[1..]),
-        _ => Err("usage: benchkit reference|suites|info|rank|payload|watch ...".to_string()),
+        Some("client-cpus") => {
+            let split = sshbench::affinity::plan(sshbench::affinity::Placement::Split);
+            println!(
+                "{}",
+                split.map_or_else(String::new, |s| sshbench::affinity::format_list(&s.client))
+            );
+            Ok(())
+        }
+        _ => Err(
+            "usage: benchkit reference|suites|info|rank|payload|watch|client-cpus ...".to_string(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -72,10 +72,18 @@ while [ ! -s "$work/sandbox" ]; do
 done
 config=$(head -n 1 "$work/sandbox")
 host=sshbench-sandbox
+# The sandbox sshd runs on the upper half of the CPUs, as in sshbench's runs; the
+# script's own clients (the classic sweep, the references) run on the lower half, where
+# sshbench runs its ssh processes.
+client_cpus=$("$kit" client-cpus)
+placement=${client_cpus:+"clients on CPU $client_cpus, sshd on the others"}
+on_client() {
+  if [ -n "$client_cpus" ]; then taskset -c "$client_cpus" "$@"; else "$@"; fi
+}
 
 log "classic send-only sweep of every kex × cipher × MAC ${filters:+(quick subset)}"
 t0=$(now)
-"$here/seed-style.sh" "$config" "$host" > "$work/seed-full.tsv"
+on_client "$here/seed-style.sh" "$config" "$host" > "$work/seed-full.tsv"
 t1=$(now)
 seed_wall=$(calc "$t1 - $t0" 1)
 seed_combos=$(grep -vc '^total' "$work/seed-full.tsv" || true)
@@ -126,7 +134,7 @@ for s in $acc_suites; do
     ci=$(echo "$line" | cut -f3)
     n=$(echo "$line" | cut -f4)
     log "reference: $mode $cipher + $mac"
-    "$kit" reference --config "$config" --host "$host" --cipher "$cipher" --mac "$mac" \
+    on_client "$kit" reference --config "$config" --host "$host" --cipher "$cipher" --mac "$mac" \
       --mode "$mode" --bytes "$ref_bytes" --seconds "$ref_seconds" > "$work/ref"
     read -r moved total steady steady_bytes < "$work/ref"
     ref=$(calc "$moved / $total" 0)
@@ -165,7 +173,7 @@ cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/n
 cat <<EOF
 ## $(date -u +%Y-%m-%d) $( [ $quick = 1 ] && echo "(--quick)")
 
-- Machine: ${cpu_model:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) cores, $(uname -sr)
+- Machine: ${cpu_model:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) cores, $(uname -sr); sandbox: ${placement:-both ends on every CPU (not split)}
 - $(cat "$work/info")
 - Command: \`bench/run.sh$( [ $quick = 1 ] && echo " --quick")\`, $(calc "($(now) - $started) / 60" 1) minutes in all, of which $(calc "($built - $started) / 60" 1) building
 

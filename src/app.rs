@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use sshbench::affinity::{self, Placement};
 use sshbench::analysis;
 use sshbench::cancel::Cancel;
 use sshbench::cli::{
@@ -192,11 +193,41 @@ fn probe_remote(
     }
 }
 
-fn start_sandbox(client: &client::ClientOffer, lab: LabOptions) -> Result<Sandbox> {
-    Sandbox::start(&SandboxOptions {
+/// How to set up the local sandbox: its lab and where its two ends run.
+#[derive(Clone, Copy, Debug, Default)]
+struct SandboxSetup {
+    lab: LabOptions,
+    placement: Placement,
+}
+
+/// Start the sandbox; with a split placement its sshd runs on the server's CPUs, and the
+/// split is returned so that the caller can keep its clients on the others.
+fn start_sandbox(
+    client: &client::ClientOffer,
+    setup: SandboxSetup,
+) -> Result<(Sandbox, Option<affinity::Split>)> {
+    let split = affinity::plan(setup.placement);
+    let sb = Sandbox::start(&SandboxOptions {
         candidates: offer::candidates(client),
-        lab,
+        lab: setup.lab,
+        server_cpus: split.as_ref().map(|s| s.server.clone()),
         ..SandboxOptions::default()
+    })?;
+    Ok((sb, split))
+}
+
+/// ", sshd on CPU 1, clients on CPU 0" for a split placement.
+fn placement_label(split: Option<&affinity::Split>, client_side: &str) -> String {
+    split.map_or_else(String::new, |s| {
+        let cpus = |l: &[usize]| {
+            let word = if l.len() == 1 { "CPU" } else { "CPUs" };
+            format!("{word} {}", affinity::format_list(l))
+        };
+        format!(
+            ", sshd on {}, {client_side} on {}",
+            cpus(&s.server),
+            cpus(&s.client)
+        )
     })
 }
 
@@ -218,18 +249,23 @@ fn connect_server(
     client: &client::ClientOffer,
     probe_timeout: Duration,
     mock: bool,
-    lab: LabOptions,
+    setup: SandboxSetup,
     progress: &Progress,
 ) -> Result<Server> {
     let Some(dest) = destination else {
-        let sb = start_sandbox(client, lab)?;
+        let (sb, split) = start_sandbox(client, setup)?;
+        if let Some(s) = &split {
+            // This thread starts every ssh of the run (and the threads feeding them).
+            affinity::pin_thread(&s.client).context("keeping the client off sshd's CPUs")?;
+        }
         progress.say(&format!(
-            "server: local sandbox {} on {}:{} (private dir {}){}",
+            "server: local sandbox {} on {}:{} (private dir {}){}{}",
             sb.sshd().display(),
             sb.host(),
             sb.port(),
             sb.dir().display(),
-            lab_label(&lab)
+            placement_label(split.as_ref(), "ssh"),
+            lab_label(&setup.lab)
         ));
         let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
         let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
@@ -337,7 +373,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         &client,
         probe_timeout,
         cfg.mock_transport,
-        options.lab,
+        SandboxSetup {
+            lab: options.lab,
+            placement: options.sandbox_cpus,
+        },
         &progress,
     )?;
 
@@ -577,16 +616,23 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
     };
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let client = client::query(&find_ssh()?)?;
-    let sb = start_sandbox(&client, lab)?;
+    let (sb, split) = start_sandbox(
+        &client,
+        SandboxSetup {
+            lab,
+            placement: sshbench::config::placement(args.cpus),
+        },
+    )?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", sb.ssh_config().display())?;
     out.flush()?;
     drop(out);
     eprintln!(
-        "sandbox sshd {} listening on {}:{}{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
+        "sandbox sshd {} listening on {}:{}{}{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
         sb.sshd().display(),
         sb.host(),
         sb.port(),
+        placement_label(split.as_ref(), "clients belong"),
         lab_label(&lab),
         sb.ssh_config().display(),
         sandbox::ALIAS
@@ -605,7 +651,7 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     let client = client::query(&ssh)?;
     let (label, server) = match &args.destination {
         None => {
-            let sb = start_sandbox(&client, LabOptions::default())?;
+            let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
             let o = server::probe(sb.host(), sb.port(), timeout);
             ("local sandbox".to_string(), o)
         }

@@ -277,6 +277,15 @@ pub enum PayloadArg {
     Zeros,
 }
 
+/// How the local sandbox's client and server share the CPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CpusArg {
+    /// sshd on the upper half of the CPUs, the client on the lower half (Linux, 2+ CPUs)
+    Split,
+    /// Let the scheduler place both anywhere
+    Shared,
+}
+
 /// Measurement modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -382,6 +391,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "RATE", conflicts_with = "destination")]
     pub sandbox_rate: Option<String>,
 
+    /// Where the local sandbox's two ends run: `split` keeps sshd on the upper half of the
+    /// CPUs and the ssh client on the lower half, so that they never take turns on one
+    /// core (as two machines would not); `shared` lets the scheduler place them. Linux with
+    /// two or more CPUs; elsewhere always shared.
+    #[arg(long, value_enum, default_value = "split", value_name = "HOW")]
+    pub sandbox_cpus: CpusArg,
+
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
     /// AEAD ciphers with every MAC), as classic benchmark scripts do. Slow.
     #[arg(long)]
@@ -426,6 +442,12 @@ pub struct SandboxArgs {
     /// Put sshd in a network namespace behind a link of this rate, e.g. 20mbit (Linux, root).
     #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
+
+    /// Pin sshd to the upper half of the CPUs (`split`, the default, as `sshbench run`
+    /// does; clients then belong on the lower half, e.g. with `taskset -c`), or not
+    /// (`shared`). Linux with two or more CPUs.
+    #[arg(long, value_enum, default_value = "split", value_name = "HOW")]
+    pub cpus: CpusArg,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,8 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use crate::cli::{PayloadArg, RunArgs};
+use crate::affinity::Placement;
+use crate::cli::{CpusArg, PayloadArg, RunArgs};
 use crate::filter::{self, FilterSpec};
 use crate::lab::{self, LabOptions};
 use crate::measure::payload::PayloadKind;
@@ -55,6 +56,10 @@ pub struct RunOptions {
     /// The sandbox's slow-machine lab, if any.
     #[serde(default)]
     pub lab: LabOptions,
+    /// How the sandbox's client and server share the CPUs (runs stored before this
+    /// existed read `shared`).
+    #[serde(default)]
+    pub sandbox_cpus: Placement,
 }
 
 /// User restrictions on algorithm names, per kind.
@@ -123,6 +128,7 @@ impl RunConfig {
                     cpu: a.sandbox_cpu,
                     rate_kbit: a.sandbox_rate.as_deref().map(lab::parse_rate).transpose()?,
                 },
+                sandbox_cpus: placement(a.sandbox_cpus),
                 payload: match a.payload {
                     PayloadArg::Random => PayloadKind::Random,
                     PayloadArg::Text => PayloadKind::Text,
@@ -147,6 +153,14 @@ impl RunConfig {
 
 /// Parse a byte size: `1048576`, `512K`, `8M`, `1G` (binary units; `KiB`/`MB` spellings
 /// accepted). At least 1 byte, at most 1 TiB.
+/// The sandbox placement a `--sandbox-cpus` / `--cpus` value asks for.
+pub fn placement(arg: CpusArg) -> Placement {
+    match arg {
+        CpusArg::Split => Placement::Split,
+        CpusArg::Shared => Placement::Shared,
+    }
+}
+
 pub fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());

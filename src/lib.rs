@@ -6,6 +6,7 @@
 //! terminal) live at the edges: [`sandbox`], [`measure::openssh`], [`offer::client`] and
 //! the binary. The measuring core never prints.
 
+pub mod affinity;
 pub mod analysis;
 pub mod cancel;
 pub mod cli;

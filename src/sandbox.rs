@@ -10,6 +10,7 @@
 //! session it spawned, removes the temp dir and, when running as root, whatever
 //! privilege-separation directory or user it had to create.
 
+use crate::affinity;
 use crate::lab::{Cgroup, LabOptions, Netns};
 use crate::offer::AlgoLists;
 use crate::proc;
@@ -54,6 +55,8 @@ pub struct SandboxOptions {
     pub restrict: AlgoLists,
     /// A slow-machine lab: CPU quota and/or shaped link (Linux, root).
     pub lab: LabOptions,
+    /// Run sshd and its sessions on these CPUs only (see [`crate::affinity`]).
+    pub server_cpus: Option<Vec<usize>>,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.
@@ -71,6 +74,7 @@ pub struct Sandbox {
     // Removed after sshd is stopped (field order).
     cgroup: Option<Cgroup>,
     netns: Option<Netns>,
+    server_cpus: Option<Vec<usize>>,
     _lock: File,
     // Dropped last: removes the private directory.
     dir: TempDir,
@@ -162,6 +166,7 @@ impl Sandbox {
             host,
             cgroup,
             netns,
+            server_cpus: opts.server_cpus.clone(),
             port: 0,
             user,
             ssh_config: dir.path().join("ssh_config"),
@@ -202,6 +207,9 @@ impl Sandbox {
                 .stderr(log)
                 .process_group(0);
             set_parent_death_signal(&mut cmd);
+            if let Some(cpus) = &self.server_cpus {
+                affinity::pin_command(&mut cmd, cpus)?;
+            }
             let mut child = cmd
                 .spawn()
                 .with_context(|| format!("starting {}", self.sshd.display()))?;
@@ -306,6 +314,11 @@ impl Sandbox {
     /// What this sshd was configured to offer (kex, host key, cipher, MAC).
     pub fn offered(&self) -> &AlgoLists {
         &self.offered
+    }
+
+    /// The CPUs sshd and its sessions are pinned to, if any.
+    pub fn server_cpus(&self) -> Option<&[usize]> {
+        self.server_cpus.as_deref()
     }
 
     /// The sshd listener's process id, while it runs.

@@ -87,6 +87,18 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         ("complete", 3 + 7 * 2)
     );
     assert!(runs[0].machine.cores.is_some());
+    // The sandbox's two ends were split over the CPUs (where there are two or more),
+    // and the run says so.
+    let options: serde_json::Value = serde_json::from_str(&runs[0].options_json).unwrap();
+    assert_eq!(options["sandbox_cpus"], "split");
+    if let Some(split) = sshbench::affinity::plan(sshbench::affinity::Placement::Split) {
+        let said = format!(
+            "sshd on CPU{} {}",
+            if split.server.len() == 1 { "" } else { "s" },
+            sshbench::affinity::format_list(&split.server)
+        );
+        assert!(stderr.contains(&said), "{said:?} missing:\n{stderr}");
+    }
 
     // Echo: percentiles of every keystroke, stored one by one and read back.
     let show = sshbench()
@@ -163,7 +175,8 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     let sandbox_dir = logged
         .lines()
         .find_map(|l| l.split("private dir ").nth(1))
-        .map(|d| d.trim_end_matches(')').to_string())
+        .and_then(|d| d.split(')').next())
+        .map(str::to_string)
         .expect("the sandbox dir is announced");
     assert!(Path::new(&sandbox_dir).exists(), "kill -9 cannot clean up");
     // The kernel stops the orphaned sshd (PR_SET_PDEATHSIG).
@@ -250,7 +263,7 @@ fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
     let mut line = String::new();
     while stderr.read_line(&mut line).unwrap() > 0 {
         if let Some(d) = line.split("private dir ").nth(1) {
-            dir_line = Some(d.trim().trim_end_matches(')').to_string());
+            dir_line = d.split(')').next().map(str::to_string);
         }
         if line.starts_with("run ") {
             break;

@@ -59,7 +59,9 @@ fn every_mode_succeeds_and_verifies_what_was_negotiated() {
         assert!(s.client_cpu.unwrap().total() > Duration::ZERO);
     }
 
-    let size = 3 * (1 << 20) + 12345; // not a multiple of the payload block
+    // Not a multiple of the payload block; large enough that the steady window of a fast
+    // cipher (~20 ms) outlasts a round trip even when the tests crowd the machine.
+    let size = 16 * (1 << 20) + 12345;
     for (cipher, mac) in [
         ("aes128-gcm@openssh.com", None),
         ("aes256-ctr", Some("hmac-sha2-256-etm@openssh.com")),
@@ -392,6 +394,43 @@ fn sandbox_pins_host_keys_and_listens_on_loopback_only() {
             assert!(offered.contains(kind, name), "{name} not enabled");
         }
     }
+}
+
+/// A split placement: sshd, and every session it starts, runs on the server's CPUs only
+/// (as the kernel sees it: `Cpus_allowed_list` of the listener and of a remote command).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_split_sandbox_runs_sshd_and_its_sessions_on_the_server_cpus() {
+    use sshbench::affinity;
+    use sshbench::sandbox::{self, Sandbox, SandboxOptions};
+    let allowed = affinity::allowed().unwrap();
+    // On a one-CPU machine there is nothing to split; pin to that CPU all the same.
+    let server = affinity::split(&allowed).map_or(allowed.clone(), |s| s.server);
+    let sb = Sandbox::start(&SandboxOptions {
+        candidates: sshbench::offer::candidates(&common::client()),
+        server_cpus: Some(server.clone()),
+        ..SandboxOptions::default()
+    })
+    .unwrap();
+    assert_eq!(sb.server_cpus(), Some(server.as_slice()));
+    let want = affinity::format_list(&server);
+    let listed = |status: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .map(|v| v.trim().to_string())
+    };
+    let listener = std::fs::read_to_string(format!("/proc/{}/status", sb.pid().unwrap())).unwrap();
+    assert_eq!(listed(&listener).as_deref(), Some(want.as_str()));
+    let out = std::process::Command::new(common::ssh())
+        .args(["-F"])
+        .arg(sb.ssh_config())
+        .args([sandbox::ALIAS, "cat /proc/self/status"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", sb.log());
+    let session = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(listed(&session).as_deref(), Some(want.as_str()));
 }
 
 /// Regression: a long-lived sandbox in another process (`sshbench sandbox`) once held a

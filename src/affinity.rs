@@ -1,0 +1,227 @@
+//! Where the local sandbox's two ends run: the split of this machine's CPUs between the
+//! client (sshbench and its `ssh` processes) and the sandbox `sshd` (with its sessions).
+//!
+//! Both ends of a sandbox run share one machine. Left to the scheduler, a CPU-bound
+//! `ssh` and `sshd` now and then take turns on one core while another idles, and a
+//! sample reads half the rate: on a 2-core machine that made single samples of the same
+//! suite differ by 1.5x. `split` gives the server the upper half of the CPUs this
+//! process may use and the client the lower half, as two machines would have them.
+//! Pinning works on Linux (`sched_setaffinity`); elsewhere [`allowed`] is `None` and
+//! nothing is pinned.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::process::Command;
+
+/// How the sandbox's client and server share the CPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// The scheduler places both ends anywhere (runs stored before placement existed).
+    #[default]
+    Shared,
+    /// Client on the lower half of the CPUs, server on the upper half.
+    Split,
+}
+
+/// The CPUs of each end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub client: Vec<usize>,
+    pub server: Vec<usize>,
+}
+
+/// Split `allowed` (CPU numbers, ascending) into a lower half for the client (the larger
+/// one when the count is odd) and an upper half for the server; `None` below two CPUs.
+pub fn split(allowed: &[usize]) -> Option<Split> {
+    if allowed.len() < 2 {
+        return None;
+    }
+    let mut cpus = allowed.to_vec();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let server = cpus.split_off(cpus.len().div_ceil(2));
+    Some(Split {
+        client: cpus,
+        server,
+    })
+}
+
+/// The split for `placement` on this machine, if it pins anything.
+pub fn plan(placement: Placement) -> Option<Split> {
+    match placement {
+        Placement::Shared => None,
+        Placement::Split => split(&allowed()?),
+    }
+}
+
+/// `0-3,6` style, as `taskset -c` and `/proc/*/status` write CPU lists.
+pub fn format_list(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+#[cfg(target_os = "linux")]
+mod os {
+    use anyhow::{Context, Result};
+    use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+    use nix::unistd::Pid;
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    fn set_of(cpus: &[usize]) -> Result<CpuSet> {
+        let mut set = CpuSet::new();
+        for &c in cpus {
+            set.set(c)
+                .with_context(|| format!("CPU {c} is beyond the CPU set"))?;
+        }
+        Ok(set)
+    }
+
+    pub fn allowed() -> Option<Vec<usize>> {
+        let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
+        Some(
+            (0..CpuSet::count())
+                .filter(|&c| set.is_set(c).unwrap_or(false))
+                .collect(),
+        )
+    }
+
+    pub fn pin_thread(cpus: &[usize]) -> Result<()> {
+        sched_setaffinity(Pid::from_raw(0), &set_of(cpus)?).context("sched_setaffinity")
+    }
+
+    pub fn pin_command(cmd: &mut Command, cpus: &[usize]) -> Result<()> {
+        let set = set_of(cpus)?;
+        // SAFETY: sched_setaffinity is a plain system call on a set built beforehand;
+        // nothing is allocated or locked between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                sched_setaffinity(Pid::from_raw(0), &set).map_err(std::io::Error::from)
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod os {
+    use anyhow::{Result, bail};
+    use std::process::Command;
+
+    pub fn allowed() -> Option<Vec<usize>> {
+        None
+    }
+
+    pub fn pin_thread(_: &[usize]) -> Result<()> {
+        bail!("CPU pinning is implemented for Linux only")
+    }
+
+    pub fn pin_command(_: &mut Command, _: &[usize]) -> Result<()> {
+        bail!("CPU pinning is implemented for Linux only")
+    }
+}
+
+/// The CPUs this process may run on (ascending); `None` where that is unknown.
+pub fn allowed() -> Option<Vec<usize>> {
+    os::allowed()
+}
+
+/// Restrict the calling thread, and every thread and process it starts afterwards, to
+/// `cpus`.
+pub fn pin_thread(cpus: &[usize]) -> Result<()> {
+    os::pin_thread(cpus)
+}
+
+/// Start `cmd` (and whatever it starts) on `cpus` only.
+pub fn pin_command(cmd: &mut Command, cpus: &[usize]) -> Result<()> {
+    os::pin_command(cmd, cpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_into_a_lower_client_half_and_an_upper_server_half() {
+        assert_eq!(split(&[]), None);
+        assert_eq!(split(&[3]), None);
+        let two = split(&[0, 1]).unwrap();
+        assert_eq!((two.client, two.server), (vec![0], vec![1]));
+        let odd = split(&[0, 1, 2]).unwrap();
+        assert_eq!((odd.client, odd.server), (vec![0, 1], vec![2]));
+        // A cpuset with holes, unsorted, as a container may allow.
+        let holes = split(&[7, 2, 4, 5]).unwrap();
+        assert_eq!((holes.client, holes.server), (vec![2, 4], vec![5, 7]));
+        assert_eq!(plan(Placement::Shared), None);
+    }
+
+    #[test]
+    fn formats_cpu_lists_like_taskset() {
+        assert_eq!(format_list(&[]), "");
+        assert_eq!(format_list(&[1]), "1");
+        assert_eq!(format_list(&[0, 1, 2, 3, 6]), "0-3,6");
+        assert_eq!(format_list(&[0, 2, 3, 5]), "0,2-3,5");
+    }
+
+    #[test]
+    fn placement_is_stored_in_lowercase_and_old_runs_read_shared() {
+        assert_eq!(
+            serde_json::to_string(&Placement::Split).unwrap(),
+            "\"split\""
+        );
+        assert_eq!(Placement::default(), Placement::Shared);
+    }
+
+    /// The kernel's own view (`Cpus_allowed_list` of a child) after pinning: a thread
+    /// pinned to one CPU starts its processes there, and a pinned command runs there.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pinned_threads_and_commands_run_where_they_were_put() {
+        let allowed = allowed().expect("Linux knows the affinity");
+        assert!(!allowed.is_empty());
+        let last = *allowed.last().unwrap();
+        let child_list = |cmd: &mut Command| {
+            let out = cmd.output().unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            text.lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|v| v.trim().to_string())
+                .unwrap()
+        };
+        let status = || {
+            let mut c = Command::new("cat");
+            c.arg("/proc/self/status");
+            c
+        };
+        let from_thread = std::thread::spawn(move || {
+            pin_thread(&[last]).unwrap();
+            assert_eq!(super::allowed().unwrap(), vec![last]);
+            child_list(&mut status())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(from_thread, last.to_string());
+        // This thread is untouched.
+        assert_eq!(super::allowed().unwrap(), allowed);
+
+        let first = allowed[0];
+        let mut cmd = status();
+        pin_command(&mut cmd, &[first]).unwrap();
+        assert_eq!(child_list(&mut cmd), first.to_string());
+        assert_eq!(child_list(&mut status()), format_list(&allowed));
+    }
+}
