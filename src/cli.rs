@@ -395,7 +395,13 @@ pub struct RunArgs {
     /// CPUs and the ssh client on the lower half, so that they never take turns on one
     /// core (as two machines would not); `shared` lets the scheduler place them. Linux with
     /// two or more CPUs; elsewhere always shared.
-    #[arg(long, value_enum, default_value = "split", value_name = "HOW")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "split",
+        value_name = "HOW",
+        conflicts_with = "destination"
+    )]
     pub sandbox_cpus: CpusArg,
 
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,

@@ -106,6 +106,11 @@ impl RunConfig {
         if sample_time < Duration::from_millis(10) {
             bail!("--sample-time must be at least 10ms");
         }
+        // Only the sandbox is placed; a real server's run records none.
+        let sandbox_cpus = match a.destination {
+            Some(_) => Placement::Shared,
+            None => placement(a.sandbox_cpus),
+        };
         Ok(RunConfig {
             destination: a.destination,
             options: RunOptions {
@@ -128,7 +133,8 @@ impl RunConfig {
                     cpu: a.sandbox_cpu,
                     rate_kbit: a.sandbox_rate.as_deref().map(lab::parse_rate).transpose()?,
                 },
-                sandbox_cpus: placement(a.sandbox_cpus),
+                // Only the sandbox is placed; a real server's run records none.
+                sandbox_cpus,
                 payload: match a.payload {
                     PayloadArg::Random => PayloadKind::Random,
                     PayloadArg::Text => PayloadKind::Text,
@@ -239,6 +245,31 @@ mod tests {
         for bad in ["", "0", "-1m", "10 parsecs", "m"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    /// The placement is the sandbox's: the default splits, `shared` opts out, and a run
+    /// against a real server records none.
+    #[test]
+    fn sandbox_placement_applies_to_the_sandbox_only() {
+        use crate::cli::{Cli, CommandArgs};
+        use clap::Parser;
+        let placed = |argv: &[&str]| {
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let CommandArgs::Run(a) = cli.command else {
+                panic!("not run")
+            };
+            RunConfig::from_args(*a).unwrap().options.sandbox_cpus
+        };
+        assert_eq!(placed(&["sshbench", "run"]), Placement::Split);
+        assert_eq!(
+            placed(&["sshbench", "run", "--sandbox-cpus", "shared"]),
+            Placement::Shared
+        );
+        assert_eq!(placed(&["sshbench", "run", "nas"]), Placement::Shared);
+        assert!(
+            Cli::try_parse_from(["sshbench", "run", "nas", "--sandbox-cpus", "split"]).is_err(),
+            "--sandbox-cpus with a destination"
+        );
     }
 
     #[test]
