@@ -4,10 +4,10 @@
 //! Both ends of a sandbox run share one machine. Left to the scheduler, a CPU-bound
 //! `ssh` and `sshd` now and then take turns on one core while another idles, and a
 //! sample reads half the rate: on a 2-core machine that made single samples of the same
-//! suite differ by 1.5x. `split` gives the server the upper half of the CPUs this
-//! process may use and the client the lower half, as two machines would have them.
-//! Pinning works on Linux (`sched_setaffinity`); elsewhere [`allowed`] is `None` and
-//! nothing is pinned.
+//! suite differ by 1.5x. [`split`] gives the server the upper half of the cores this
+//! process may use and the client the lower half (hardware threads of one core on one
+//! side), as two machines would have them. Pinning works on Linux (`sched_setaffinity`,
+//! the topology from sysfs); elsewhere [`allowed`] is `None` and nothing is pinned.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,9 @@ pub enum Placement {
     Split,
 }
 
+/// A physical core: (package, core id).
+type Core = (u32, u32);
+
 /// The CPUs of each end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Split {
@@ -31,19 +34,43 @@ pub struct Split {
     pub server: Vec<usize>,
 }
 
-/// Split `allowed` (CPU numbers, ascending) into a lower half for the client (the larger
-/// one when the count is odd) and an upper half for the server; `None` below two CPUs.
-pub fn split(allowed: &[usize]) -> Option<Split> {
-    if allowed.len() < 2 {
-        return None;
-    }
+/// Split `allowed` (CPU numbers) between the client and the server by physical core:
+/// `core_of` names a CPU's core (package, core), so that hardware threads of one core
+/// stay on one side instead of the two ends sharing every core through SMT. Cores are
+/// taken in the order of their lowest CPU; the client gets the lower half (the larger
+/// one when the count is odd). A single core's threads, or CPUs whose core is unknown,
+/// are split one by one. `None` below two CPUs.
+pub fn split(allowed: &[usize], core_of: impl Fn(usize) -> Option<Core>) -> Option<Split> {
     let mut cpus = allowed.to_vec();
     cpus.sort_unstable();
     cpus.dedup();
-    let server = cpus.split_off(cpus.len().div_ceil(2));
+    if cpus.len() < 2 {
+        return None;
+    }
+    let mut groups: Vec<(Option<Core>, Vec<usize>)> = Vec::new();
+    for c in cpus {
+        let core = core_of(c);
+        match groups
+            .iter_mut()
+            .find(|(k, _)| core.is_some() && *k == core)
+        {
+            Some((_, g)) => g.push(c),
+            None => groups.push((core, vec![c])),
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = match groups.len() {
+        1 => groups.remove(0).1.into_iter().map(|c| vec![c]).collect(),
+        _ => groups.into_iter().map(|(_, g)| g).collect(),
+    };
+    let server = groups.split_off(groups.len().div_ceil(2));
+    let flat = |g: Vec<Vec<usize>>| {
+        let mut v: Vec<usize> = g.into_iter().flatten().collect();
+        v.sort_unstable();
+        v
+    };
     Some(Split {
-        client: cpus,
-        server,
+        client: flat(groups),
+        server: flat(server),
     })
 }
 
@@ -51,7 +78,7 @@ pub fn split(allowed: &[usize]) -> Option<Split> {
 pub fn plan(placement: Placement) -> Option<Split> {
     match placement {
         Placement::Shared => None,
-        Placement::Split => split(&allowed()?),
+        Placement::Split => split(&allowed()?, os::core_of),
     }
 }
 
@@ -100,6 +127,18 @@ mod os {
         )
     }
 
+    /// (package, core) from sysfs.
+    pub fn core_of(cpu: usize) -> Option<(u32, u32)> {
+        let read = |name: &str| {
+            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{name}"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        };
+        Some((read("physical_package_id")?, read("core_id")?))
+    }
+
     pub fn pin_thread(cpus: &[usize]) -> Result<()> {
         sched_setaffinity(Pid::from_raw(0), &set_of(cpus)?).context("sched_setaffinity")
     }
@@ -123,6 +162,10 @@ mod os {
     use std::process::Command;
 
     pub fn allowed() -> Option<Vec<usize>> {
+        None
+    }
+
+    pub fn core_of(_: usize) -> Option<(u32, u32)> {
         None
     }
 
@@ -157,16 +200,36 @@ mod tests {
 
     #[test]
     fn splits_into_a_lower_client_half_and_an_upper_server_half() {
-        assert_eq!(split(&[]), None);
-        assert_eq!(split(&[3]), None);
-        let two = split(&[0, 1]).unwrap();
-        assert_eq!((two.client, two.server), (vec![0], vec![1]));
-        let odd = split(&[0, 1, 2]).unwrap();
-        assert_eq!((odd.client, odd.server), (vec![0, 1], vec![2]));
+        let unknown = |_| None;
+        let halves = |allowed: &[usize], core_of: &dyn Fn(usize) -> Option<(u32, u32)>| {
+            split(allowed, core_of).map(|s| (s.client, s.server))
+        };
+        assert_eq!(halves(&[], &unknown), None);
+        assert_eq!(halves(&[3], &unknown), None);
+        assert_eq!(halves(&[0, 1], &unknown), Some((vec![0], vec![1])));
+        assert_eq!(halves(&[0, 1, 2], &unknown), Some((vec![0, 1], vec![2])));
         // A cpuset with holes, unsorted, as a container may allow.
-        let holes = split(&[7, 2, 4, 5]).unwrap();
-        assert_eq!((holes.client, holes.server), (vec![2, 4], vec![5, 7]));
+        assert_eq!(
+            halves(&[7, 2, 4, 5], &unknown),
+            Some((vec![2, 4], vec![5, 7]))
+        );
         assert_eq!(plan(Placement::Shared), None);
+    }
+
+    #[test]
+    fn hardware_threads_of_one_core_stay_on_one_side() {
+        // 2 cores × 2 threads, numbered as on most x86 machines: CPU n and n + 2 are
+        // siblings. By number the halves would share both cores.
+        let smt = |c: usize| Some((0, (c % 2) as u32));
+        let s = split(&[0, 1, 2, 3], smt).unwrap();
+        assert_eq!((s.client, s.server), (vec![0, 2], vec![1, 3]));
+        // Two packages of two cores: cores, not packages, are split.
+        let packages = |c: usize| Some(((c / 2) as u32, (c % 2) as u32));
+        let s = split(&[0, 1, 2, 3], packages).unwrap();
+        assert_eq!((s.client, s.server), (vec![0, 1], vec![2, 3]));
+        // One core with two threads: split by thread.
+        let s = split(&[4, 5], |_| Some((0, 0))).unwrap();
+        assert_eq!((s.client, s.server), (vec![4], vec![5]));
     }
 
     #[test]

@@ -405,7 +405,7 @@ fn a_split_sandbox_runs_sshd_and_its_sessions_on_the_server_cpus() {
     use sshbench::sandbox::{self, Sandbox, SandboxOptions};
     let allowed = affinity::allowed().unwrap();
     // On a one-CPU machine there is nothing to split; pin to that CPU all the same.
-    let server = affinity::split(&allowed).map_or(allowed.clone(), |s| s.server);
+    let server = affinity::plan(affinity::Placement::Split).map_or(allowed.clone(), |s| s.server);
     let sb = Sandbox::start(&SandboxOptions {
         candidates: sshbench::offer::candidates(&common::client()),
         server_cpus: Some(server.clone()),
