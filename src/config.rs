@@ -133,7 +133,6 @@ impl RunConfig {
                     cpu: a.sandbox_cpu,
                     rate_kbit: a.sandbox_rate.as_deref().map(lab::parse_rate).transpose()?,
                 },
-                // Only the sandbox is placed; a real server's run records none.
                 sandbox_cpus,
                 payload: match a.payload {
                     PayloadArg::Random => PayloadKind::Random,
@@ -157,8 +156,6 @@ impl RunConfig {
     }
 }
 
-/// Parse a byte size: `1048576`, `512K`, `8M`, `1G` (binary units; `KiB`/`MB` spellings
-/// accepted). At least 1 byte, at most 1 TiB.
 /// The sandbox placement a `--sandbox-cpus` / `--cpus` value asks for.
 pub fn placement(arg: CpusArg) -> Placement {
     match arg {
@@ -167,6 +164,8 @@ pub fn placement(arg: CpusArg) -> Placement {
     }
 }
 
+/// Parse a byte size: `1048576`, `512K`, `8M`, `1G` (binary units; `KiB`/`MB` spellings
+/// accepted). At least 1 byte, at most 1 TiB.
 pub fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
