@@ -20,6 +20,13 @@ pub const WARMUP_BYTES: u64 = 8 << 20;
 /// A send warm-up with nothing to go on ramps up over this many bytes (past the stall
 /// where ssh's first channel window runs out), then streams for [`warmup_window`].
 pub const WARMUP_RAMP: u64 = 8 << 20;
+/// A calibrated transfer's ramp is at least this long (at most two sample times at the
+/// suite's rate): a shorter ramp ends before the server's buffers have grown to hold a
+/// flow-control window (OpenSSH's sshd grows its buffer in 32 KiB steps, a fresh copy
+/// each time), and a slow suite's measured window then pays for that growth. 3des-cbc
+/// on loopback, 100 send samples each: 36 more than 5% below the steady rate with a ramp
+/// of a quarter (2 MB), 27 with 8 MiB.
+pub const RAMP_MIN: u64 = 8 << 20;
 /// Calibrated sizes stay within these bounds.
 pub const MIN_BYTES: u64 = 1 << 20;
 pub const MAX_BYTES: u64 = 4 << 30;
@@ -122,15 +129,23 @@ pub fn warmup_window(sample_time: Duration) -> Duration {
     sample_time / 2
 }
 
-/// Transfer size for a suite at an estimated steady `rate` (bytes/s): the first quarter
-/// ramps the connection up (not measured), the other three quarters last `sample_time`.
-pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> u64 {
+/// Transfer size and ramp (the bytes before the measured window) for a suite at an
+/// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a third
+/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less).
+pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> (u64, u64) {
     let Some(rate) = rate.filter(|r| *r > 0.0) else {
-        return WARMUP_BYTES;
+        return (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES));
     };
-    let bytes = (4.0 / 3.0 * rate * sample_time.as_secs_f64()) as u64;
-    let rounded = bytes.div_ceil(64 << 10) * (64 << 10);
-    rounded.clamp(MIN_BYTES, MAX_BYTES)
+    let window = rate * sample_time.as_secs_f64();
+    let ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
+    let rounded = ((window + ramp) as u64).div_ceil(64 << 10) * (64 << 10);
+    let bytes = rounded.clamp(MIN_BYTES, MAX_BYTES);
+    let ramp = if bytes < rounded {
+        ramp_bytes(bytes)
+    } else {
+        ramp as u64
+    };
+    (bytes, ramp)
 }
 
 /// Keystrokes for an echo session at an estimated median round trip `rtt` (seconds).
@@ -141,7 +156,8 @@ pub fn calibrate_echo(rtt: Option<f64>, sample_time: Duration) -> u64 {
     }
 }
 
-/// Bytes at the start of a transfer that ramp the connection up and are not measured.
+/// Bytes at the start of a transfer of a fixed size (`--size`, a warm-up's first size)
+/// that ramp the connection up and are not measured.
 pub fn ramp_bytes(bytes: u64) -> u64 {
     bytes / 4
 }
@@ -412,13 +428,20 @@ impl Runner<'_> {
                     // look slow, or be over too soon to tell.
                     None if round == 0 && planned.mode == Mode::Send => (
                         MAX_BYTES,
-                        sibling().map_or(WARMUP_RAMP, |rate| ramp_bytes(calibrate(Some(rate), t))),
+                        sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t).1),
                         Some(warmup_window(t)),
                     ),
                     None if round == 0 => {
-                        sized(sibling().map_or(WARMUP_BYTES, |rate| calibrate(Some(rate), t)))
+                        let (bytes, ramp) = sibling()
+                            .map_or((WARMUP_BYTES, ramp_bytes(WARMUP_BYTES)), |rate| {
+                                calibrate(Some(rate), t)
+                            });
+                        (bytes, ramp, None)
                     }
-                    None => sized(calibrate(estimate(), t)),
+                    None => {
+                        let (bytes, ramp) = calibrate(estimate(), t);
+                        (bytes, ramp, None)
+                    }
                 }
             }
         };
@@ -447,12 +470,12 @@ impl Runner<'_> {
                 if w.time * 2 >= self.settings.sample_time {
                     break;
                 }
-                let next = calibrate(sample.throughput(), self.settings.sample_time);
+                let (next, ramp) = calibrate(sample.throughput(), self.settings.sample_time);
                 if next < request.bytes * 3 / 2 {
                     break;
                 }
                 request.bytes = next;
-                request.ramp = ramp_bytes(next);
+                request.ramp = ramp;
                 sample = self.attempt(item, round, &request)?;
             }
         }
@@ -605,23 +628,29 @@ mod tests {
         assert_eq!(sorted, items);
     }
 
+    /// A mock sample of `req` whose measured part moves at `rate` (a time-bounded send
+    /// streams for its time after the ramp).
+    fn at_rate(req: &SampleRequest, cancel: &Cancel, rate: f64) -> Sample {
+        let mut s = Mock::default().measure(req, cancel);
+        let bytes = match req.until {
+            Some(t) => (rate * t.as_secs_f64()) as u64,
+            None => req.bytes - req.ramp,
+        };
+        s.bytes = req.ramp + bytes;
+        s.window = Some(crate::measure::Window {
+            bytes,
+            time: Duration::from_secs_f64(bytes as f64 / rate),
+        });
+        s
+    }
+
     /// Transfers below 16 MiB run at 200 MB/s (a connection's slow start), larger ones
     /// at 1 GB/s; a time-bounded send streams at 1 GB/s after its ramp.
     struct SlowStart;
     impl Transport for SlowStart {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
-            let mut s = Mock::default().measure(req, cancel);
-            let (rate, bytes) = match req.until {
-                Some(t) => (1e9, (1e9 * t.as_secs_f64()) as u64),
-                None if req.bytes < 16 << 20 => (200e6, req.bytes - req.ramp),
-                None => (1e9, req.bytes - req.ramp),
-            };
-            s.bytes = req.ramp + bytes;
-            s.window = Some(crate::measure::Window {
-                bytes,
-                time: Duration::from_secs_f64(bytes as f64 / rate),
-            });
-            s
+            let slow = req.until.is_none() && req.bytes < 16 << 20;
+            at_rate(req, cancel, if slow { 200e6 } else { 1e9 })
         }
     }
 
@@ -673,8 +702,45 @@ mod tests {
         assert_eq!(warm.len(), 2, "{warm:?}");
         assert!(warm.iter().all(|w| w.1 == MAX_BYTES && w.3 == half));
         assert_eq!(warm[0].2, WARMUP_RAMP);
-        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
-        assert_eq!(warm[1].2, ramp_bytes(at_1g));
+        let (_, ramp_at_1g) = calibrate(Some(1e9), Duration::from_millis(250));
+        assert_eq!(warm[1].2, ramp_at_1g);
+    }
+
+    /// A slow suite: 20 MB/s whatever the size.
+    struct Slow;
+    impl Transport for Slow {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            at_rate(req, cancel, 20e6)
+        }
+    }
+
+    #[test]
+    fn a_slow_suite_ramps_over_at_least_ramp_min() {
+        let mut requests: Vec<(u32, u64, u64)> = Vec::new();
+        run(
+            &plan(&["a"]),
+            &settings(2),
+            &mut Slow,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |e| {
+                if let Event::Starting { round, request, .. } = e {
+                    requests.push((round, request.bytes, request.ramp));
+                }
+            },
+        )
+        .unwrap();
+        // 20 MB/s for 250 ms: 5 MB measured after 8 MiB, not after a quarter (1.7 MB).
+        let counted: Vec<_> = requests.iter().filter(|r| r.0 > 0).collect();
+        assert_eq!(counted.len(), 2, "{requests:?}");
+        for (_, bytes, ramp) in counted {
+            assert_eq!(*ramp, RAMP_MIN);
+            assert!(
+                (5_000_000..5_000_000 + (64 << 10)).contains(&(bytes - ramp)),
+                "{bytes}"
+            );
+        }
     }
 
     #[test]
@@ -695,8 +761,8 @@ mod tests {
             },
         )
         .unwrap();
-        let warm = |rate| calibrate(Some(rate), Duration::from_millis(250));
-        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
+        let warm = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let at_1g = warm(1e9);
         assert_eq!(
             sizes,
             [
@@ -781,7 +847,7 @@ mod tests {
         assert_eq!(warm.iter().filter(|&&i| i == 3).count(), 3, "{requests:?}");
         assert_eq!(warm.len(), 4);
         // The receive of "a" is sized from its send's warm-up from the first round on.
-        let at_1g = calibrate(Some(1e9), Duration::from_millis(250));
+        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250));
         let receive_a: Vec<u64> = requests.iter().filter(|r| r.0 == 1).map(|r| r.2).collect();
         assert_eq!(receive_a, [at_1g, at_1g]);
         // Two stored warm-ups and 4 × 2 counted samples; progress counted just as many.
@@ -944,13 +1010,31 @@ mod tests {
 
     #[test]
     fn calibration_targets_the_sample_time() {
+        let t = Duration::from_millis(300);
         // 100 MB/s for 300 ms after a ramp of a third of that: 40 MB.
-        let size = calibrate(Some(1e8), Duration::from_millis(300));
+        let (size, ramp) = calibrate(Some(1e8), t);
         assert!((size as f64 - 4e7).abs() < 70_000.0, "{size}");
         assert_eq!(size % (64 << 10), 0);
-        assert_eq!(calibrate(None, Duration::from_secs(1)), WARMUP_BYTES);
-        assert_eq!(calibrate(Some(1.0), Duration::from_millis(250)), MIN_BYTES);
-        assert_eq!(calibrate(Some(1e12), Duration::from_secs(10)), MAX_BYTES);
+        assert!((ramp as f64 - 1e7).abs() < 1.0, "{ramp}");
+        // 20 MB/s: 6 MB in the window, after a ramp of at least RAMP_MIN.
+        let (size, ramp) = calibrate(Some(2e7), t);
+        assert_eq!(ramp, RAMP_MIN);
+        assert!((size - ramp) as f64 >= 6e6 && size - ramp < 6_000_000 + (64 << 10));
+        // 1 MB/s: the ramp is two sample times' worth, not 8 MiB (8 s).
+        let (size, ramp) = calibrate(Some(1e6), t);
+        assert_eq!((size, ramp), (MIN_BYTES, 600_000));
+        assert_eq!(
+            calibrate(None, Duration::from_secs(1)),
+            (WARMUP_BYTES, WARMUP_BYTES / 4)
+        );
+        assert_eq!(
+            calibrate(Some(1.0), Duration::from_millis(250)).0,
+            MIN_BYTES
+        );
+        assert_eq!(
+            calibrate(Some(1e12), Duration::from_secs(10)),
+            (MAX_BYTES, MAX_BYTES / 4)
+        );
         assert_eq!(ramp_bytes(100), 25);
     }
 
