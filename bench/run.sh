@@ -39,20 +39,21 @@ trap cleanup 0
 trap 'exit 130' INT TERM
 db=$work/db.sqlite
 
-# The suites of the accuracy rows: fast to slow.
-acc_suites="aes128-gcm@openssh.com:-
-chacha20-poly1305@openssh.com:-
-aes256-ctr:hmac-sha2-256-etm@openssh.com
-3des-cbc:hmac-sha1"
+# The suites of the accuracy rows, fast to slow (cipher:MAC:speed; a slow suite's
+# reference runs longer).
+acc_suites="aes128-gcm@openssh.com:-:fast
+chacha20-poly1305@openssh.com:-:fast
+aes256-ctr:hmac-sha2-256-etm@openssh.com:fast
+3des-cbc:hmac-sha1:slow"
 if [ $quick = 1 ]; then
   filters="--kex curve25519-sha256,ecdh-sha2-nistp256 --ciphers aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes256-ctr,3des-cbc --macs hmac-sha2-256-etm@openssh.com,hmac-sha1"
   export SEED_KEXES="curve25519-sha256 curve25519-sha256@libssh.org"
   export SEED_CIPHERS="aes128-gcm@openssh.com chacha20-poly1305@openssh.com aes256-ctr 3des-cbc"
   export SEED_MACS="hmac-sha2-256-etm@openssh.com hmac-sha1"
-  ref_bytes=$((256 << 20)); ref_seconds=10
+  ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=10; acc_rounds=3
 else
   filters=
-  ref_bytes=$((1 << 30)); ref_seconds=30
+  ref_bytes=$((4 << 30)); ref_seconds=6; ref_slow_seconds=30; acc_rounds=6
 fi
 
 # 1. Speed (and the first run for precision, accuracy and overhead): an sshbench run
@@ -114,17 +115,30 @@ done
 read -r p_n p_rho p_rel < "$work/p.ours"
 read -r s_n s_rho s_rel < "$work/p.seed"
 
-# 3. Accuracy: run A's figures of four suites against one long plain-ssh transfer per
-#    suite and direction, timed from the remote ready line: 1 GiB or 30 s, whichever
-#    comes first.
+# 3. Accuracy: per suite, an sshbench run of that suite alone (send and receive, default
+#    settings but 6 rounds), then right after it one long plain-ssh transfer per
+#    direction, timed from the remote ready line: 4 GiB or 6 s, whichever comes first
+#    (30 s for a slow suite, which moves far less). sshbench's figure and its reference
+#    are taken within a minute of each other, so both meet the machine in the same state.
+#    Run A's figure (3 samples, minutes earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
 done
+acc_db=$work/accuracy.sqlite
+acc_run=0
 acc_rows=
 for s in $acc_suites; do
-  cipher=${s%%:*}; mac=${s#*:}
+  cipher=${s%%:*}; rest=${s#*:}; mac=${rest%%:*}; speed=${rest#*:}
+  log "accuracy: sshbench run of $cipher + $mac"
+  acc_run=$((acc_run + 1))
+  # shellcheck disable=SC2046 # an optional --macs pair
+  "$bin" run -q --db "$acc_db" --mode send,receive --rounds "$acc_rounds" --ciphers "$cipher" \
+    $( [ "$mac" = - ] || echo "--macs $mac") > /dev/null
   for mode in send receive; do
-    line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
+    "$kit" suites --db "$acc_db" --run "$acc_run" --mode "$mode" > "$work/acc.$mode"
+  done
+  for mode in send receive; do
+    line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/acc.$mode")
     if [ -z "$line" ]; then
       acc_rows="$acc_rows| accuracy | $mode $cipher + $mac | not measured by sshbench | |
 "
@@ -133,39 +147,22 @@ for s in $acc_suites; do
     ours=$(echo "$line" | cut -f2)
     ci=$(echo "$line" | cut -f3)
     n=$(echo "$line" | cut -f4)
-    # A fast suite's reference lasts 1-3 s and is a sample too: it is taken three times
-    # and the median used. A time-limited one (a slow suite, 30 s) is taken once.
-    : > "$work/refs"
-    for try in 1 2 3; do
-      log "reference: $mode $cipher + $mac ($try)"
-      on_client "$kit" reference --config "$config" --host "$host" --cipher "$cipher" --mac "$mac" \
-        --mode "$mode" --bytes "$ref_bytes" --seconds "$ref_seconds" >> "$work/refs"
-      [ "$(tail -n 1 "$work/refs" | cut -f1)" -lt "$ref_bytes" ] && break
-    done
-    # moved total steady steady_bytes per line -> median rate, median steady rate, the
-    # rates (MB/s), the median transfer's MiB and seconds.
-    read -r ref ref_steady ref_all ref_mib ref_s <<EOF_REF
-$(awk -F'\t' '{ r[NR] = $1 / $2; st[NR] = $4 / $3; mib[NR] = $1 / 1048576; s[NR] = $2 }
-  END {
-    n = NR
-    for (i = 1; i <= n; i++) { o[i] = i; so[i] = st[i] }
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
-      if (r[o[j]] < r[o[i]]) { t = o[i]; o[i] = o[j]; o[j] = t }
-      if (so[j] < so[i]) { t = so[i]; so[i] = so[j]; so[j] = t }
-    }
-    m = o[int((n + 1) / 2)]
-    all = ""
-    for (i = 1; i <= n; i++) all = all (i > 1 ? "," : "") sprintf("%.0f", r[i] / 1e6)
-    printf "%.0f %.0f %s %.0f %.1f\n", r[m], so[int((n + 1) / 2)], all, mib[m], s[m]
-  }' "$work/refs")
-EOF_REF
-    tries=$(wc -l < "$work/refs")
-    if [ "$tries" -gt 1 ]; then
-      ref_what="median of $tries transfers of $ref_mib MiB: $(echo "$ref_all" | sed 's/,/, /g') MB/s"
+    a_line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
+    log "reference: $mode $cipher + $mac"
+    seconds=$ref_seconds
+    [ "$speed" = slow ] && seconds=$ref_slow_seconds
+    on_client "$kit" reference --config "$config" --host "$host" --cipher "$cipher" --mac "$mac" \
+      --mode "$mode" --bytes "$ref_bytes" --seconds "$seconds" > "$work/ref"
+    read -r moved total steady steady_bytes < "$work/ref"
+    ref=$(calc "$moved / $total" 0)
+    ref_steady=$(calc "$steady_bytes / $steady" 0)
+    if [ -n "$a_line" ]; then
+      a_ours=$(echo "$a_line" | cut -f2)
+      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref" 3)"
     else
-      ref_what="$ref_mib MiB in $ref_s s"
+      a_what=
     fi
-    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s ($ref_what) | **$(calc "$ours / $ref" 3)** (vs the reference's last 3/4: $(calc "$ours / $ref_steady" 3)) |
+    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s ($(calc "$moved / 1048576" 0) MiB in $(calc "$total" 1) s)$a_what | **$(calc "$ours / $ref" 3)** (vs the reference's last 3/4: $(calc "$ours / $ref_steady" 3)) |
 "
   done
 done
