@@ -346,12 +346,13 @@ pub struct RunArgs {
     pub budget: Option<String>,
 
     /// Fix the bytes per send/receive sample (K, M, G suffixes, binary units; classic
-    /// shell benchmarks use 8M). By default each suite's size is calibrated so that a
-    /// transfer lasts --sample-time.
+    /// shell benchmarks use 8M; the first quarter is the unmeasured ramp). By default each
+    /// suite's size is calibrated so that its measured part lasts --sample-time, after a
+    /// ramp of at least 8 MiB.
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// How long a calibrated transfer should last.
+    /// How long the measured part of a calibrated transfer should last (after its ramp).
     #[arg(long, default_value = "200ms", value_name = "DURATION")]
     pub sample_time: String,
 

@@ -419,9 +419,8 @@ impl Runner<'_> {
                         })
                         .find_map(|(_, st)| st.warmup.as_ref().and_then(Sample::throughput))
                 };
-                let sized = |bytes| (bytes, ramp_bytes(bytes), None);
                 match size {
-                    Some(fixed) => sized(fixed),
+                    Some(fixed) => (fixed, ramp_bytes(fixed), None),
                     // A send warm-up streams for a while after its ramp, whatever the
                     // rate (the client decides when to stop): one connection tells the
                     // steady rate, where a fixed size could end inside the ramp-up and
@@ -431,15 +430,9 @@ impl Runner<'_> {
                         sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t).1),
                         Some(warmup_window(t)),
                     ),
-                    None if round == 0 => {
-                        let (bytes, ramp) = sibling()
-                            .map_or((WARMUP_BYTES, ramp_bytes(WARMUP_BYTES)), |rate| {
-                                calibrate(Some(rate), t)
-                            });
-                        (bytes, ramp, None)
-                    }
                     None => {
-                        let (bytes, ramp) = calibrate(estimate(), t);
+                        let rate = if round == 0 { sibling() } else { estimate() };
+                        let (bytes, ramp) = calibrate(rate, t);
                         (bytes, ramp, None)
                     }
                 }
