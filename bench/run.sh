@@ -53,7 +53,7 @@ if [ $quick = 1 ]; then
   ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=10; acc_rounds=3
 else
   filters=
-  ref_bytes=$((4 << 30)); ref_seconds=5; ref_slow_seconds=30; acc_rounds=5
+  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=30; acc_rounds=5
 fi
 
 # 1. Speed (and the first run for precision, accuracy and overhead): an sshbench run
@@ -117,7 +117,7 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 
 # 3. Accuracy: per suite, an sshbench run of that suite alone (send and receive, default
 #    settings but 5 rounds), then right after it one long plain-ssh transfer per
-#    direction, timed from the remote ready line: 4 GiB or 5 s, whichever comes first
+#    direction, timed from the remote ready line: 4 GiB or 4 s, whichever comes first
 #    (30 s for a slow suite, which moves far less). sshbench's figure and its reference
 #    are taken within a minute of each other, so both meet the machine in the same state.
 #    Run A's figure (3 samples, minutes earlier) is shown beside it.
