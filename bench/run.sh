@@ -56,7 +56,7 @@ else
   ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=30; acc_rounds=5
 fi
 
-# 1. Speed (and the first run for precision, accuracy and overhead): an sshbench run
+# 1. Speed (and the first run for precision and overhead): an sshbench run
 #    of connect + send + receive, every negotiable suite, default settings.
 log "sshbench run A: connect, send, receive ${filters:+(quick subset)}"
 # shellcheck disable=SC2086 # $filters is a list of options
