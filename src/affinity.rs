@@ -6,8 +6,9 @@
 //! sample reads half the rate: on a 2-core machine that made single samples of the
 //! same suite differ by up to 1.8x. [`split`] gives the server the upper half of the
 //! cores this process may use and the client the lower half (hardware threads of one
-//! core on one side), as two machines would have them. Pinning works on Linux (`sched_setaffinity`,
-//! the topology from sysfs); elsewhere [`allowed`] is `None` and nothing is pinned.
+//! core on one side), as two machines would have them. Pinning works on Linux
+//! (`sched_setaffinity`, the topology from sysfs); elsewhere [`allowed`] is `None` and
+//! nothing is pinned.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};

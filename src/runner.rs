@@ -17,9 +17,6 @@ use std::time::{Duration, Instant};
 
 /// Bytes of a warm-up transfer when the size is calibrated.
 pub const WARMUP_BYTES: u64 = 8 << 20;
-/// A send warm-up with nothing to go on ramps up over this many bytes (past the stall
-/// where ssh's first channel window runs out), then streams for [`warmup_window`].
-pub const WARMUP_RAMP: u64 = 8 << 20;
 /// A calibrated transfer's ramp is at least this long (at most two sample times at the
 /// suite's rate): a shorter ramp ends before the server's buffers have grown to hold a
 /// flow-control window (OpenSSH's sshd grows its buffer in 32 KiB steps, a fresh copy
@@ -27,6 +24,10 @@ pub const WARMUP_RAMP: u64 = 8 << 20;
 /// on loopback, 100 send samples each: 36 more than 5% below the steady rate with a ramp
 /// of a quarter (2 MB), 27 with 8 MiB.
 pub const RAMP_MIN: u64 = 8 << 20;
+/// A send warm-up with nothing to go on ramps up over the minimum ramp (which is also past
+/// the stall where ssh's first channel window runs out), then streams for
+/// [`warmup_window`].
+pub const WARMUP_RAMP: u64 = RAMP_MIN;
 /// Calibrated sizes stay within these bounds.
 pub const MIN_BYTES: u64 = 1 << 20;
 pub const MAX_BYTES: u64 = 4 << 30;
@@ -647,31 +648,48 @@ mod tests {
         }
     }
 
-    /// Round-0 requests through `SlowStart`: (item, bytes, ramp, until).
-    fn warm_up_requests(p: &Plan) -> Vec<(usize, u64, u64, Option<Duration>)> {
+    /// Every request of a run of `p` over `rounds` through `transport`:
+    /// (round, item, bytes, ramp, until).
+    fn requests_of(
+        p: &Plan,
+        rounds: u32,
+        transport: &mut impl Transport,
+    ) -> Vec<(u32, usize, u64, u64, Option<Duration>)> {
         let mut requests = Vec::new();
         run(
             p,
-            &settings(1),
-            &mut SlowStart,
+            &settings(rounds),
+            transport,
             &Cancel::new(),
             &mut VecSink::default(),
             &[],
             &mut |e| {
-                if let Event::Starting {
-                    round: 0, request, ..
-                } = e
-                {
+                if let Event::Starting { round, request, .. } = e {
                     let item = p
                         .items
                         .iter()
                         .position(|i| i.mode == request.mode && i.suite == request.suite);
-                    requests.push((item.unwrap(), request.bytes, request.ramp, request.until));
+                    requests.push((
+                        round,
+                        item.unwrap(),
+                        request.bytes,
+                        request.ramp,
+                        request.until,
+                    ));
                 }
             },
         )
         .unwrap();
         requests
+    }
+
+    /// Round-0 requests through `SlowStart`: (item, bytes, ramp, until).
+    fn warm_up_requests(p: &Plan) -> Vec<(usize, u64, u64, Option<Duration>)> {
+        requests_of(p, 1, &mut SlowStart)
+            .into_iter()
+            .filter(|r| r.0 == 0)
+            .map(|(_, item, bytes, ramp, until)| (item, bytes, ramp, until))
+            .collect()
     }
 
     /// `plan`, measured in `mode`.
@@ -709,25 +727,11 @@ mod tests {
 
     #[test]
     fn a_slow_suite_ramps_over_at_least_ramp_min() {
-        let mut requests: Vec<(u32, u64, u64)> = Vec::new();
-        run(
-            &plan(&["a"]),
-            &settings(2),
-            &mut Slow,
-            &Cancel::new(),
-            &mut VecSink::default(),
-            &[],
-            &mut |e| {
-                if let Event::Starting { round, request, .. } = e {
-                    requests.push((round, request.bytes, request.ramp));
-                }
-            },
-        )
-        .unwrap();
+        let requests = requests_of(&plan(&["a"]), 2, &mut Slow);
         // 20 MB/s for 250 ms: 5 MB measured after 8 MiB, not after a quarter (1.7 MB).
         let counted: Vec<_> = requests.iter().filter(|r| r.0 > 0).collect();
         assert_eq!(counted.len(), 2, "{requests:?}");
-        for (_, bytes, ramp) in counted {
+        for (_, _, bytes, ramp, _) in counted {
             assert_eq!(*ramp, RAMP_MIN);
             assert!(
                 (5_000_000..5_000_000 + (64 << 10)).contains(&(bytes - ramp)),
