@@ -32,9 +32,9 @@ pub enum CommandArgs {
     ///
     /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; multiplexing and
     /// compression are off, and what ssh actually negotiated is checked for every sample.
-    /// Each suite gets one uncounted warm-up sample (which also calibrates its transfer
-    /// size; a suite measured in several modes is warmed up once, by its send), then one
-    /// sample per mode and round.
+    /// Uncounted warm-up samples come first: one per cipher (its first suite's send,
+    /// which sizes the first counted transfers of every MAC and mode of that cipher) and
+    /// one for all connect suites. Then one sample per suite, mode and round.
     #[command(after_help = RUN_EXAMPLES)]
     Run(Box<RunArgs>),
     /// List every algorithm the client or the server knows, what is negotiable, and its

@@ -1,7 +1,7 @@
-//! Executes a plan through a [`Transport`]: one uncounted warm-up sample per suite (which
-//! also calibrates its transfer size, repeated larger while it is too short to tell; a
-//! suite measured in several modes is warmed up once, by its first item, which sizes the
-//! others), then interleaved rounds in a shuffled order, with
+//! Executes a plan through a [`Transport`]: uncounted warm-up samples first, one per
+//! cipher (which also calibrates the transfer size, repeated larger while it is too short
+//! to tell, and sizes the first counted samples of every suite and mode of that cipher)
+//! and one for the connect items, then interleaved rounds in a shuffled order, with
 //! stop rules by rounds, precision and time budget. It never prints and never runs
 //! samples in parallel (they would disturb each other); progress goes to a callback and
 //! every sample to a [`Sink`] as soon as it is measured.
@@ -209,19 +209,30 @@ struct Runner<'a> {
     total: usize,
 }
 
-/// For each item, its lead: the first earlier item that measures the same suite in
-/// another mode (send before receive before echo), if any; connect items have none. A
-/// suite costs a connection per sample whatever the mode, and one warm-up tells what the
-/// modes have in common (that the suite negotiates, its rate and its round trip), so
-/// items with a lead skip their own warm-up and are sized from their lead's.
+/// For each item, its lead: the earlier item whose warm-up stands for it, if any. A
+/// connect item is led by the plan's first connect item; a send, receive or echo item by
+/// the first such item of the same cipher (and compression), whatever its MAC and mode.
+/// Every sample is a new connection (a fresh ssh and a fresh sshd process), so nothing
+/// a warm-up does carries over to the next sample of its own suite rather than to any
+/// other: what a warm-up is for is telling the rate and round trip the counted samples
+/// are sized from, and a cipher's suites are of the same order (round 1 is sized from
+/// the lead's warm-up, later rounds from the suite's own samples). Items with a lead
+/// skip their own warm-up.
 pub fn leads(plan: &Plan) -> Vec<Option<usize>> {
     let items = &plan.items;
     (0..items.len())
         .map(|i| {
-            if items[i].mode == Mode::Connect {
-                return None;
-            }
-            (0..i).find(|&j| items[j].mode != Mode::Connect && items[j].suite == items[i].suite)
+            let (mode, suite) = (items[i].mode, &items[i].suite);
+            (0..i).find(|&j| {
+                let other = &items[j];
+                if mode == Mode::Connect {
+                    other.mode == Mode::Connect
+                } else {
+                    other.mode != Mode::Connect
+                        && other.suite.cipher == suite.cipher
+                        && other.suite.compression == suite.compression
+                }
+            })
         })
         .collect()
 }
@@ -264,7 +275,7 @@ pub fn run(
     }
     // Round 0: warm-up and calibration, first of the items without a lead; then of
     // those whose lead's warm-up gave nothing to go on (it failed, or was refused: then
-    // this item finds out for itself).
+    // this item finds out for itself, and may be refused where its lead was not).
     let all: Vec<usize> = (0..n).collect();
     let (first, followers): (Vec<usize>, Vec<usize>) =
         all.iter().partition(|&&i| r.leads[i].is_none());
@@ -274,7 +285,7 @@ pub fn run(
     }
     let cold: Vec<usize> = followers
         .into_iter()
-        .filter(|&i| r.done.contains(&(i, 0)) || r.lead_estimate(i).is_none())
+        .filter(|&i| r.done.contains(&(i, 0)) || !r.lead_warmed(i))
         .collect();
     r.total += cold.len();
     if let Some(end) = r.round(0, &cold)? {
@@ -312,16 +323,30 @@ pub fn run(
 }
 
 impl Runner<'_> {
+    /// Whether `item`'s lead's warm-up succeeded and told what `item` needs (a connect
+    /// item needs nothing but the success).
+    fn lead_warmed(&self, item: usize) -> bool {
+        match self.plan.items[item].mode {
+            Mode::Connect => self.leads[item]
+                .and_then(|l| self.state[l].warmup.as_ref())
+                .is_some_and(|w| w.outcome.is_success()),
+            _ => self.lead_estimate(item).is_some(),
+        }
+    }
+
     /// What `item`'s lead's warm-up says about it: the rate for a transfer, the round
-    /// trip for echo (the lead's ping, when it measured one; else 0, which sizes the
-    /// first session like a warm-up). None when there is no lead or it told nothing.
+    /// trip for echo (an echo lead's median; else the lead's ping, when it measured one;
+    /// else 0, which sizes the first session like a warm-up). None when there is no lead
+    /// or it told nothing.
     fn lead_estimate(&self, item: usize) -> Option<f64> {
-        let w = self.state[self.leads[item]?].warmup.as_ref()?;
+        let lead = self.leads[item]?;
+        let w = self.state[lead].warmup.as_ref()?;
         if !w.outcome.is_success() {
             return None;
         }
         match self.plan.items[item].mode {
             Mode::Send | Mode::Receive => w.throughput(),
+            Mode::Echo if self.plan.items[lead].mode == Mode::Echo => figure(w),
             Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
             Mode::Connect => None,
         }
@@ -703,18 +728,109 @@ mod tests {
 
     #[test]
     fn a_send_warm_up_streams_for_half_the_sample_time_in_one_connection() {
-        let mut p = plan(&["a", "a"]);
+        let warm = warm_up_requests(&plan(&["a", "b"]));
+        let half = Some(Duration::from_millis(125));
+        // One request per cipher, each over the fixed warm-up ramp.
+        assert_eq!(warm.len(), 2, "{warm:?}");
+        assert!(
+            warm.iter()
+                .all(|w| w.1 == MAX_BYTES && w.2 == WARMUP_RAMP && w.3 == half)
+        );
+    }
+
+    /// Cipher "a" with MACs m1 and m2, and cipher "b", in `mode`.
+    fn two_macs(mode: Mode) -> Plan {
+        let mut p = plan_in(mode, &["a", "a", "b"]);
         p.items[0].suite.mac = Some("m1".into());
         p.items[1].suite.mac = Some("m2".into());
-        let warm = warm_up_requests(&p);
-        let half = Some(Duration::from_millis(125));
-        // One request per suite; the first ramps over the fixed warm-up ramp, the second
-        // over the ramp its sibling's rate suggests.
-        assert_eq!(warm.len(), 2, "{warm:?}");
-        assert!(warm.iter().all(|w| w.1 == MAX_BYTES && w.3 == half));
-        assert_eq!(warm[0].2, WARMUP_RAMP);
-        let (_, ramp_at_1g) = calibrate(Some(1e9), Duration::from_millis(250));
-        assert_eq!(warm[1].2, ramp_at_1g);
+        p
+    }
+
+    #[test]
+    fn the_suites_of_a_cipher_share_one_warm_up() {
+        let requests = requests_of(&two_macs(Mode::Send), 2, &mut SlowStart);
+        let warm: Vec<usize> = requests.iter().filter(|r| r.0 == 0).map(|r| r.1).collect();
+        assert_eq!(warm, [0, 2], "{requests:?}");
+        // The second MAC's first counted sample is sized from the first's warm-up (its
+        // stream ran at 1 GB/s), like the first MAC's own.
+        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250));
+        let round_1: Vec<(usize, u64)> = requests
+            .iter()
+            .filter(|r| r.0 == 1 && r.1 < 2)
+            .map(|r| (r.1, r.2))
+            .collect();
+        assert_eq!(round_1.len(), 2, "{requests:?}");
+        assert!(round_1.iter().all(|r| r.1 == at_1g), "{round_1:?}");
+    }
+
+    /// The mock, refusing every suite with MAC "m1".
+    struct RefusingM1;
+    impl Transport for RefusingM1 {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = SlowStart.measure(req, cancel);
+            if req.suite.mac.as_deref() == Some("m1") {
+                s.outcome = Outcome::Refused {
+                    message: "no matching MAC found".into(),
+                };
+            }
+            s
+        }
+    }
+
+    #[test]
+    fn a_warm_up_starts_from_a_suite_of_the_same_cipher() {
+        // The cipher's lead (MAC m1) is refused: its other suites warm up themselves,
+        // the first from scratch (three receive transfers), the next from its rate.
+        let mut p = two_macs(Mode::Receive);
+        p.items.insert(2, p.items[1].clone());
+        p.items[2].suite.mac = Some("m3".into());
+        let requests = requests_of(&p, 1, &mut RefusingM1);
+        let sizes = |item| -> Vec<u64> {
+            requests
+                .iter()
+                .filter(|r| r.0 == 0 && r.1 == item)
+                .map(|r| r.2)
+                .collect()
+        };
+        let at = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let scratch = vec![WARMUP_BYTES, at(200e6), at(1e9)];
+        assert_eq!(sizes(0), [WARMUP_BYTES]);
+        assert_eq!(sizes(3), scratch);
+        // Items 1 and 2 are shuffled: one starts from scratch, the other from its rate.
+        let (mut a, mut b) = (sizes(1), sizes(2));
+        if a.len() < b.len() {
+            std::mem::swap(&mut a, &mut b);
+        }
+        assert_eq!((a, b), (scratch, vec![at(1e9)]), "{requests:?}");
+        // Round 1 measures only what was not refused.
+        let counted: Vec<usize> = requests.iter().filter(|r| r.0 == 1).map(|r| r.1).collect();
+        assert!(!counted.contains(&0) && counted.len() == 3, "{requests:?}");
+    }
+
+    #[test]
+    fn connect_items_share_one_warm_up_unless_it_fails() {
+        let mut p = plan_in(Mode::Connect, &["a", "b", "c"]);
+        let warm = |p: &Plan, mock: &mut Mock| -> Vec<usize> {
+            requests_of(p, 1, mock)
+                .into_iter()
+                .filter(|r| r.0 == 0)
+                .map(|r| r.1)
+                .collect()
+        };
+        assert_eq!(warm(&p, &mut Mock::default()), [0]);
+        // Refused: the others find out for themselves (in round 0, uncounted).
+        let mut refusing = Mock {
+            refuse: vec!["a".into()],
+        };
+        let cold = warm(&p, &mut refusing);
+        assert_eq!(cold.len(), 3, "{cold:?}");
+        assert_eq!(cold[0], 0);
+        // A session item of the same cipher is not led by a connect item.
+        p.items.push(PlanItem {
+            mode: Mode::Send,
+            ..p.items[1].clone()
+        });
+        assert_eq!(leads(&p), [None, Some(0), Some(0), None]);
     }
 
     /// A slow suite: 20 MB/s whatever the size.
@@ -804,6 +920,17 @@ mod tests {
             },
         );
         assert_eq!(leads(&p), [None, None, Some(1), Some(1), None]);
+        // Another MAC of cipher "a", in receive: led by the cipher's first item too;
+        // compressed, it is a suite of its own.
+        let mut other = p.items[2].clone();
+        other.suite.mac = Some("m2".into());
+        p.items.push(other.clone());
+        other.suite.compression = Some("zlib@openssh.com".into());
+        p.items.push(other);
+        assert_eq!(
+            leads(&p),
+            [None, None, Some(1), Some(1), None, Some(1), None]
+        );
     }
 
     #[test]
@@ -878,6 +1005,34 @@ mod tests {
         assert_eq!(requests, [(1, 1000 + ECHO_UNTIMED)]);
     }
 
+    #[test]
+    fn echo_led_by_an_echo_warm_up_is_sized_from_its_median() {
+        let p = two_macs(Mode::Echo);
+        let requests = requests_of(&p, 1, &mut Mock::default());
+        let of_m2: Vec<(u32, u64)> = requests
+            .iter()
+            .filter(|r| r.1 == 1)
+            .map(|r| (r.0, r.2))
+            .collect();
+        // The lead's warm-up session again (the mock is deterministic): its median.
+        let lead = Mock::default().measure(
+            &SampleRequest {
+                suite: p.items[0].suite.clone(),
+                mode: Mode::Echo,
+                bytes: ECHO_WARMUP + ECHO_UNTIMED,
+                ramp: ECHO_UNTIMED,
+                timeout: Duration::from_secs(5),
+                until: None,
+            },
+            &Cancel::new(),
+        );
+        let median = lead.echo_median();
+        assert!(median.is_some());
+        let t = Duration::from_millis(250);
+        assert_eq!(of_m2, [(1, calibrate_echo(median, t) + ECHO_UNTIMED)]);
+        assert_ne!(of_m2[0].1, ECHO_WARMUP + ECHO_UNTIMED);
+    }
+
     /// The mock, with a 250 µs ping round trip in every sample.
     struct Pinging(Mock);
     impl Transport for Pinging {
@@ -946,18 +1101,6 @@ mod tests {
         .unwrap();
         assert!(second.0.is_empty(), "{:?}", slots(&second));
         assert!(totals.is_empty());
-    }
-
-    #[test]
-    fn a_warm_up_starts_from_a_suite_of_the_same_cipher() {
-        let mut p = plan_in(Mode::Receive, &["a", "a", "b"]);
-        p.items[0].suite.mac = Some("m1".into());
-        p.items[1].suite.mac = Some("m2".into());
-        let sizes: Vec<u64> = warm_up_requests(&p).iter().map(|r| r.1).collect();
-        // Cipher "a" warms up from scratch once (three transfers), "b" too; the second
-        // suite of "a" starts at the size the first one ended with.
-        assert_eq!(sizes.len(), 7, "{sizes:?}");
-        assert_eq!(sizes.iter().filter(|&&b| b == WARMUP_BYTES).count(), 2);
     }
 
     #[test]

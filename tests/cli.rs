@@ -49,7 +49,7 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
             "--ciphers",
             "aes128-gcm@openssh.com,aes128-ctr",
             "--macs",
-            "hmac-sha2-256-etm@openssh.com",
+            "hmac-sha2-256-etm@openssh.com,umac-64-etm@openssh.com",
             "--kex",
             "curve25519-sha256",
             "--hostkeys",
@@ -60,16 +60,16 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("local sandbox"), "{stderr}");
     assert!(
-        // One warm-up per suite: connect, and the send of each cipher (which sizes its
-        // receive and echo too).
-        stderr.contains("7 measurements × 2 rounds after 3 warm-ups"),
+        // One warm-up for the connect items, and one per cipher: the send of its first
+        // suite, which sizes every suite of that cipher in every mode.
+        stderr.contains("10 measurements × 2 rounds after 3 warm-ups"),
         "{stderr}"
     );
     for want in [
         "connect: 1 of 1 suites",
-        "send: 2 of 2 suites",
-        "receive: 2 of 2 suites",
-        "echo: 2 of 2 suites",
+        "send: 3 of 3 suites",
+        "receive: 3 of 3 suites",
+        "echo: 3 of 3 suites",
         "aes128-gcm@openssh.com",
         "<implicit>",
         "recommended",
@@ -84,7 +84,7 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     assert_eq!(runs.len(), 1);
     assert_eq!(
         (runs[0].status.as_str(), runs[0].samples),
-        ("complete", 3 + 7 * 2)
+        ("complete", 3 + 10 * 2)
     );
     assert!(runs[0].machine.cores.is_some());
     // The sandbox's two ends were split over the CPUs (where there are two or more),
@@ -109,7 +109,7 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     assert!(show.status.success(), "{}", text(&show.stderr));
     let json: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
     let suites = json["suites"].as_array().unwrap();
-    assert_eq!(suites.len(), 2, "{json}");
+    assert_eq!(suites.len(), 3, "{json}");
     for s in suites {
         assert_eq!(s["mode"], "echo");
         assert_eq!(s["unit"], "seconds");
@@ -199,7 +199,7 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     assert_eq!(run.status, "running", "killed runs look unfinished");
     let before = store.samples(&[run.id]).unwrap();
     assert!(before.len() >= 6);
-    let planned = run.plan.len() * 3; // warm-up + 2 rounds
+    let planned = 1 + run.plan.len() * 2; // one warm-up for all connect items + 2 rounds
     assert!(before.len() < planned, "the run finished before the kill");
     drop(store);
 
