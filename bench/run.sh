@@ -116,28 +116,42 @@ read -r p_n p_rho p_rel < "$work/p.ours"
 read -r s_n s_rho s_rel < "$work/p.seed"
 
 # 3. Accuracy: per suite, an sshbench run of that suite alone (send and receive, default
-#    settings but 5 rounds), then right after it one long plain-ssh transfer per
-#    direction, timed from the remote ready line: 4 GiB or 4 s, whichever comes first
-#    (30 s for a slow suite, which moves far less). sshbench's figure and its reference
-#    are taken within a minute of each other, so both meet the machine in the same state.
-#    Run A's figure (3 samples, minutes earlier) is shown beside it.
+#    settings but 5 rounds), bracketed by long plain-ssh transfers, each timed from the
+#    remote ready line: 4 GiB or 4 s, whichever comes first (30 s for a slow suite, which
+#    moves far less), one per direction before the run and one after, in mirrored order
+#    (send, receive, run, receive, send), so both directions' references are centred on
+#    the run. The reference is their mean: this machine's speed drifts by more than ±5%
+#    within tens of seconds, and a single reference before or after the run measures the
+#    machine in another state half the time. Run A's figure (3 samples, minutes
+#    earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
 done
 acc_db=$work/accuracy.sqlite
 acc_run=0
 acc_rows=
+# reference MODE CIPHER MAC SECONDS > file: one long transfer (bytes, seconds, steady
+# seconds, steady bytes).
+reference() {
+  log "reference: $1 $2 + $3"
+  on_client "$kit" reference --config "$config" --host "$host" --cipher "$2" --mac "$3" \
+    --mode "$1" --bytes "$ref_bytes" --seconds "$4"
+}
 for s in $acc_suites; do
   cipher=${s%%:*}; rest=${s#*:}; mac=${rest%%:*}; speed=${rest#*:}
+  seconds=$ref_seconds
+  [ "$speed" = slow ] && seconds=$ref_slow_seconds
+  reference send "$cipher" "$mac" "$seconds" > "$work/ref.send.1"
+  reference receive "$cipher" "$mac" "$seconds" > "$work/ref.receive.1"
   log "accuracy: sshbench run of $cipher + $mac"
   acc_run=$((acc_run + 1))
   # shellcheck disable=SC2046 # an optional --macs pair
   "$bin" run -q --db "$acc_db" --mode send,receive --rounds "$acc_rounds" --ciphers "$cipher" \
     $( [ "$mac" = - ] || echo "--macs $mac") > /dev/null
+  reference receive "$cipher" "$mac" "$seconds" > "$work/ref.receive.2"
+  reference send "$cipher" "$mac" "$seconds" > "$work/ref.send.2"
   for mode in send receive; do
     "$kit" suites --db "$acc_db" --run "$acc_run" --mode "$mode" > "$work/acc.$mode"
-  done
-  for mode in send receive; do
     line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/acc.$mode")
     if [ -z "$line" ]; then
       acc_rows="$acc_rows| accuracy | $mode $cipher + $mac | not measured by sshbench | |
@@ -148,21 +162,19 @@ for s in $acc_suites; do
     ci=$(echo "$line" | cut -f3)
     n=$(echo "$line" | cut -f4)
     a_line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
-    log "reference: $mode $cipher + $mac"
-    seconds=$ref_seconds
-    [ "$speed" = slow ] && seconds=$ref_slow_seconds
-    on_client "$kit" reference --config "$config" --host "$host" --cipher "$cipher" --mac "$mac" \
-      --mode "$mode" --bytes "$ref_bytes" --seconds "$seconds" > "$work/ref"
-    read -r moved total steady steady_bytes < "$work/ref"
-    ref=$(calc "$moved / $total" 0)
-    ref_steady=$(calc "$steady_bytes / $steady" 0)
+    read -r moved1 total1 steady1 steady_bytes1 < "$work/ref.$mode.1"
+    read -r moved2 total2 steady2 steady_bytes2 < "$work/ref.$mode.2"
+    ref1=$(calc "$moved1 / $total1" 0)
+    ref2=$(calc "$moved2 / $total2" 0)
+    ref=$(calc "($ref1 + $ref2) / 2" 0)
+    ref_steady=$(calc "($steady_bytes1 / $steady1 + $steady_bytes2 / $steady2) / 2" 0)
     if [ -n "$a_line" ]; then
       a_ours=$(echo "$a_line" | cut -f2)
       a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref" 3)"
     else
       a_what=
     fi
-    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s ($(calc "$moved / 1048576" 0) MiB in $(calc "$total" 1) s)$a_what | **$(calc "$ours / $ref" 3)** (vs the reference's last 3/4: $(calc "$ours / $ref_steady" 3)) |
+    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s, the mean of $(calc "$ref1 / 1e6" 1) before and $(calc "$ref2 / 1e6" 1) after ($(calc "$moved1 / 1048576" 0) and $(calc "$moved2 / 1048576" 0) MiB in $(calc "$total1" 1) and $(calc "$total2" 1) s)$a_what | **$(calc "$ours / $ref" 3)** (vs the references' last 3/4: $(calc "$ours / $ref_steady" 3); vs the one before / after alone: $(calc "$ours / $ref1" 3) / $(calc "$ours / $ref2" 3)) |
 "
   done
 done
