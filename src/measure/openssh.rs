@@ -484,6 +484,10 @@ fn read_stdout(
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
+    if req.mode == Mode::Receive {
+        // So ssh writes on while this thread waits for the CPU (see `widen_pipe`).
+        proc::widen_pipe(&stdout);
+    }
     let mode = req.mode;
     let expected = req.bytes;
     let ramp = req.ramp;
