@@ -83,13 +83,21 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
     let block: Vec<u8> = (0..remote::RECEIVE_BLOCK)
         .map(|i| (i * 7 % 251) as u8)
         .collect();
-    let size = 5 * remote::RECEIVE_BLOCK as u64 + 99;
-    for shell in SHELLS {
+    let file = 4 * remote::RECEIVE_BLOCK as u64; // the remote side's 4-block file
+    // Less than one file; whole files only; files and a remainder; more than one `cat`
+    // of 32 files, and a remainder.
+    let sizes = [
+        99,
+        2 * file,
+        5 * remote::RECEIVE_BLOCK as u64 + 99,
+        33 * file + 5,
+    ];
+    for (shell, size) in SHELLS.iter().flat_map(|sh| sizes.map(|n| (sh, n))) {
         let (code, out, stderr) = run(shell, &remote::receive_command(size), &block);
         let ready = format!("{}\n", remote::READY);
         assert!(out.starts_with(ready.as_bytes()), "{shell}");
         let data = &out[ready.len()..];
-        assert_eq!(data.len() as u64, size, "{shell}");
+        assert_eq!(data.len() as u64, size, "{shell}, {size} bytes");
         assert!(
             data.chunks(block.len()).all(|c| block.starts_with(c)),
             "{shell}: payload differs"

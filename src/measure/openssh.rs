@@ -493,7 +493,7 @@ fn read_stdout(
     let ramp = req.ramp;
     let pid = child.id();
     std::thread::spawn(move || {
-        let mut r = BufReader::with_capacity(256 * 1024, stdout);
+        let mut r = BufReader::with_capacity(proc::WIDE_PIPE, stdout);
         let mut report = StdoutReport::default();
         if mode == Mode::Connect {
             let _ = std::io::copy(&mut r, &mut std::io::sink());
@@ -504,7 +504,7 @@ fn read_stdout(
             match mode {
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
-                    let mut buf = vec![0u8; 256 * 1024];
+                    let mut buf = vec![0u8; proc::WIDE_PIPE];
                     loop {
                         match r.read(&mut buf) {
                             Ok(0) | Err(_) => break,
