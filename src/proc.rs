@@ -146,7 +146,7 @@ pub const WIDE_PIPE: usize = 1 << 20;
 /// (Linux; the size it now holds, or None where the OS has no such setting or refuses).
 /// A fast receive through a 64 KiB pipe keeps ssh waiting on its reader's scheduling:
 /// AES-GCM on loopback, 15 samples each, three alternating runs: means 431-498 MB/s with
-/// 6-11 samples under 500, against 552-571 with at most one (long transfers: ~550-600).
+/// 6-11 samples under 500, against 552-571 with at most one.
 pub fn widen_pipe(fd: &impl std::os::fd::AsFd) -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
