@@ -323,13 +323,17 @@ pub fn run(
 }
 
 impl Runner<'_> {
+    /// `item`'s lead's warm-up, if it succeeded.
+    fn lead_warmup(&self, item: usize) -> Option<&Sample> {
+        let w = self.state[self.leads[item]?].warmup.as_ref()?;
+        w.outcome.is_success().then_some(w)
+    }
+
     /// Whether `item`'s lead's warm-up succeeded and told what `item` needs (a connect
     /// item needs nothing but the success).
     fn lead_warmed(&self, item: usize) -> bool {
         match self.plan.items[item].mode {
-            Mode::Connect => self.leads[item]
-                .and_then(|l| self.state[l].warmup.as_ref())
-                .is_some_and(|w| w.outcome.is_success()),
+            Mode::Connect => self.lead_warmup(item).is_some(),
             _ => self.lead_estimate(item).is_some(),
         }
     }
@@ -339,14 +343,10 @@ impl Runner<'_> {
     /// else 0, which sizes the first session like a warm-up). None when there is no lead
     /// or it told nothing.
     fn lead_estimate(&self, item: usize) -> Option<f64> {
-        let lead = self.leads[item]?;
-        let w = self.state[lead].warmup.as_ref()?;
-        if !w.outcome.is_success() {
-            return None;
-        }
+        let w = self.lead_warmup(item)?;
         match self.plan.items[item].mode {
             Mode::Send | Mode::Receive => w.throughput(),
-            Mode::Echo if self.plan.items[lead].mode == Mode::Echo => figure(w),
+            Mode::Echo if w.mode == Mode::Echo => figure(w),
             Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
             Mode::Connect => None,
         }

@@ -484,16 +484,18 @@ fn read_stdout(
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
-    if req.mode == Mode::Receive {
+    let mode = req.mode;
+    if mode == Mode::Receive {
         // So ssh writes on while this thread waits for the CPU (see `widen_pipe`).
         proc::widen_pipe(&stdout);
     }
-    let mode = req.mode;
     let expected = req.bytes;
     let ramp = req.ramp;
     let pid = child.id();
     std::thread::spawn(move || {
-        let mut r = BufReader::with_capacity(proc::WIDE_PIPE, stdout);
+        // Lines (the ready line, send's replies) need little; a receive's reads of a
+        // whole pipe's worth go past this buffer once it is drained.
+        let mut r = BufReader::with_capacity(256 * 1024, stdout);
         let mut report = StdoutReport::default();
         if mode == Mode::Connect {
             let _ = std::io::copy(&mut r, &mut std::io::sink());
