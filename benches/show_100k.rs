@@ -85,6 +85,7 @@ fn main() {
                     server_cpu: None,
                     phases: None,
                     compression_factor: None,
+                    rekey: None,
                     echoes: if item.mode == Mode::Echo {
                         (0..100)
                             .map(|k| t.as_secs_f64() / 1000.0 * (1.0 + k as f64 / 100.0))

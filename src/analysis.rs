@@ -662,6 +662,7 @@ mod aggregate_tests {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            rekey: None,
             echoes: Vec::new(),
         }
     }

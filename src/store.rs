@@ -7,7 +7,7 @@
 //! tables for people who query them directly.
 
 use crate::machine::Machine;
-use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Sample, Window};
+use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Rekey, Sample, Window};
 use crate::offer::AlgoLists;
 use crate::plan::PlanItem;
 use crate::suite::{Mode, Negotiated, Suite};
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -87,6 +87,10 @@ ALTER TABLE samples ADD COLUMN echoes BLOB;                 -- echo: each round 
 "#,
     r#"
 ALTER TABLE runs ADD COLUMN server_strict_kex INTEGER;      -- 1/0: the server offered strict KEX (Terrapin), NULL: unknown
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN rekey_bytes INTEGER;         -- send/receive: encrypted bytes between rekeys
+ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey's stall (the connection's kex)
 "#,
 ];
 
@@ -310,9 +314,11 @@ impl Store {
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
                 negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
                 client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes)
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes,
+                rekey_bytes, rekey_s)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
+                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,
+                     ?32, ?33)",
             params![
                 run_id,
                 item as i64,
@@ -348,6 +354,8 @@ impl Store {
                 s.server_cpu.and_then(|c| c.limit),
                 s.server_cpu.and_then(|c| c.throttled),
                 (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes)),
+                s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64),
+                s.rekey.map(|r| r.seconds),
             ],
         )?;
         Ok(())
@@ -452,7 +460,8 @@ impl Store {
                 failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
                 negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
                 client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes
+                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes,
+                rekey_bytes, rekey_s
                 FROM samples"
             .to_string();
         if !runs.is_empty() {
@@ -548,6 +557,13 @@ impl Store {
                     phases: r
                         .get::<_, Option<String>>(26)?
                         .and_then(|j| serde_json::from_str(&j).ok()),
+                    rekey: match (r.get::<_, Option<i64>>(31)?, r.get::<_, Option<f64>>(32)?) {
+                        (Some(every), Some(seconds)) => Some(Rekey {
+                            every: every.max(0) as u64,
+                            seconds: seconds.max(0.0),
+                        }),
+                        _ => None,
+                    },
                     echoes: r
                         .get::<_, Option<Vec<u8>>>(30)?
                         .map(|b| decode_echoes(&b))
@@ -630,6 +646,10 @@ mod tests {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            rekey: Some(Rekey {
+                every: 1 << 30,
+                seconds: 0.085,
+            }),
             echoes: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_millis(50),
@@ -694,6 +714,13 @@ mod tests {
             })
         );
         assert_eq!(back[0].sample.rtt, Some(Duration::from_micros(150)));
+        assert_eq!(
+            back[0].sample.rekey,
+            Some(Rekey {
+                every: 1 << 30,
+                seconds: 0.085
+            })
+        );
         assert_eq!(
             back[0]
                 .sample

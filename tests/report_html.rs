@@ -105,6 +105,7 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
                         server_cpu: None,
                         phases: None,
                         compression_factor: None,
+                        rekey: None,
                         echoes: if item.mode == Mode::Echo {
                             (0..200)
                                 .map(|k| t.as_secs_f64() / 500.0 * (1.0 + (k % 13) as f64 / 10.0))

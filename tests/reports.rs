@@ -182,6 +182,7 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
         server_cpu: None,
         phases: None,
         compression_factor: None,
+        rekey: None,
         // 100 keystrokes: a spread of 0-45% above the base, and one slow one in 50.
         echoes: if mode == Mode::Echo {
             (0..100)

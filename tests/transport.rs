@@ -4,9 +4,13 @@ mod common;
 
 use sshbench::analysis;
 use sshbench::cancel::Cancel;
+use sshbench::measure::openssh::OpenSsh;
+use sshbench::measure::payload::Payload;
 use sshbench::measure::{FailureKind, Outcome, SampleRequest, Transport};
 use sshbench::offer::AlgoLists;
+use sshbench::sandbox::ALIAS;
 use sshbench::suite::{AlgoKind, Mode, Suite};
+use sshbench::target::Target;
 use std::time::{Duration, Instant};
 
 fn suite(
@@ -493,4 +497,71 @@ fn a_time_bounded_send_moves_what_fits_and_the_server_agrees() {
         "{w:?}"
     );
     assert_eq!(s.server_cpu.expect("server CPU").bytes, w.bytes);
+}
+
+#[test]
+fn a_transfer_records_how_often_it_would_rekey_and_what_a_rekey_costs() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+    let size = 16 << 20;
+    // OpenSSH's defaults on both sides: 1 GiB for 8-byte blocks, 64 GiB for 16-byte.
+    for (cipher, every) in [
+        ("chacha20-poly1305@openssh.com", 1u64 << 30),
+        ("aes128-gcm@openssh.com", 64 << 30),
+    ] {
+        for mode in [Mode::Send, Mode::Receive] {
+            let s = t.measure(
+                &req(mode, suite(None, None, Some(cipher), None), size),
+                &cancel,
+            );
+            assert_eq!(s.outcome, Outcome::Success, "{mode} {cipher}: {s:?}");
+            let r = s.rekey.expect("rekeying known");
+            assert_eq!(r.every, every, "{mode} {cipher}");
+            // One key exchange: more than nothing, less than the whole connection.
+            assert!(r.seconds > 0.0 && r.seconds < s.wall.as_secs_f64(), "{r:?}");
+            // The sustained rate is below the rate between rekeys, by the stall's share.
+            let w = s.window.unwrap();
+            let between = w.bytes as f64 / w.time.as_secs_f64();
+            let sustained = s.throughput().unwrap();
+            let expected = w.bytes as f64 / (w.time.as_secs_f64() + r.stall(w.bytes, 1.0));
+            assert!(sustained < between, "{sustained} vs {between}");
+            assert!(
+                (sustained - expected).abs() < 1.0,
+                "{sustained} vs {expected}"
+            );
+        }
+    }
+
+    // The user's RekeyLimit counts, in both directions; a transfer through several
+    // rekeys (every 4 MiB of 16) still moves and verifies every byte.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Host {}\n  RekeyLimit 4M\nInclude \"{}\"\n",
+            ALIAS,
+            sb.ssh_config().display()
+        ),
+    )
+    .unwrap();
+    let mut limited = OpenSsh::new(
+        common::ssh(),
+        Target::sandbox(&config, ALIAS),
+        Payload::random(1 << 20, 42),
+    );
+    for mode in [Mode::Send, Mode::Receive] {
+        let s = limited.measure(
+            &req(
+                mode,
+                suite(None, None, Some("aes256-ctr"), Some("hmac-sha2-256")),
+                size,
+            ),
+            &cancel,
+        );
+        assert_eq!(s.outcome, Outcome::Success, "{mode}: {s:?}\n{}", sb.log());
+        assert_eq!(s.bytes, size);
+        assert_eq!(s.rekey.expect("rekeying known").every, 4 << 20, "{mode}");
+    }
 }

@@ -41,6 +41,7 @@ impl Transport for Mock {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            rekey: None,
             echoes: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_micros(total / 2),

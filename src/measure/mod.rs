@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod mock;
 pub mod openssh;
 pub mod payload;
+pub mod rekey;
 pub mod sshlog;
 
 use crate::cancel::Cancel;
@@ -16,6 +17,7 @@ use serde::Serialize;
 use std::time::Duration;
 
 pub use cpu::CpuTimes;
+pub use rekey::Rekey;
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -170,6 +172,9 @@ pub struct Sample {
     pub phases: Option<Phases>,
     /// With compression: compressed / raw bytes as ssh reports them.
     pub compression_factor: Option<f64>,
+    /// Send and receive: how often a longer transfer would rekey and what each rekey
+    /// costs (this connection's own key exchange); spread into [`Sample::throughput`].
+    pub rekey: Option<Rekey>,
     /// Echo only: each timed keystroke's round trip in seconds, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub echoes: Vec<f64>,
@@ -263,6 +268,7 @@ impl Sample {
             server_cpu: None,
             phases: None,
             compression_factor: None,
+            rekey: None,
             echoes: Vec::new(),
             negotiated: None,
         }
@@ -277,7 +283,9 @@ impl Sample {
     }
 
     /// Throughput in bytes per second: over the steady-state window when there is one,
-    /// else over the whole transfer.
+    /// else over the whole transfer; sustained, that is with the stalls of the rekeys a
+    /// long transfer meets spread in, when [`Sample::rekey`] is known (samples stored
+    /// before it was recorded give the rate between rekeys).
     pub fn throughput(&self) -> Option<f64> {
         if !self.outcome.is_success() || !self.mode.is_transfer() {
             return None;
@@ -286,7 +294,10 @@ impl Sample {
             Some(w) => (w.bytes, w.time.as_secs_f64()),
             None => (self.bytes, self.transfer?.as_secs_f64()),
         };
-        (t > 0.0).then(|| bytes as f64 / t)
+        let stall = self.rekey.map_or(0.0, |r| {
+            r.stall(bytes, self.compression_factor.unwrap_or(1.0))
+        });
+        (t > 0.0).then(|| bytes as f64 / (t + stall))
     }
 }
 
@@ -295,4 +306,33 @@ pub trait Transport {
     /// Measure one sample. Must return within `req.timeout` (plus teardown) and soon
     /// after `cancel` fires; a cancelled sample has outcome `Failed { Cancelled }`.
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughput_spreads_the_rekey_stalls_in() {
+        let mut s = Sample::new(Suite::default(), Mode::Send, Outcome::Success);
+        // 100 MB in 0.2 s between rekeys: 500 MB/s.
+        s.window = Some(Window {
+            bytes: 100_000_000,
+            time: Duration::from_millis(200),
+        });
+        assert!((s.throughput().unwrap() - 5e8).abs() < 1.0);
+        // A rekey every 1e9 bytes costing 0.1 s: 1e9 bytes take 2.1 s.
+        s.rekey = Some(Rekey {
+            every: 1_000_000_000,
+            seconds: 0.1,
+        });
+        let sustained = 1e9 / 2.1;
+        assert!((s.throughput().unwrap() - sustained).abs() < 1.0);
+        // Compressed to half, a rekey comes every 2e9 payload bytes: 4.1 s per 2e9.
+        s.compression_factor = Some(0.5);
+        assert!((s.throughput().unwrap() - 2e9 / 4.1).abs() < 1.0);
+        // Connect samples have no throughput, with or without a rekey.
+        s.mode = Mode::Connect;
+        assert_eq!(s.throughput(), None);
+    }
 }

@@ -7,8 +7,8 @@
 //! overruns is killed with its whole process group.
 
 use super::payload::Payload;
-use super::sshlog;
 use super::{CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Transport, Window};
+use super::{rekey, sshlog};
 use crate::cancel::Cancel;
 use crate::proc::{self, Exit};
 use crate::remote;
@@ -257,6 +257,14 @@ impl Transport for OpenSsh {
             }
             sample.server_cpu = server_cpu(req, &lines, &sample);
             sample.compression_factor = sshlog::compression_factor(&lines);
+            let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
+                Mode::Send => n.cipher_cs.clone(),
+                _ => n.cipher_sc.clone(),
+            });
+            sample.rekey = match (sshlog::phases(&lines, &times, sample.wall), cipher) {
+                (Some(p), Some(c)) => rekey::rekey(&lines, req.mode, &c, p.kex),
+                _ => None,
+            };
         }
         if sample.outcome.is_success() && req.mode == Mode::Connect {
             sample.phases = sshlog::phases(&lines, &times, sample.wall);

@@ -1,0 +1,227 @@
+//! Rekeying: how often a long transfer renews its keys, and what each renewal costs.
+//!
+//! SSH renews the session keys after a volume of data: OpenSSH every 1 GiB for ciphers
+//! with 8-byte blocks (3des-cbc, blowfish, chacha20-poly1305 as OpenSSH counts it) and
+//! every 2^32 blocks (64 GiB) for 16-byte ones, sooner with `RekeyLimit`; Dropbear every
+//! 1 GiB in both directions together, whatever the cipher. Whichever side reaches its
+//! limit first starts the exchange, and until both have the new keys no data moves: the
+//! transfer stalls for one key exchange. A sample's window is far shorter than 1 GiB, so
+//! it never contains a rekey; a long transfer (a backup) does. The sample therefore
+//! records the interval and the cost, the latter as its own connection's initial key
+//! exchange (same algorithms, same hosts, same path), and its throughput is the
+//! sustained rate with the stalls spread in.
+//!
+//! Pure functions over ssh's `-v` lines, so the rules are pinned by unit tests.
+
+use crate::suite::Mode;
+use serde::Serialize;
+
+/// The rekeying a transfer would meet if it went on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rekey {
+    /// Bytes of the encrypted stream (compressed, when compression is on) between two
+    /// rekeys, in the sample's direction.
+    pub every: u64,
+    /// How long one rekey stalls the transfer, in seconds.
+    pub seconds: f64,
+}
+
+impl Rekey {
+    /// Seconds of stall a transfer of `bytes` payload bytes meets on average, given
+    /// the compressed / raw factor of its stream (1 without compression).
+    pub fn stall(&self, bytes: u64, factor: f64) -> f64 {
+        if self.every == 0 {
+            return 0.0;
+        }
+        self.seconds * bytes as f64 * factor / self.every as f64
+    }
+}
+
+const GIB: u64 = 1 << 30;
+
+/// The block size OpenSSH counts for a cipher (its `cipher.c` table); `None` for a
+/// name it does not know.
+pub fn block_size(cipher: &str) -> Option<u64> {
+    match cipher {
+        "3des-cbc"
+        | "blowfish-cbc"
+        | "cast128-cbc"
+        | "arcfour"
+        | "arcfour128"
+        | "arcfour256"
+        | "chacha20-poly1305@openssh.com"
+        | "none" => Some(8),
+        c if c.starts_with("aes") || c == "rijndael-cbc@lysator.liu.se" => Some(16),
+        _ => None,
+    }
+}
+
+/// OpenSSH's limit without `RekeyLimit`, in bytes: 2^(2 × block size) blocks for
+/// 16-byte blocks and up, 1 GiB below (RFC 4344, section 3.2).
+fn openssh_default(block: u64) -> u64 {
+    if block >= 16 {
+        block << (block * 2).min(48)
+    } else {
+        GIB
+    }
+}
+
+/// The server's limit, known for OpenSSH (the default rule; its own `RekeyLimit`, if
+/// set, is not visible from here) and Dropbear (1 GiB, both directions together).
+fn server_limit(software: &str, block: Option<u64>) -> Option<u64> {
+    let product = software
+        .split('_')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match product.as_str() {
+        "openssh" => block.map(openssh_default),
+        "dropbear" => Some(GIB),
+        _ => None,
+    }
+}
+
+/// The client's own limit for the direction: OpenSSH logs it at every NEWKEYS as
+/// `rekey out after N blocks` / `rekey in after N blocks` (before 7.x without the
+/// direction), `RekeyLimit` included.
+fn client_limit(lines: &[String], mode: Mode, block: Option<u64>) -> Option<u64> {
+    let dir = if mode == Mode::Send { "out" } else { "in" };
+    let blocks = |prefix: &str| {
+        lines.iter().find_map(|l| {
+            let rest = l.trim().strip_prefix("debug1: ")?.strip_prefix(prefix)?;
+            rest.strip_suffix(" blocks")?.trim().parse::<u64>().ok()
+        })
+    };
+    let n = blocks(&format!("rekey {dir} after ")).or_else(|| blocks("rekey after "))?;
+    n.checked_mul(block?)
+}
+
+/// The rekeying a send or receive sample of `cipher` would meet, from its `-v` lines:
+/// the sooner of the client's logged limit and the server's known rule, and the cost of
+/// this connection's key exchange (`kex_seconds`). `None` when neither limit is known.
+pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Option<Rekey> {
+    if !mode.is_transfer() || !kex_seconds.is_finite() || kex_seconds < 0.0 {
+        return None;
+    }
+    let block = block_size(cipher);
+    let software = lines.iter().find_map(|l| {
+        l.split("remote software version ")
+            .nth(1)
+            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
+    });
+    let server = software.and_then(|s| server_limit(&s, block));
+    let client = client_limit(lines, mode, block);
+    let every = match (client, server) {
+        (Some(c), Some(s)) => c.min(s),
+        (c, s) => c.or(s)?,
+    };
+    (every > 0).then_some(Rekey {
+        every,
+        seconds: kex_seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    /// What OpenSSH 9.2 logs with `-v` around a transfer's first key exchange.
+    fn openssh_log(server: &str, out_blocks: u64, in_blocks: u64) -> Vec<String> {
+        lines(&format!(
+            "debug1: Remote protocol version 2.0, remote software version {server}\n\
+             debug1: SSH2_MSG_NEWKEYS sent\n\
+             debug1: ssh_set_newkeys: rekeying out, input 0 bytes 0 blocks, output 0 bytes 0 blocks\n\
+             debug1: rekey out after {out_blocks} blocks\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             debug1: rekey in after {in_blocks} blocks\n"
+        ))
+    }
+
+    #[test]
+    fn openssh_rules_by_block_size() {
+        // 8-byte blocks: 2^27 blocks = 1 GiB on both sides.
+        let l = openssh_log("OpenSSH_9.2p1 Debian-2", 1 << 27, 1 << 27);
+        let r = rekey(&l, Mode::Send, "chacha20-poly1305@openssh.com", 0.08).unwrap();
+        assert_eq!(r.every, GIB);
+        assert_eq!(r.seconds, 0.08);
+        assert_eq!(
+            rekey(&l, Mode::Receive, "3des-cbc", 0.08).unwrap().every,
+            GIB
+        );
+        // 16-byte blocks: 2^32 blocks = 64 GiB.
+        let l = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        let r = rekey(&l, Mode::Send, "aes128-gcm@openssh.com", 0.01).unwrap();
+        assert_eq!(r.every, 64 * GIB);
+    }
+
+    #[test]
+    fn the_client_rekey_limit_and_its_direction_count() {
+        // RekeyLimit 128M with AES: 2^23 blocks of 16 bytes out; in unchanged.
+        let l = openssh_log("OpenSSH_9.2p1", 1 << 23, 1 << 32);
+        assert_eq!(
+            rekey(&l, Mode::Send, "aes256-ctr", 0.1).unwrap().every,
+            128 << 20
+        );
+        assert_eq!(
+            rekey(&l, Mode::Receive, "aes256-ctr", 0.1).unwrap().every,
+            64 * GIB
+        );
+        // Older clients log one limit for both directions.
+        let old = lines(
+            "debug1: Remote protocol version 2.0, remote software version OpenSSH_6.6\n\
+             debug1: rekey after 134217728 blocks\n",
+        );
+        assert_eq!(
+            rekey(&old, Mode::Receive, "3des-cbc", 0.1).unwrap().every,
+            GIB
+        );
+    }
+
+    #[test]
+    fn dropbear_rekeys_every_gib_whatever_the_cipher() {
+        let l = openssh_log("dropbear_2022.83", 1 << 32, 1 << 32);
+        let r = rekey(&l, Mode::Receive, "aes128-ctr", 0.2).unwrap();
+        assert_eq!(r.every, GIB);
+    }
+
+    #[test]
+    fn unknown_server_uses_the_client_limit_and_nothing_known_gives_none() {
+        let l = openssh_log("SomeSSH_1.0", 1 << 27, 1 << 27);
+        assert_eq!(
+            rekey(&l, Mode::Send, "chacha20-poly1305@openssh.com", 0.1)
+                .unwrap()
+                .every,
+            GIB
+        );
+        let bare = lines("debug1: Remote protocol version 2.0, remote software version Foo\n");
+        assert_eq!(rekey(&bare, Mode::Send, "aes128-ctr", 0.1), None);
+        // An unknown cipher with an unknown server: no block size, no rule.
+        let l = openssh_log("SomeSSH_1.0", 1 << 27, 1 << 27);
+        assert_eq!(rekey(&l, Mode::Send, "twofish-cbc", 0.1), None);
+        // Not a transfer, or no usable cost.
+        let l = openssh_log("OpenSSH_9.2p1", 1 << 27, 1 << 27);
+        assert_eq!(rekey(&l, Mode::Connect, "3des-cbc", 0.1), None);
+        assert_eq!(rekey(&l, Mode::Send, "3des-cbc", f64::NAN), None);
+    }
+
+    #[test]
+    fn stall_spreads_the_cost_over_the_bytes() {
+        let r = Rekey {
+            every: GIB,
+            seconds: 0.1,
+        };
+        assert!((r.stall(GIB, 1.0) - 0.1).abs() < 1e-12);
+        assert!((r.stall(GIB / 2, 1.0) - 0.05).abs() < 1e-12);
+        // Compressed to a quarter: four times the payload per rekey.
+        assert!((r.stall(GIB, 0.25) - 0.025).abs() < 1e-12);
+        let none = Rekey {
+            every: 0,
+            seconds: 0.1,
+        };
+        assert_eq!(none.stall(GIB, 1.0), 0.0);
+    }
+}
