@@ -352,6 +352,23 @@ impl Runner<'_> {
         }
     }
 
+    /// The state of the other suites of `item`'s cipher (and compression) measured in
+    /// the same mode: same order of rate, so each tells about the others.
+    fn siblings(&self, item: usize) -> impl Iterator<Item = &ItemState> {
+        let planned = &self.plan.items[item];
+        self.plan
+            .items
+            .iter()
+            .zip(&self.state)
+            .filter(move |(p, _)| {
+                p.mode == planned.mode
+                    && p.suite != planned.suite
+                    && p.suite.cipher == planned.suite.cipher
+                    && p.suite.compression == planned.suite.compression
+            })
+            .map(|(_, st)| st)
+    }
+
     fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
         let st = &mut self.state[item];
         match &s.outcome {
@@ -409,10 +426,27 @@ impl Runner<'_> {
         let planned = &self.plan.items[item];
         let st = &self.state[item];
         // The best estimate of the figure: the counted samples' median, else the
-        // warm-up's, else the lead's warm-up's.
+        // warm-up's, else the lead's warm-up's. A transfer with fewer than two counted
+        // samples of its own takes the median of everything its cipher (and
+        // compression) has shown in this direction so far: its own figure and
+        // warm-up, its sibling suites' counted samples and the lead's warm-up. One
+        // warm-up can read far low (a slow spell of the machine: AES-CBC warm-ups at
+        // 36-38 MB/s against 266-425 counted), and sizing every suite of the cipher
+        // from it alone left their first samples' windows at 20-30 ms, where one
+        // hiccup of the machine decides the figure; a cipher's suites differ by less
+        // than 2x, which sizing tolerates.
         let estimate = || {
-            analysis::summarize(&st.figures)
-                .map(|s| s.median)
+            let own = analysis::summarize(&st.figures);
+            if planned.mode.is_transfer() && own.as_ref().is_none_or(|s| s.n < 2) {
+                let mut known: Vec<f64> = st.figures.clone();
+                for other in self.siblings(item) {
+                    known.extend(&other.figures);
+                }
+                known.extend(st.warmup.as_ref().and_then(analysis::figure));
+                known.extend(self.lead_estimate(item));
+                return analysis::summarize(&known).map(|s| s.median);
+            }
+            own.map(|s| s.median)
                 .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
                 .or_else(|| self.lead_estimate(item))
         };
@@ -433,17 +467,8 @@ impl Runner<'_> {
                 // from a fixed small size. (The same suite's other direction never has
                 // a rate to offer: it is this item's lead, or led by it.)
                 let sibling = || {
-                    self.plan
-                        .items
-                        .iter()
-                        .zip(&self.state)
-                        .filter(|(p, _)| {
-                            p.mode == planned.mode
-                                && p.suite != planned.suite
-                                && p.suite.cipher == planned.suite.cipher
-                                && p.suite.compression == planned.suite.compression
-                        })
-                        .find_map(|(_, st)| st.warmup.as_ref().and_then(Sample::throughput))
+                    self.siblings(item)
+                        .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
                 };
                 match size {
                     Some(fixed) => (fixed, ramp_bytes(fixed), None),
@@ -761,6 +786,39 @@ mod tests {
             .collect();
         assert_eq!(round_1.len(), 2, "{requests:?}");
         assert!(round_1.iter().all(|r| r.1 == at_1g), "{round_1:?}");
+    }
+
+    /// Warm-ups (time-bounded sends) read 50 MB/s, counted samples 1 GB/s.
+    struct SlowWarmUp;
+    impl Transport for SlowWarmUp {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            at_rate(req, cancel, if req.until.is_some() { 50e6 } else { 1e9 })
+        }
+    }
+
+    #[test]
+    fn a_warm_up_that_read_low_sizes_only_the_first_counted_samples() {
+        let mut p = plan(&["a"; 5]);
+        for (i, item) in p.items.iter_mut().enumerate() {
+            item.suite.mac = Some(format!("m{i}"));
+        }
+        let requests = requests_of(&p, 2, &mut SlowWarmUp);
+        let at = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let sizes = |round| -> Vec<u64> {
+            requests
+                .iter()
+                .filter(|r| r.0 == round)
+                .map(|r| r.2)
+                .collect()
+        };
+        // Round 1, in its shuffled order: the first suite knows only the warm-up; the
+        // second the median of it and the first's 1 GB/s; from the third on the low
+        // warm-up is outvoted.
+        let mut expected = vec![at(50e6), at(525e6)];
+        expected.extend([at(1e9); 3]);
+        assert_eq!(sizes(1), expected, "{requests:?}");
+        // Round 2: every suite has one figure of its own, and its siblings agree.
+        assert_eq!(sizes(2), [at(1e9); 5], "{requests:?}");
     }
 
     /// The mock, refusing every suite with MAC "m1".
