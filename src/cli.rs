@@ -9,7 +9,8 @@ use std::path::PathBuf;
 ///
 /// sshbench measures the real `ssh` client against a real server: connect time per key
 /// exchange and host key algorithm, and send/receive throughput per cipher and MAC with
-/// the handshake excluded. With no destination it benchmarks this machine against a
+/// the handshake excluded and the stalls of the rekeys a long transfer meets included.
+/// With no destination it benchmarks this machine against a
 /// throwaway local sshd on 127.0.0.1.
 #[derive(Debug, Parser)]
 #[command(name = "sshbench", version, propagate_version = true)]
@@ -291,9 +292,9 @@ pub enum CpusArg {
 pub enum ModeArg {
     /// Time to connect and run a trivial command (per key exchange × host key).
     Connect,
-    /// Throughput client → server (per cipher × MAC).
+    /// Sustained throughput client → server, rekeys included (per cipher × MAC).
     Send,
-    /// Throughput server → client (per cipher × MAC).
+    /// Sustained throughput server → client, rekeys included (per cipher × MAC).
     Receive,
     /// Interactive latency: round trip of single keystrokes through an open session,
     /// p50/p90/p99 (per cipher × MAC).
