@@ -1,6 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
-use crate::measure::{CpuWindow, Outcome, Phases, Sample};
+use crate::measure::{CpuWindow, Outcome, Phases, Rekey, Sample};
 use crate::suite::{Mode, Suite};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -250,6 +250,9 @@ pub struct SuiteStats {
     pub phases: Option<Phases>,
     /// Median compressed/raw ratio with compression.
     pub compression_factor: Option<f64>,
+    /// Transfers: the rekeying spread into the figure (the shortest interval seen, the
+    /// median stall), where the samples recorded it.
+    pub rekey: Option<Rekey>,
     /// Median bytes per transfer sample.
     pub bytes: u64,
     /// The last failure or refusal message.
@@ -420,6 +423,7 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
                 server_busy: busy(&server_windows),
                 phases,
                 compression_factor: median(&mut factors),
+                rekey: rekey_of(&good),
                 bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
                 last_error: list
                     .iter()
@@ -428,6 +432,18 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
             }
         })
         .collect()
+}
+
+/// The rekeying of a suite's samples: the shortest interval any recorded (the one a
+/// long transfer meets first) and the median stall.
+fn rekey_of(samples: &[&&Sample]) -> Option<Rekey> {
+    let recorded: Vec<Rekey> = samples.iter().filter_map(|s| s.rekey).collect();
+    let every = recorded.iter().map(|r| r.every).min()?;
+    let mut seconds: Vec<f64> = recorded.iter().map(|r| r.seconds).collect();
+    Some(Rekey {
+        every,
+        seconds: median(&mut seconds)?,
+    })
 }
 
 #[cfg(test)]
@@ -556,6 +572,7 @@ mod ranking_tests {
             server_busy: None,
             phases: None,
             compression_factor: None,
+            rekey: None,
             echo: None,
             bytes: 0,
             last_error: None,

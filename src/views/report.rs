@@ -149,6 +149,9 @@ pub struct SuiteJson<'a> {
     /// Connect: median seconds per phase.
     pub phases: Option<crate::measure::Phases>,
     pub compression_factor: Option<f64>,
+    /// Transfers: bytes of the encrypted stream between rekeys and one rekey's stall
+    /// (seconds), as spread into the figure.
+    pub rekey: Option<crate::measure::Rekey>,
     /// Echo: percentiles (seconds) over every timed keystroke.
     pub echo: Option<analysis::Percentiles>,
     pub grade: String,
@@ -184,6 +187,7 @@ fn suite_json(r: &Ranked) -> SuiteJson<'_> {
         bound: r.stats.bound(),
         phases: r.stats.phases,
         compression_factor: r.stats.compression_factor,
+        rekey: r.stats.rekey,
         echo: r.stats.echo,
         grade: suite_grade(&r.stats.suite),
         last_error: r.stats.last_error.as_deref(),
@@ -827,6 +831,7 @@ mod tests {
                 server_busy: None,
                 phases: None,
                 compression_factor: None,
+                rekey: None,
                 echo: None,
                 bytes: 0,
                 last_error: None,
