@@ -91,9 +91,9 @@ pub fn send_command(ramp: u64) -> String {
 /// receive on loopback about a sixth of its rate), then `head -c` of the remainder only.
 /// (Piping the whole stream through `head -c`, which copies 8 KiB at a time, cost the
 /// server's core a third of AES-GCM's rate here: 10-sample means of 532-557 MB/s against
-/// 780-818 without it.) A bigger file
-/// would cost the server's disk. Temp files are removed on exit and on signals. (The
-/// names are ones the CPU probe does not use: it sets `n`, `r`, `s` and others.)
+/// 780-818 without it.) A bigger file would cost the server's disk. Temp files are
+/// removed on exit and on signals. (The names are ones the CPU probe does not use: it
+/// sets `n`, `r`, `s` and others.)
 pub fn receive_command(bytes: u64) -> String {
     sh(&format!(
         "f=$(mktemp \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; g=\"$f.4\"; \

@@ -13,6 +13,7 @@
 //!
 //! Pure functions over ssh's `-v` lines, so the rules are pinned by unit tests.
 
+use crate::offer::server::parse_banner;
 use crate::suite::Mode;
 use serde::Serialize;
 
@@ -41,7 +42,7 @@ const GIB: u64 = 1 << 30;
 
 /// The block size OpenSSH counts for a cipher (its `cipher.c` table); `None` for a
 /// name it does not know.
-pub fn block_size(cipher: &str) -> Option<u64> {
+fn block_size(cipher: &str) -> Option<u64> {
     match cipher {
         "3des-cbc"
         | "blowfish-cbc"
@@ -66,15 +67,11 @@ fn openssh_default(block: u64) -> u64 {
     }
 }
 
-/// The server's limit, known for OpenSSH (the default rule; its own `RekeyLimit`, if
-/// set, is not visible from here) and Dropbear (1 GiB, both directions together).
-fn server_limit(software: &str, block: Option<u64>) -> Option<u64> {
-    let product = software
-        .split('_')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    match product.as_str() {
+/// The server's limit by its product (as its banner names it), known for OpenSSH (the
+/// default rule; its own `RekeyLimit`, if set, is not visible from here) and Dropbear
+/// (1 GiB, both directions together).
+fn server_limit(product: &str, block: Option<u64>) -> Option<u64> {
+    match product.to_ascii_lowercase().as_str() {
         "openssh" => block.map(openssh_default),
         "dropbear" => Some(GIB),
         _ => None,
@@ -104,12 +101,11 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
         return None;
     }
     let block = block_size(cipher);
-    let software = lines.iter().find_map(|l| {
-        l.split("remote software version ")
-            .nth(1)
-            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
-    });
-    let server = software.and_then(|s| server_limit(&s, block));
+    let server = lines
+        .iter()
+        .find_map(|l| l.split("remote software version ").nth(1))
+        .and_then(|v| parse_banner(&format!("SSH-2.0-{}", v.trim())).ok())
+        .and_then(|software| server_limit(&software.product, block));
     let client = client_limit(lines, mode, block);
     let every = match (client, server) {
         (Some(c), Some(s)) => c.min(s),
