@@ -53,7 +53,7 @@ if [ $quick = 1 ]; then
   ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=10; acc_rounds=3
 else
   filters=
-  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=30; acc_rounds=5
+  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=15; acc_rounds=5
 fi
 
 # 1. Speed (and the first run for precision and overhead): an sshbench run
@@ -117,13 +117,13 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 
 # 3. Accuracy: per suite, an sshbench run of that suite alone (send and receive, default
 #    settings but 5 rounds), bracketed by long plain-ssh transfers, each timed from the
-#    remote ready line: 4 GiB or 4 s, whichever comes first (30 s for a slow suite, which
-#    moves far less), one per direction before the run and one after, in mirrored order
-#    (send, receive, run, receive, send), so both directions' references are centred on
-#    the run. The reference is their mean: this machine's speed drifts by more than ±5%
-#    within tens of seconds, and a single reference before or after the run measures the
-#    machine in another state half the time. Run A's figure (3 samples, minutes
-#    earlier) is shown beside it.
+#    remote ready line: 4 GiB or 4 s, whichever comes first (15 s for a slow suite, which
+#    moves far less: 30 s per direction in all), one per direction before the run and one
+#    after, in mirrored order (send, receive, run, receive, send), so both directions'
+#    references are centred on the run. The reference is their mean: this machine's speed
+#    drifts by more than ±5% within tens of seconds, and a single reference before or
+#    after the run measures the machine in another state half the time. Run A's figure
+#    (3 samples, minutes earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
 done

@@ -24,6 +24,15 @@ pub const WARMUP_BYTES: u64 = 8 << 20;
 /// on loopback, 100 send samples each: 36 more than 5% below the steady rate with a ramp
 /// of a quarter (2 MB), 27 with 8 MiB.
 pub const RAMP_MIN: u64 = 8 << 20;
+/// A calibrated send's ramp also lasts at least this long at the suite's rate: the first
+/// few tenths of a second of a connection are slower client → server than what follows
+/// (sshd's input buffers still growing, each step a fresh allocation and copy). On
+/// loopback, 15 samples per setting, alternating: aes128-gcm@openssh.com sent 825 MB/s
+/// with the byte ramp alone (~0.06 s), 906, 889 and 922 with ramps of 0.25, 0.5 and 1 s;
+/// aes256-ctr + hmac-sha2-256-etm 559 against 601, 614 and 614; aes128-cbc + hmac-sha1
+/// 388 against 428 (0.3 s) and 418 (0.6 s). Receive showed no such difference (809
+/// against 771-784, 564 against 560-590), so its ramp stays short.
+pub const SEND_RAMP_TIME: Duration = Duration::from_millis(300);
 /// A send warm-up with nothing to go on ramps up over the minimum ramp (which is also past
 /// the stall where ssh's first channel window runs out), then streams for
 /// [`warmup_window`].
@@ -132,13 +141,17 @@ pub fn warmup_window(sample_time: Duration) -> Duration {
 
 /// Transfer size and ramp (the bytes before the measured window) for a suite at an
 /// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a third
-/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less).
-pub fn calibrate(rate: Option<f64>, sample_time: Duration) -> (u64, u64) {
+/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less), and for
+/// send at least [`SEND_RAMP_TIME`] at that rate.
+pub fn calibrate(rate: Option<f64>, sample_time: Duration, mode: Mode) -> (u64, u64) {
     let Some(rate) = rate.filter(|r| *r > 0.0) else {
         return (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES));
     };
     let window = rate * sample_time.as_secs_f64();
-    let ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
+    let mut ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
+    if mode == Mode::Send {
+        ramp = ramp.max(rate * SEND_RAMP_TIME.as_secs_f64());
+    }
     let rounded = ((window + ramp) as u64).div_ceil(64 << 10) * (64 << 10);
     let bytes = rounded.clamp(MIN_BYTES, MAX_BYTES);
     let ramp = if bytes < rounded {
@@ -478,12 +491,13 @@ impl Runner<'_> {
                     // look slow, or be over too soon to tell.
                     None if round == 0 && planned.mode == Mode::Send => (
                         MAX_BYTES,
-                        sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t).1),
+                        sibling()
+                            .map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
                         Some(warmup_window(t)),
                     ),
                     None => {
                         let rate = if round == 0 { sibling() } else { estimate() };
-                        let (bytes, ramp) = calibrate(rate, t);
+                        let (bytes, ramp) = calibrate(rate, t, planned.mode);
                         (bytes, ramp, None)
                     }
                 }
@@ -514,7 +528,8 @@ impl Runner<'_> {
                 if w.time * 2 >= self.settings.sample_time {
                     break;
                 }
-                let (next, ramp) = calibrate(sample.throughput(), self.settings.sample_time);
+                let (next, ramp) =
+                    calibrate(sample.throughput(), self.settings.sample_time, request.mode);
                 if next < request.bytes * 3 / 2 {
                     break;
                 }
@@ -778,7 +793,7 @@ mod tests {
         assert_eq!(warm, [0, 2], "{requests:?}");
         // The second MAC's first counted sample is sized from the first's warm-up (its
         // stream ran at 1 GB/s), like the first MAC's own.
-        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250));
+        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250), Mode::Send);
         let round_1: Vec<(usize, u64)> = requests
             .iter()
             .filter(|r| r.0 == 1 && r.1 < 2)
@@ -803,7 +818,7 @@ mod tests {
             item.suite.mac = Some(format!("m{i}"));
         }
         let requests = requests_of(&p, 2, &mut SlowWarmUp);
-        let at = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let at = |rate| calibrate(Some(rate), Duration::from_millis(250), Mode::Send).0;
         let sizes = |round| -> Vec<u64> {
             requests
                 .iter()
@@ -850,7 +865,7 @@ mod tests {
                 .map(|r| r.2)
                 .collect()
         };
-        let at = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let at = |rate| calibrate(Some(rate), Duration::from_millis(250), Mode::Receive).0;
         let scratch = vec![WARMUP_BYTES, at(200e6), at(1e9)];
         assert_eq!(sizes(0), [WARMUP_BYTES]);
         assert_eq!(sizes(3), scratch);
@@ -932,7 +947,7 @@ mod tests {
             },
         )
         .unwrap();
-        let warm = |rate| calibrate(Some(rate), Duration::from_millis(250)).0;
+        let warm = |rate| calibrate(Some(rate), Duration::from_millis(250), Mode::Receive).0;
         let at_1g = warm(1e9);
         assert_eq!(
             sizes,
@@ -1029,7 +1044,7 @@ mod tests {
         assert_eq!(warm.iter().filter(|&&i| i == 3).count(), 3, "{requests:?}");
         assert_eq!(warm.len(), 4);
         // The receive of "a" is sized from its send's warm-up from the first round on.
-        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250));
+        let (at_1g, _) = calibrate(Some(1e9), Duration::from_millis(250), Mode::Receive);
         let receive_a: Vec<u64> = requests.iter().filter(|r| r.0 == 1).map(|r| r.2).collect();
         assert_eq!(receive_a, [at_1g, at_1g]);
         // Two stored warm-ups and 4 × 2 counted samples; progress counted just as many.
@@ -1210,30 +1225,54 @@ mod tests {
     fn calibration_targets_the_sample_time() {
         let t = Duration::from_millis(300);
         // 100 MB/s for 300 ms after a ramp of a third of that: 40 MB.
-        let (size, ramp) = calibrate(Some(1e8), t);
+        let (size, ramp) = calibrate(Some(1e8), t, Mode::Receive);
         assert!((size as f64 - 4e7).abs() < 70_000.0, "{size}");
         assert_eq!(size % (64 << 10), 0);
         assert!((ramp as f64 - 1e7).abs() < 1.0, "{ramp}");
         // 20 MB/s: 6 MB in the window, after a ramp of at least RAMP_MIN.
-        let (size, ramp) = calibrate(Some(2e7), t);
+        let (size, ramp) = calibrate(Some(2e7), t, Mode::Receive);
         assert_eq!(ramp, RAMP_MIN);
         assert!((size - ramp) as f64 >= 6e6 && size - ramp < 6_000_000 + (64 << 10));
         // 1 MB/s: the ramp is two sample times' worth, not 8 MiB (8 s).
-        let (size, ramp) = calibrate(Some(1e6), t);
+        let (size, ramp) = calibrate(Some(1e6), t, Mode::Receive);
         assert_eq!((size, ramp), (MIN_BYTES, 600_000));
         assert_eq!(
-            calibrate(None, Duration::from_secs(1)),
+            calibrate(None, Duration::from_secs(1), Mode::Receive),
             (WARMUP_BYTES, WARMUP_BYTES / 4)
         );
         assert_eq!(
-            calibrate(Some(1.0), Duration::from_millis(250)).0,
+            calibrate(Some(1.0), Duration::from_millis(250), Mode::Receive).0,
             MIN_BYTES
         );
         assert_eq!(
-            calibrate(Some(1e12), Duration::from_secs(10)),
+            calibrate(Some(1e12), Duration::from_secs(10), Mode::Receive),
             (MAX_BYTES, MAX_BYTES / 4)
         );
         assert_eq!(ramp_bytes(100), 25);
+    }
+
+    #[test]
+    fn a_send_ramps_for_a_while_before_its_window() {
+        let t = Duration::from_millis(200);
+        // 1 GB/s: a receive ramps for a third of the window (67 MB), a send for
+        // SEND_RAMP_TIME (300 MB); both windows hold 200 MB.
+        let (size, ramp) = calibrate(Some(1e9), t, Mode::Receive);
+        assert!((ramp as f64 - 2e8 / 3.0).abs() < 1.0, "{ramp}");
+        assert!((size - ramp) as f64 >= 2e8 && size - ramp < 200_000_000 + (64 << 10));
+        let (size, ramp) = calibrate(Some(1e9), t, Mode::Send);
+        assert_eq!(ramp, 300_000_000);
+        assert!((size - ramp) as f64 >= 2e8 && size - ramp < 200_000_000 + (64 << 10));
+        // 20 MB/s: RAMP_MIN is longer than 0.3 s (6 MB) there; both directions alike.
+        assert_eq!(
+            calibrate(Some(2e7), t, Mode::Send),
+            calibrate(Some(2e7), t, Mode::Receive)
+        );
+        // A long sample time's third is longer than SEND_RAMP_TIME: no difference.
+        let long = Duration::from_secs(2);
+        assert_eq!(
+            calibrate(Some(1e9), long, Mode::Send),
+            calibrate(Some(1e9), long, Mode::Receive)
+        );
     }
 
     #[test]
