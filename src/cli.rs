@@ -349,7 +349,7 @@ pub struct RunArgs {
     /// Fix the bytes per send/receive sample (K, M, G suffixes, binary units; classic
     /// shell benchmarks use 8M; the first quarter is the unmeasured ramp). By default each
     /// suite's size is calibrated so that its measured part lasts --sample-time, after a
-    /// ramp of at least 8 MiB (for send, also at least 0.3 s: a connection's first tenths
+    /// ramp of at least 8 MiB (for send, also at least 0.2 s: a connection's first tenths
     /// of a second upload slower than what follows).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
