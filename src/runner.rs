@@ -36,7 +36,7 @@ pub const RAMP_MIN: u64 = 8 << 20;
 /// 410/427 and 423/419 MB/s) and costs a default run half as much.
 pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
 /// A send warm-up with nothing to go on ramps up over the minimum ramp (which is also past
-/// the stall where ssh's first channel window runs out), then streams for
+/// the stall at the start of a connection), then streams for
 /// [`warmup_window`].
 pub const WARMUP_RAMP: u64 = RAMP_MIN;
 /// Calibrated sizes stay within these bounds.
