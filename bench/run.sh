@@ -50,7 +50,7 @@ if [ $quick = 1 ]; then
   export SEED_KEXES="curve25519-sha256 curve25519-sha256@libssh.org"
   export SEED_CIPHERS="aes128-gcm@openssh.com chacha20-poly1305@openssh.com aes256-ctr 3des-cbc"
   export SEED_MACS="hmac-sha2-256-etm@openssh.com hmac-sha1"
-  ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=10; acc_rounds=3
+  ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=5; acc_rounds=3
 else
   filters=
   ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=15; acc_rounds=5
