@@ -33,7 +33,9 @@ pub const RAMP_MIN: u64 = 8 << 20;
 /// 388 against 428 (0.3 s) and 418 (0.6 s). Receive showed no such difference (809
 /// against 771-784, 564 against 560-590), so its ramp stays short. A ramp of 0.2 s did
 /// as well as 0.3 s (five suites, 20 samples each: means 852/853, 645/614, 622/624,
-/// 410/427 and 423/419 MB/s) and costs a default run half as much.
+/// 410/427 and 423/419 MB/s) and costs a default run half as much; against the short
+/// ramp (809, 594, 625, 402, 431) the gain was smaller in that set and nil for two suites:
+/// up to 10%, ~5% in the median over nine comparisons (with chacha20 in a second set).
 pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
 /// A send warm-up with nothing to go on ramps up over the minimum ramp (which is also past
 /// the stall at the start of a connection), then streams for
