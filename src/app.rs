@@ -270,7 +270,8 @@ fn connect_server(
         let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
         let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
         let version = probed.map(|o| o.banner);
-        let target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
+        let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
+        target.label = target::sandbox_label(setup.placement, &setup.lab);
         let resolved = target::resolve(ssh, &target)?;
         return Ok(Server {
             target,
@@ -590,13 +591,7 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
 
 /// " (lab: ...)" for messages.
 fn lab_label(lab: &LabOptions) -> String {
-    let mut parts = Vec::new();
-    if let Some(c) = lab.cpu {
-        parts.push(format!("sshd limited to {c} cores"));
-    }
-    if let Some(k) = lab.rate_kbit {
-        parts.push(format!("link shaped to {k} kbit/s"));
-    }
+    let parts = lab.describe();
     if parts.is_empty() {
         String::new()
     } else {
@@ -653,7 +648,7 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
         None => {
             let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
             let o = server::probe(sb.host(), sb.port(), timeout);
-            ("local sandbox".to_string(), o)
+            (target::SANDBOX.to_string(), o)
         }
         Some(dest) => {
             let t = Target::parse(dest)?;
@@ -696,15 +691,6 @@ fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
         );
     }
     Store::open(&path)
-}
-
-/// `sandbox` is how users name the local sandbox's stored destination.
-fn stored_destination(d: &str) -> String {
-    if d == "sandbox" {
-        "local sandbox".into()
-    } else {
-        d.to_string()
-    }
 }
 
 fn check_since(since: &Option<String>) -> Result<()> {
@@ -769,7 +755,7 @@ fn load_which(which: &Which) -> Result<(Vec<store::RunRecord>, Vec<analysis::Sui
 fn selection(sel: &Which) -> Result<store::Selection> {
     check_since(&sel.since)?;
     Ok(store::Selection {
-        destination: sel.destination.as_deref().map(stored_destination),
+        destination: sel.destination.as_deref().map(target::stored_destination),
         run: sel.run,
         since: sel.since.clone(),
     })
@@ -888,7 +874,7 @@ fn compare_side(s: &str) -> Result<store::Selection> {
             ..Default::default()
         },
         None => store::Selection {
-            destination: Some(stored_destination(s)),
+            destination: Some(target::stored_destination(s)),
             ..Default::default()
         },
     })

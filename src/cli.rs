@@ -94,7 +94,9 @@ pub enum FormatArg {
 #[derive(Debug, Args)]
 pub struct Which {
     /// The destination as given to `run` (`sandbox` for the local sandbox); default:
-    /// the newest run's. Results of all its runs are combined.
+    /// the newest run's. Results of all its runs are combined. A sandbox run in another
+    /// setup is a destination of its own, named as `sshbench runs` lists it, e.g.
+    /// `"sandbox (shared CPUs)"` or `"sandbox (sshd limited to 0.25 cores)"`.
     pub destination: Option<String>,
 
     /// Only this run (see `sshbench runs`).
@@ -230,7 +232,8 @@ pub struct RecommendArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// A destination as given to `run` (`sandbox` for the local sandbox) or `run:ID`.
+    /// A destination as given to `run` (`sandbox` for the local sandbox; another setup
+    /// of it as `sshbench runs` lists it, e.g. `"sandbox (shared CPUs)"`) or `run:ID`.
     pub a: String,
     /// The other side, in the same form.
     pub b: String,

@@ -23,6 +23,19 @@ impl LabOptions {
     pub fn is_empty(&self) -> bool {
         self.cpu.is_none() && self.rate_kbit.is_none()
     }
+
+    /// Each constraint in words: `sshd limited to 0.25 cores`, `link shaped to 16000
+    /// kbit/s` (none for no lab).
+    pub fn describe(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(c) = self.cpu {
+            parts.push(format!("sshd limited to {c} cores"));
+        }
+        if let Some(k) = self.rate_kbit {
+            parts.push(format!("link shaped to {k} kbit/s"));
+        }
+        parts
+    }
 }
 
 /// Parse a rate: `20mbit`, `512kbit`, `1gbit` (or a plain number of kbit/s).

@@ -6,11 +6,14 @@
 //! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
 //! tables for people who query them directly.
 
+use crate::affinity::Placement;
+use crate::lab::LabOptions;
 use crate::machine::Machine;
 use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Rekey, Sample, Window};
 use crate::offer::AlgoLists;
 use crate::plan::PlanItem;
 use crate::suite::{Mode, Negotiated, Suite};
+use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -19,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -29,7 +32,7 @@ CREATE TABLE runs (
     started_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     finished_at      TEXT,
     status           TEXT NOT NULL,      -- running | complete | interrupted | failed | budget
-    destination      TEXT NOT NULL,      -- as given, or 'local sandbox'
+    destination      TEXT NOT NULL,      -- as given, or 'local sandbox' (v6: with its setup)
     target_json      TEXT NOT NULL,      -- ssh options and destination argument
     resolved_host    TEXT,
     resolved_port    INTEGER,
@@ -92,7 +95,41 @@ ALTER TABLE runs ADD COLUMN server_strict_kex INTEGER;      -- 1/0: the server o
 ALTER TABLE samples ADD COLUMN rekey_bytes INTEGER;         -- send/receive: encrypted bytes between rekeys
 ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey's stall (the connection's kex)
 "#,
+    // v6: each setup of the local sandbox is a destination of its own
+    // (`target::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
+    "",
 ];
+
+/// The version whose upgrade also relabels the sandbox runs stored before it.
+const RELABEL_SANDBOX_AT: usize = 6;
+
+/// Give every run stored as `local sandbox` the label of the setup it ran in (its
+/// options say: shared CPUs, a lab), so that reports stop pooling them with runs of the
+/// default setup. Runs from before the placement existed ran with shared CPUs.
+fn relabel_sandbox_runs(tx: &rusqlite::Transaction) -> Result<()> {
+    #[derive(Default, Deserialize)]
+    struct Setup {
+        #[serde(default)]
+        lab: LabOptions,
+        #[serde(default)]
+        sandbox_cpus: Placement,
+    }
+    let runs: Vec<(i64, String)> = tx
+        .prepare("SELECT id, options_json FROM runs WHERE destination = ?1")?
+        .query_map([target::SANDBOX], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, options) in runs {
+        let setup: Setup = serde_json::from_str(&options).unwrap_or_default();
+        let label = target::sandbox_label(setup.sandbox_cpus, &setup.lab);
+        if label != target::SANDBOX {
+            tx.execute(
+                "UPDATE runs SET destination = ?1 WHERE id = ?2",
+                params![label, id],
+            )?;
+        }
+    }
+    Ok(())
+}
 
 /// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
 /// 7 significant digits, far below timer noise).
@@ -257,6 +294,9 @@ impl Store {
         for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             let tx = self.conn.transaction()?;
             tx.execute_batch(sql)?;
+            if v + 1 == RELABEL_SANDBOX_AT {
+                relabel_sandbox_runs(&tx)?;
+            }
             tx.pragma_update(None, "user_version", (v + 1) as i64)?;
             tx.commit()?;
         }
@@ -810,6 +850,66 @@ mod tests {
         assert_eq!(old.destination, "old");
         // Runs from before schema v4 did not record the server's strict KEX.
         assert_eq!(old.server_strict_kex, None);
+    }
+
+    /// Version 6 gives each sandbox setup its own destination: runs stored before as
+    /// `local sandbox` take the label of the setup their options record.
+    #[test]
+    fn migrating_to_version_6_relabels_sandbox_runs_by_their_setup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v5.sqlite");
+        let runs = [
+            ("local sandbox", r#"{"sandbox_cpus":"split"}"#),
+            ("local sandbox", r#"{"lab":{"cpu":null,"rate_kbit":null}}"#),
+            (
+                "local sandbox",
+                r#"{"lab":{"cpu":0.25,"rate_kbit":null},"sandbox_cpus":"split"}"#,
+            ),
+            ("local sandbox", "not json"),
+            ("pi@nas", r#"{"sandbox_cpus":"shared"}"#),
+        ];
+        {
+            let c = Connection::open(&path).unwrap();
+            for sql in &MIGRATIONS[..5] {
+                c.execute_batch(sql).unwrap();
+            }
+            c.pragma_update(None, "user_version", 5).unwrap();
+            for (dest, options) in runs {
+                c.execute(
+                    "INSERT INTO runs (status, destination, target_json, client_version,
+                        machine_json, options_json, plan_json, seed, sshbench_version)
+                     VALUES ('complete', ?1, '{}', 'OpenSSH_9.2', '{}', ?2, '[]', 1, '0.1.0')",
+                    params![dest, options],
+                )
+                .unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let got: Vec<String> = store
+            .runs()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.destination)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "local sandbox",
+                // Before the placement existed, both ends shared the CPUs.
+                "local sandbox (shared CPUs)",
+                "local sandbox (sshd limited to 0.25 cores)",
+                "local sandbox (shared CPUs)",
+                "pi@nas",
+            ]
+        );
+        // The default setup alone is `sandbox` to the reports.
+        let (picked, _) = store
+            .select(&Selection {
+                destination: Some(target::stored_destination("sandbox")),
+                ..Selection::default()
+            })
+            .unwrap();
+        assert_eq!(picked.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
+use crate::affinity::Placement;
+use crate::lab::LabOptions;
 use crate::offer::AlgoLists;
 use crate::suite::AlgoKind;
 use anyhow::{Context, Result, bail};
@@ -61,14 +63,53 @@ impl Target {
         })
     }
 
-    /// The local sandbox, reached through its private ssh_config file.
+    /// The local sandbox, reached through its private ssh_config file (labelled as the
+    /// default setup; see [`sandbox_label`]).
     pub fn sandbox(config: &Path, alias: &str) -> Target {
         Target {
-            label: "local sandbox".to_string(),
+            label: SANDBOX.to_string(),
             ssh_options: vec!["-F".to_string(), config.display().to_string()],
             destination: alias.to_string(),
             is_sandbox: true,
         }
+    }
+}
+
+/// The stored destination of the local sandbox in its default setup.
+pub const SANDBOX: &str = "local sandbox";
+
+/// The stored destination of a local sandbox run: [`SANDBOX`] for the default setup (its
+/// two ends on separate CPUs, no lab), with the setup in parentheses otherwise
+/// (`local sandbox (shared CPUs, sshd limited to 0.25 cores)`), so that reports never
+/// pool samples measured under different conditions. A real destination never looks
+/// like this: it cannot contain whitespace.
+pub fn sandbox_label(placement: Placement, lab: &LabOptions) -> String {
+    let mut parts = Vec::new();
+    if placement == Placement::Shared {
+        parts.push("shared CPUs".to_string());
+    }
+    parts.extend(lab.describe());
+    if parts.is_empty() {
+        SANDBOX.to_string()
+    } else {
+        format!("{SANDBOX} ({})", parts.join(", "))
+    }
+}
+
+/// Whether a stored destination is the local sandbox, in any setup.
+pub fn is_sandbox_label(destination: &str) -> bool {
+    destination
+        .strip_prefix(SANDBOX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(" ("))
+}
+
+/// A destination as users name it in reports: `sandbox` is the local sandbox's default
+/// setup, `sandbox (shared CPUs)` and the like its other setups (as `sshbench runs`
+/// lists them, with or without the leading `local`); anything else is as stored.
+pub fn stored_destination(given: &str) -> String {
+    match given.strip_prefix("sandbox") {
+        Some(rest) if rest.is_empty() || rest.starts_with(" (") => format!("{SANDBOX}{rest}"),
+        _ => given.to_string(),
     }
 }
 
@@ -168,6 +209,51 @@ pub fn resolve(ssh: &Path, target: &Target) -> Result<Resolved> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_sandbox_setup_is_a_destination_of_its_own() {
+        let none = LabOptions::default();
+        let cpu = LabOptions {
+            cpu: Some(0.25),
+            rate_kbit: None,
+        };
+        let both = LabOptions {
+            cpu: Some(0.5),
+            rate_kbit: Some(16_000),
+        };
+        assert_eq!(sandbox_label(Placement::Split, &none), "local sandbox");
+        assert_eq!(
+            sandbox_label(Placement::Shared, &none),
+            "local sandbox (shared CPUs)"
+        );
+        assert_eq!(
+            sandbox_label(Placement::Split, &cpu),
+            "local sandbox (sshd limited to 0.25 cores)"
+        );
+        let mixed = sandbox_label(Placement::Shared, &both);
+        assert_eq!(
+            mixed,
+            "local sandbox (shared CPUs, sshd limited to 0.5 cores, link shaped to 16000 kbit/s)"
+        );
+        for label in ["local sandbox", mixed.as_str()] {
+            assert!(is_sandbox_label(label), "{label}");
+        }
+        for other in ["localhost", "local sandboxes", "pi@nas", ""] {
+            assert!(!is_sandbox_label(other), "{other}");
+        }
+        // What users type in reports.
+        assert_eq!(stored_destination("sandbox"), "local sandbox");
+        assert_eq!(
+            stored_destination("sandbox (shared CPUs)"),
+            "local sandbox (shared CPUs)"
+        );
+        assert_eq!(
+            stored_destination("local sandbox (shared CPUs)"),
+            "local sandbox (shared CPUs)"
+        );
+        assert_eq!(stored_destination("sandboxhost"), "sandboxhost");
+        assert_eq!(stored_destination("pi@nas:2222"), "pi@nas:2222");
+    }
 
     #[test]
     fn parses_user_host_port() {

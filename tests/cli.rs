@@ -451,6 +451,73 @@ fn run_output_snapshot_with_mock_transport_and_runs_listing() {
     );
 }
 
+/// Runs of the sandbox in different setups (here: both ends on shared CPUs against the
+/// default split) measure different things: each is a destination of its own, which
+/// reports never pool unless asked to compare them.
+#[test]
+fn sandbox_setups_are_stored_and_reported_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let connect = [
+        "-q",
+        "--mode",
+        "connect",
+        "--kex",
+        "curve25519-sha256",
+        "--hostkeys",
+        "ssh-ed25519",
+        "--rounds",
+        "2",
+    ];
+    for extra in [&[][..], &["--sandbox-cpus", "shared"][..]] {
+        let out = run_with_db(&db, &[&connect[..], extra].concat());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let listing = text(
+        &sshbench()
+            .arg("runs")
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert!(listing.contains("local sandbox (shared CPUs)"), "{listing}");
+    let show = |args: &[&str]| -> serde_json::Value {
+        let out = sshbench()
+            .args(["show", "--format", "json", "--db"])
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let samples = |v: &serde_json::Value| v["suites"][0]["n"].as_u64().unwrap();
+    // By default, the newest run's destination: the shared setup alone.
+    let newest = show(&[]);
+    assert_eq!(newest["destination"], "local sandbox (shared CPUs)");
+    assert_eq!(newest["runs"], serde_json::json!([2]));
+    assert_eq!(samples(&newest), 2, "{newest}");
+    let default = show(&["sandbox"]);
+    assert_eq!(default["destination"], "local sandbox");
+    assert_eq!(default["runs"], serde_json::json!([1]));
+    assert_eq!(samples(&default), 2, "{default}");
+    let shared = show(&["sandbox (shared CPUs)"]);
+    assert_eq!(shared["runs"], serde_json::json!([2]));
+    let cmp = sshbench()
+        .args(["compare", "sandbox", "sandbox (shared CPUs)", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(cmp.status.success(), "{}", text(&cmp.stderr));
+    assert!(
+        text(&cmp.stdout).contains("local sandbox (shared CPUs)"),
+        "{}",
+        text(&cmp.stdout)
+    );
+}
+
 #[test]
 fn precision_and_budget_stop_rules() {
     let dir = tempfile::tempdir().unwrap();

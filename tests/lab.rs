@@ -118,6 +118,11 @@ fn a_cpu_limited_server_is_server_bound() {
         "{}",
         runs[0].options_json
     );
+    // Stored apart from the default sandbox, so reports never pool the two.
+    assert_eq!(
+        runs[0].destination,
+        "local sandbox (sshd limited to 0.2 cores)"
+    );
 }
 
 #[test]

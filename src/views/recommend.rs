@@ -8,6 +8,7 @@ use crate::analysis::{SuiteStats, higher_is_better};
 use crate::offer::catalogue::{self, Grade};
 use crate::offer::{self, AlgoLists};
 use crate::suite::{AlgoKind, Mode, Suite};
+use crate::target;
 use serde::Serialize;
 
 /// What to optimize.
@@ -310,7 +311,7 @@ fn line(
 
 /// The `Host` pattern for a destination as stored.
 fn host_pattern(destination: &str) -> String {
-    if destination == "local sandbox" {
+    if target::is_sandbox_label(destination) {
         return "*".into();
     }
     let host = destination.rsplit_once('@').map_or(destination, |(_, h)| h);
@@ -383,10 +384,11 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, serde_json
         "# ~/.ssh/config\nHost {}\n",
         host_pattern(&scope.destination)
     );
-    if scope.destination == "local sandbox" {
-        client.push_str(
-            "    # measured against the local sandbox: this machine as both client and server\n",
-        );
+    if target::is_sandbox_label(&scope.destination) {
+        client.push_str(&format!(
+            "    # measured against the {}: this machine as both client and server\n",
+            scope.destination
+        ));
     }
     let mut server = String::from("# /etc/ssh/sshd_config (for the server's admin)\n");
     for l in &lines {
@@ -445,5 +447,6 @@ mod tests {
         assert_eq!(host_pattern("nas"), "nas");
         assert_eq!(host_pattern("root@[::1]:22"), "::1");
         assert_eq!(host_pattern("local sandbox"), "*");
+        assert_eq!(host_pattern("local sandbox (shared CPUs)"), "*");
     }
 }
