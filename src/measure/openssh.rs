@@ -12,7 +12,7 @@ use super::{rekey, sshlog};
 use crate::cancel::Cancel;
 use crate::proc::{self, Exit};
 use crate::remote;
-use crate::suite::Mode;
+use crate::suite::{Mode, Negotiated};
 use crate::target::Target;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -212,7 +212,6 @@ impl Transport for OpenSsh {
         let written = writer
             .and_then(|w| w.recv_timeout(grace).ok())
             .unwrap_or_default();
-        let write_error = written.error.clone();
         // What the sample moved: all it was asked to, or, for a time-bounded send, what
         // the writer wrote before its time was up (the server's count must agree).
         let moved = match (req.mode, req.until) {
@@ -226,12 +225,14 @@ impl Transport for OpenSsh {
         sample.outcome = judge(
             req,
             moved,
-            &exit,
-            killed,
-            &lines,
-            &out,
-            write_error,
-            &sample,
+            &Observed {
+                exit: &exit,
+                killed,
+                lines: &lines,
+                out: &out,
+                write_error: written.error.as_deref(),
+                negotiated: sample.negotiated.as_ref(),
+            },
         );
         if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
             sample.transfer = Some(e - r);
@@ -337,18 +338,30 @@ fn server_cpu(req: &SampleRequest, lines: &[String], sample: &Sample) -> Option<
     })
 }
 
-/// Decide the outcome from everything observed.
-#[allow(clippy::too_many_arguments)]
-fn judge(
-    req: &SampleRequest,
-    expected: u64,
-    exit: &Exit,
+/// Everything a sample's outcome is decided from.
+struct Observed<'a> {
+    exit: &'a Exit,
+    /// Why sshbench killed ssh, if it did (timeout, cancellation).
     killed: Option<FailureKind>,
-    lines: &[String],
-    out: &StdoutReport,
-    write_error: Option<String>,
-    sample: &Sample,
-) -> Outcome {
+    /// ssh's stderr lines.
+    lines: &'a [String],
+    out: &'a StdoutReport,
+    /// Writing to ssh's stdin failed.
+    write_error: Option<&'a str>,
+    /// What ssh reported it negotiated.
+    negotiated: Option<&'a Negotiated>,
+}
+
+/// Decide the outcome from everything observed.
+fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outcome {
+    let Observed {
+        exit,
+        killed,
+        lines,
+        out,
+        write_error,
+        negotiated,
+    } = *seen;
     if let Some(kind) = killed {
         let message = match kind {
             FailureKind::Cancelled => "interrupted".to_string(),
@@ -391,7 +404,7 @@ fn judge(
     ]
     .iter()
     .any(|v| v.is_some());
-    match &sample.negotiated {
+    match negotiated {
         None if forced => {
             return Outcome::failed(
                 FailureKind::Mismatch,
