@@ -383,7 +383,8 @@ pub struct RunArgs {
     pub compression: bool,
 
     /// What the transferred data looks like: random (incompressible), text, or zeros
-    /// (like /dev/zero in classic scripts). Matters only with --compression.
+    /// (like /dev/zero in classic scripts). Matters only with --compression; reports
+    /// show a compressed suite measured on text or zeros apart from random data.
     #[arg(long, value_enum, default_value = "random")]
     pub payload: PayloadArg,
 

@@ -9,6 +9,7 @@
 use crate::affinity::Placement;
 use crate::lab::LabOptions;
 use crate::machine::Machine;
+use crate::measure::payload::PayloadKind;
 use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Rekey, Sample, Window};
 use crate::offer::AlgoLists;
 use crate::plan::PlanItem;
@@ -17,7 +18,7 @@ use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -200,6 +201,33 @@ pub fn check(path: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The data a run's transfers carried (`--payload`), as its options record it (random,
+/// the default, for runs from before the option).
+fn payload_of(options_json: &str) -> PayloadKind {
+    #[derive(Deserialize)]
+    struct Options {
+        #[serde(default)]
+        payload: PayloadKind,
+    }
+    serde_json::from_str::<Options>(options_json).map_or(PayloadKind::Random, |o| o.payload)
+}
+
+/// A compressed transfer's figure depends on the data (text shrinks several times,
+/// random data not at all), so one measured on other data than the default random is a
+/// suite of its own in reports: its compression reads `zlib@openssh.com, text data`.
+/// Reports over runs with different `--payload`s then never pool the two. Uncompressed
+/// suites are left as they are: the data does not change what a cipher costs.
+fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
+    let data = match payload {
+        PayloadKind::Random => return,
+        PayloadKind::Text => "text",
+        PayloadKind::Zeros => "zeros",
+    };
+    if let (true, Some(c)) = (sample.mode.is_transfer(), &mut sample.suite.compression) {
+        *c = format!("{c}, {data} data");
+    }
 }
 
 /// A run as stored.
@@ -646,10 +674,18 @@ impl Store {
             return Ok((runs, Vec::new()));
         }
         let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        let payloads: HashMap<i64, PayloadKind> = runs
+            .iter()
+            .map(|r| (r.id, payload_of(&r.options_json)))
+            .collect();
         let samples = self
             .samples(&ids)?
             .into_iter()
             .filter(|s| s.round > 0)
+            .map(|mut s| {
+                mark_payload(&mut s.sample, payloads[&s.run_id]);
+                s
+            })
             .collect();
         Ok((runs, samples))
     }
@@ -910,6 +946,58 @@ mod tests {
             })
             .unwrap();
         assert_eq!(picked.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// Compressed transfers measured on text (or zeros) are suites of their own in
+    /// reports; on random data, and without compression, runs pool as before.
+    #[test]
+    fn reports_keep_compressed_figures_of_different_data_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let machine = Machine::default();
+        let plan = vec![PlanItem {
+            mode: Mode::Send,
+            suite: Suite::default(),
+        }];
+        let zlib = |cipher: &str| {
+            let mut s = sample(cipher, Outcome::Success);
+            s.suite.compression = Some("zlib@openssh.com".into());
+            s
+        };
+        for payload in ["random", "text", "zeros"] {
+            let id = store
+                .create_run(&NewRun {
+                    options_json: format!(r#"{{"payload":"{payload}"}}"#),
+                    ..new_run(&machine, &plan)
+                })
+                .unwrap();
+            store.add_sample(id, 0, 1, &zlib("aes128-ctr")).unwrap();
+            store
+                .add_sample(id, 1, 1, &sample("aes128-ctr", Outcome::Success))
+                .unwrap();
+            let mut echo = zlib("aes128-ctr");
+            echo.mode = Mode::Echo;
+            store.add_sample(id, 2, 1, &echo).unwrap();
+        }
+        let (_, samples) = store.select(&Selection::default()).unwrap();
+        let stats = crate::analysis::aggregate(samples.iter().map(|s| &s.sample));
+        let mut groups: Vec<(Mode, Option<String>, usize)> = stats
+            .iter()
+            .map(|s| (s.mode, s.suite.compression.clone(), s.ok))
+            .collect();
+        groups.sort();
+        let zlib = |data: &str| Some(format!("zlib@openssh.com{data}"));
+        assert_eq!(
+            groups,
+            [
+                (Mode::Send, None, 3),
+                (Mode::Send, zlib(""), 1),
+                (Mode::Send, zlib(", text data"), 1),
+                (Mode::Send, zlib(", zeros data"), 1),
+                // Keystrokes are the same whatever --payload says.
+                (Mode::Echo, zlib(""), 3),
+            ]
+        );
     }
 
     #[test]

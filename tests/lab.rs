@@ -223,12 +223,14 @@ fn sandbox_verdicts_cpu_per_gb_and_connect_phases() {
     assert!(!ns && !cg, "nothing of a lab left");
 }
 
+/// Runs with random and with text data, in one database: a report shows each
+/// compressed suite once per kind of data (never pooled), the uncompressed ones pooled.
 #[test]
 fn compression_pays_on_text_not_on_random_data() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    for (payload, db) in [("random", "r.sqlite"), ("text", "t.sqlite")] {
-        let db = dir.path().join(db);
+    let db = dir.path().join("db.sqlite");
+    for payload in ["random", "text"] {
         run(
             &db,
             &[
@@ -243,28 +245,28 @@ fn compression_pays_on_text_not_on_random_data() {
                 "4M",
             ],
         );
-        let suites = show(&db, &[]);
-        let z = find(
-            &suites,
-            "send",
-            "aes128-gcm@openssh.com",
-            Some("zlib@openssh.com"),
-        );
-        let factor = z["compression_factor"].as_f64().unwrap();
-        match payload {
-            "random" => assert!(factor > 0.95, "random data does not shrink: {factor}"),
-            _ => assert!(factor < 0.5, "text shrinks: {factor}"),
-        }
-        // Visible in the table, too.
-        let table = Command::new(env!("CARGO_BIN_EXE_sshbench"))
-            .args(["show", "--db"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&table.stdout);
-        assert!(
-            text.contains("Compression") && text.contains("zlib@openssh.com"),
-            "{text}"
-        );
     }
+    let suites = show(&db, &[]);
+    let factor = |compression: &str| {
+        let z = find(&suites, "send", "aes128-gcm@openssh.com", Some(compression));
+        assert_eq!(z["n"], 3, "{z}");
+        z["compression_factor"].as_f64().unwrap()
+    };
+    let random = factor("zlib@openssh.com");
+    assert!(random > 0.95, "random data does not shrink: {random}");
+    let text = factor("zlib@openssh.com, text data");
+    assert!(text < 0.5, "text shrinks: {text}");
+    let plain = find(&suites, "send", "aes128-gcm@openssh.com", None);
+    assert_eq!(plain["n"], 6, "uncompressed: both runs pooled: {plain}");
+    // Visible in the table, too.
+    let table = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["show", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains("Compression") && table.contains("zlib@openssh.com, text data"),
+        "{table}"
+    );
 }
