@@ -736,11 +736,12 @@ fn load_scope(
             }
         );
     }
-    let destination = sel.destination.clone().unwrap_or_else(|| {
-        runs.last()
-            .map(|r| r.destination.clone())
-            .unwrap_or_default()
-    });
+    // Every selected run is of one destination (as stored), unless a single run was
+    // asked for, which is of one too.
+    let destination = runs
+        .last()
+        .map(|r| r.destination.clone())
+        .unwrap_or_default();
     let stats = analysis::aggregate(samples.iter().map(|s| &s.sample));
     Ok((runs, stats, destination))
 }
@@ -755,7 +756,7 @@ fn load_which(which: &Which) -> Result<(Vec<store::RunRecord>, Vec<analysis::Sui
 fn selection(sel: &Which) -> Result<store::Selection> {
     check_since(&sel.since)?;
     Ok(store::Selection {
-        destination: sel.destination.as_deref().map(target::stored_destination),
+        destination: sel.destination.clone(),
         run: sel.run,
         since: sel.since.clone(),
     })
@@ -874,7 +875,7 @@ fn compare_side(s: &str) -> Result<store::Selection> {
             ..Default::default()
         },
         None => store::Selection {
-            destination: Some(target::stored_destination(s)),
+            destination: Some(s.to_string()),
             ..Default::default()
         },
     })

@@ -271,7 +271,8 @@ pub struct NewRun<'a> {
 /// Which stored results a report covers.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
-    /// Runs of this destination (as stored: the argument given, or `local sandbox`).
+    /// Runs of this destination: as stored (the argument given to `run`), or as
+    /// [`target::stored_destination`] names the local sandbox (`sandbox`).
     pub destination: Option<String>,
     /// Only this run.
     pub run: Option<i64>,
@@ -656,7 +657,10 @@ impl Store {
     pub fn select(&self, sel: &Selection) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
         let all = self.runs()?;
         let destination = match (&sel.destination, sel.run) {
-            (Some(d), _) => Some(d.clone()),
+            // A destination stored under that very name (say, a host alias `sandbox`)
+            // comes first; else `sandbox` and the like name the local sandbox.
+            (Some(d), _) if all.iter().any(|r| &r.destination == d) => Some(d.clone()),
+            (Some(d), _) => Some(target::stored_destination(d)),
             (None, Some(_)) => None,
             (None, None) => all.last().map(|r| r.destination.clone()),
         };
@@ -946,6 +950,34 @@ mod tests {
             })
             .unwrap();
         assert_eq!(picked.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// `sandbox` names the local sandbox in reports, unless a destination was stored
+    /// under that very name (an ssh_config alias `sandbox`).
+    #[test]
+    fn a_destination_stored_as_sandbox_comes_before_the_local_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let machine = Machine::default();
+        let plan = [];
+        let pick = |store: &Store, given: &str| -> Vec<i64> {
+            let sel = Selection {
+                destination: Some(given.into()),
+                ..Selection::default()
+            };
+            store.select(&sel).unwrap().0.iter().map(|r| r.id).collect()
+        };
+        store.create_run(&new_run(&machine, &plan)).unwrap();
+        assert_eq!(pick(&store, "sandbox"), [1]);
+        assert_eq!(pick(&store, "local sandbox"), [1]);
+        store
+            .create_run(&NewRun {
+                destination: "sandbox",
+                ..new_run(&machine, &plan)
+            })
+            .unwrap();
+        assert_eq!(pick(&store, "sandbox"), [2]);
+        assert_eq!(pick(&store, "local sandbox"), [1]);
     }
 
     /// Compressed transfers measured on text (or zeros) are suites of their own in
