@@ -389,7 +389,8 @@ pub struct RunArgs {
     pub payload: PayloadArg,
 
     /// Lab: limit the local sandbox sshd (and its sessions) to this many cores, e.g. 0.25,
-    /// to play a slow server (Linux, root; a cgroup CPU quota).
+    /// to play a slow server (Linux, root; a cgroup CPU quota). Stored as a destination
+    /// of its own, `sandbox (sshd limited to 0.25 cores)`, as is every lab setup.
     #[arg(long, value_name = "CORES", conflicts_with = "destination")]
     pub sandbox_cpu: Option<f64>,
 
@@ -400,8 +401,9 @@ pub struct RunArgs {
 
     /// Where the local sandbox's two ends run: `split` keeps sshd on the upper half of the
     /// CPUs and the ssh client on the lower half, so that they never take turns on one
-    /// core (as two machines would not); `shared` lets the scheduler place them. Linux with
-    /// two or more CPUs; elsewhere always shared.
+    /// core (as two machines would not); `shared` lets the scheduler place them (stored as
+    /// the destination `sandbox (shared CPUs)`). Linux with two or more CPUs; elsewhere
+    /// always shared.
     #[arg(
         long,
         value_enum,
