@@ -225,7 +225,9 @@ fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
         PayloadKind::Text => "text",
         PayloadKind::Zeros => "zeros",
     };
-    if let (true, Some(c)) = (sample.mode.is_transfer(), &mut sample.suite.compression) {
+    if sample.mode.is_transfer()
+        && let Some(c) = &mut sample.suite.compression
+    {
         *c = format!("{c}, {data} data");
     }
 }

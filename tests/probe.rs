@@ -306,10 +306,11 @@ fn algos_command_reports_grades_and_negotiability() {
 /// `sshbench run DESTINATION`'s stderr against a server that does not know this client:
 /// the probe of its offer comes first, then the first sample fails (unknown host key).
 fn run_against(port: u16) -> String {
+    let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
         .args(["run", "--mode", "connect", "--kex", "curve25519-sha256"])
         .args(["--timeout", "10", "--db"])
-        .arg(tempfile::tempdir().unwrap().path().join("db.sqlite"))
+        .arg(dir.path().join("db.sqlite"))
         .arg(format!("127.0.0.1:{port}"))
         .output()
         .unwrap();
