@@ -7,6 +7,7 @@
 //!   transport (no shared code), so the two can be compared.
 //! - `suites`, `info`: per-suite figures and the versions of one stored run.
 //! - `rank`: Spearman rank correlation and median relative difference of two such lists.
+//! - `pool`: the accuracy rows' ratios taken together (geometric mean, 95% interval).
 //! - `payload`: the payload generator's rate, into memory and through a pipe.
 //! - `watch`: run a command and report its own CPU time and peak memory (Linux `/proc`).
 //! - `client-cpus`: the CPUs `sshbench` keeps its clients on against a split sandbox
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
         Some("suites") => suites(&args[1..]),
         Some("info") => info(&args[1..]),
         Some("rank") => rank(&args[1..]),
+        Some("pool") => pool(&args[1..]),
         Some("payload") => payload(),
         Some("watch") => return watch(&args[1..]),
         Some("client-cpus") => {
@@ -42,7 +44,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         _ => Err(
-            "usage: benchkit reference|suites|info|rank|payload|watch|client-cpus ...".to_string(),
+            "usage: benchkit reference|suites|info|rank|pool|payload|watch|client-cpus ..."
+                .to_string(),
         ),
     };
     match result {
@@ -342,6 +345,51 @@ fn rank(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Ratios taken together: `(n, geometric mean, low, high, within)`, the 95% interval from
+/// Student's t on the logarithms (so 0.9 and 1.1 weigh alike), `within` how many lie
+/// within `tolerance` of 1 (e.g. 0.05). `None` for fewer than two finite, positive ratios.
+fn pooled(ratios: &[f64], tolerance: f64) -> Option<(usize, f64, f64, f64, usize)> {
+    let logs: Vec<f64> = ratios
+        .iter()
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| r.ln())
+        .collect();
+    let s = analysis::summarize(&logs)?;
+    let ci = s.ci95?;
+    let within = ratios
+        .iter()
+        .filter(|r| (*r - 1.0).abs() <= tolerance + 1e-9)
+        .count();
+    Some((
+        s.n,
+        s.mean.exp(),
+        (s.mean - ci).exp(),
+        (s.mean + ci).exp(),
+        within,
+    ))
+}
+
+/// `pool FILE`: one ratio per line (sshbench / reference); prints
+/// `n  geometric_mean  low  high  within_5%`: whether the rows, taken together, show a
+/// bias that one row's scatter hides (or shows one that is not there).
+fn pool(args: &[String]) -> Result<(), String> {
+    let [path] = args else {
+        return Err("usage: benchkit pool RATIOS".into());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let ratios = text
+        .split_whitespace()
+        .map(|w| {
+            w.parse::<f64>()
+                .map_err(|_| format!("{path}: not a ratio: {w:?}"))
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    let (n, mean, low, high, within) =
+        pooled(&ratios, 0.05).ok_or_else(|| format!("{path}: fewer than two ratios"))?;
+    println!("{n}\t{mean:.4}\t{low:.4}\t{high:.4}\t{within}");
+    Ok(())
+}
+
 /// A writer that copies into a buffer, round and round (a sink that does the work).
 struct Ring(Vec<u8>, usize);
 
@@ -460,5 +508,21 @@ mod tests {
         assert_eq!(ranks(&[5.0, 1.0, 5.0, 2.0]), [3.5, 1.0, 3.5, 2.0]);
         // One swap among four: 1 - 6·2/(4·15) = 0.8.
         assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]) - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pooled_ratios() {
+        // 0.9 and 1/0.9 cancel in the geometric mean; only 1.0 lies within 5%.
+        let (n, mean, low, high, within) = pooled(&[0.9, 1.0, 1.0 / 0.9], 0.05).unwrap();
+        assert_eq!((n, within), (3, 1));
+        assert!((mean - 1.0).abs() < 1e-12);
+        // Logs -0.105, 0, 0.105: sd 0.105, t(2) = 4.303, half-width 4.303 · 0.105 / √3.
+        let half = 4.302_652_7 * 0.9f64.ln().abs() / 3f64.sqrt();
+        assert!((low - (-half).exp()).abs() < 1e-6 && (high - half.exp()).abs() < 1e-6);
+        // A consistent 8% high reading stays high, whatever the scatter of single rows.
+        let (_, mean, low, _, within) = pooled(&[1.06, 1.10, 1.07, 1.09], 0.05).unwrap();
+        assert!(mean > 1.07 && low > 1.05 && within == 0);
+        assert_eq!(pooled(&[1.0], 0.05), None);
+        assert_eq!(pooled(&[f64::NAN, -1.0], 0.05), None);
     }
 }
