@@ -371,7 +371,7 @@ fn pooled(ratios: &[f64], tolerance: f64) -> Option<(usize, f64, f64, f64, usize
 
 /// `pool FILE`: one ratio per line (sshbench / reference); prints
 /// `n  geometric_mean  low  high  within_5%`: whether the rows, taken together, show a
-/// bias that one row's scatter hides (or shows one that is not there).
+/// bias of sshbench's that the scatter of single rows would hide or fake.
 fn pool(args: &[String]) -> Result<(), String> {
     let [path] = args else {
         return Err("usage: benchkit pool RATIOS".into());

@@ -181,8 +181,9 @@ for s in $acc_suites; do
   done
 done
 kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; sb=
-# The rows taken together: a bias of sshbench's shows in every row, the machine's scatter
-# does not (a 95% interval on the logarithms of the ratios, Student's t).
+# The rows taken together: a bias of sshbench's moves every row one way, while the
+# machine's scatter of single rows mostly cancels out and widens the interval (95%, from
+# Student's t on the logarithms of the ratios).
 if pooled=$("$kit" pool "$work/ratios"); then
   read -r pool_n pool_mean pool_low pool_high pool_within <<EOF
 $pooled
