@@ -175,7 +175,7 @@ for s in $acc_suites; do
     else
       a_what=
     fi
-    calc "$ours / $ref" 4 >> "$work/ratios"; echo >> "$work/ratios"
+    echo "$(calc "$ours / $ref" 4)" >> "$work/ratios"
     acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s, the mean of $(calc "$ref1 / 1e6" 1) before and $(calc "$ref2 / 1e6" 1) after ($(calc "$moved1 / 1048576" 0) and $(calc "$moved2 / 1048576" 0) MiB in $(calc "$total1" 1) and $(calc "$total2" 1) s)$a_what | **$(calc "$ours / $ref" 3)** (vs the references' last 3/4: $(calc "$ours / $ref_steady" 3); vs the one before / after alone: $(calc "$ours / $ref1" 3) / $(calc "$ours / $ref2" 3)) |
 "
   done
