@@ -17,8 +17,8 @@
 
 use sshbench::analysis;
 use sshbench::measure::payload::Payload;
+use sshbench::model::Mode;
 use sshbench::store::{Selection, Store};
-use sshbench::suite::Mode;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -36,10 +36,12 @@ fn main() -> ExitCode {
         Some("payload") => payload(),
         Some("watch") => return watch(&args[1..]),
         Some("client-cpus") => {
-            let split = sshbench::affinity::plan(sshbench::affinity::Placement::Split);
+            let split = sshbench::sys::affinity::plan(sshbench::model::Placement::Split);
             println!(
                 "{}",
-                split.map_or_else(String::new, |s| sshbench::affinity::format_list(&s.client))
+                split.map_or_else(String::new, |s| sshbench::sys::affinity::format_list(
+                    &s.client
+                ))
             );
             Ok(())
         }

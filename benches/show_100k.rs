@@ -6,12 +6,12 @@
 //! (process start to exit) and the in-process pipeline, 7 times each, and prints the
 //! medians. Not a test: timings on a shared machine are for reading, not asserting.
 
-use sshbench::machine::Machine;
-use sshbench::measure::{CpuTimes, Outcome, Sample, Window};
-use sshbench::offer::AlgoLists;
+use sshbench::model::AlgoLists;
+use sshbench::model::{CpuTimes, Outcome, Sample, Window};
+use sshbench::model::{Mode, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Selection, Store};
-use sshbench::suite::{Mode, Suite};
+use sshbench::sys::machine::Machine;
 use std::time::{Duration, Instant};
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -133,19 +133,19 @@ fn main() {
             })
             .unwrap();
         let stats = sshbench::analysis::aggregate(samples.iter().map(|s| &s.sample));
-        let scope = sshbench::views::report::Scope {
+        let scope = sshbench::views::scope::Scope {
             destination: "bench".into(),
             runs: &runs,
             stats,
         };
-        let (doc, json) = sshbench::views::report::show(
+        let (doc, json) = sshbench::views::show::show(
             &scope,
-            &sshbench::views::report::ShowOptions {
+            &sshbench::views::show::ShowOptions {
                 chart: None,
                 modes: Mode::ALL.to_vec(),
                 top: None,
                 worst: false,
-                sort: sshbench::views::report::SortKey::Speed,
+                sort: sshbench::views::show::SortKey::Speed,
             },
         );
         let text = sshbench::views::export::render(

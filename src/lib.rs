@@ -1,27 +1,21 @@
 //! sshbench: finds the fastest safe SSH settings for a given client and server.
 //!
-//! The crate is a library with a thin binary (`src/main.rs`). Data flows one way:
-//! CLI args → [`config`] → [`target`] → [`offer`] → [`plan`] → [`runner`] (through a
-//! [`measure::Transport`]) → [`views`]. Side effects (processes, sockets, files, the
-//! terminal) live at the edges: [`sandbox`], [`measure::openssh`], [`offer::client`] and
-//! the binary. The measuring core never prints.
+//! Stages, lowest first (`.layers`); each imports only the ones below it:
+//! [`model`] (plain data) and [`sys`] (processes, signals, the machine), then
+//! [`analysis`] (statistics), [`target`] (where), [`offer`] (what is negotiable, and
+//! how safe), [`plan`] (what to measure), [`measure`] (one sample) and [`sandbox`] (the
+//! local sshd), [`runner`] (rounds of samples) and [`store`] (SQLite), [`views`]
+//! (tables, JSON, HTML), and [`cli`]. The binary (`src/main.rs`, `src/app/`) wires them.
 
-pub mod affinity;
 pub mod analysis;
-pub mod cancel;
 pub mod cli;
-pub mod config;
-pub mod filter;
-pub mod lab;
-pub mod machine;
 pub mod measure;
+pub mod model;
 pub mod offer;
 pub mod plan;
-pub mod proc;
-pub mod remote;
 pub mod runner;
 pub mod sandbox;
 pub mod store;
-pub mod suite;
+pub mod sys;
 pub mod target;
 pub mod views;

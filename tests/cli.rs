@@ -91,11 +91,11 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     // and the run says so.
     let options: serde_json::Value = serde_json::from_str(&runs[0].options_json).unwrap();
     assert_eq!(options["sandbox_cpus"], "split");
-    if let Some(split) = sshbench::affinity::plan(sshbench::affinity::Placement::Split) {
+    if let Some(split) = sshbench::sys::affinity::plan(sshbench::model::Placement::Split) {
         let said = format!(
             "sshd on CPU{} {}",
             if split.server.len() == 1 { "" } else { "s" },
-            sshbench::affinity::format_list(&split.server)
+            sshbench::sys::affinity::format_list(&split.server)
         );
         assert!(stderr.contains(&said), "{said:?} missing:\n{stderr}");
     }

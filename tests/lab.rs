@@ -202,7 +202,7 @@ fn sandbox_verdicts_cpu_per_gb_and_connect_phases() {
         .samples(&[])
         .unwrap()
         .into_iter()
-        .filter(|s| s.sample.mode == sshbench::suite::Mode::Connect)
+        .filter(|s| s.sample.mode == sshbench::model::Mode::Connect)
         .collect();
     assert!(!connects.is_empty());
     for s in connects {

@@ -3,9 +3,9 @@
 
 mod common;
 
-use sshbench::offer::AlgoLists;
+use sshbench::model::AlgoKind;
+use sshbench::model::AlgoLists;
 use sshbench::offer::server::{self, ProbeError};
-use sshbench::suite::AlgoKind;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};

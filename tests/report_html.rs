@@ -1,12 +1,12 @@
 //! The HTML report: rendered from a database, loaded in headless Chromium (Debian's
 //! `chromium`), checked for console errors, non-empty charts and escaped server names.
 
-use sshbench::machine::Machine;
-use sshbench::measure::{CpuTimes, Outcome, Sample, Window};
-use sshbench::offer::AlgoLists;
+use sshbench::model::AlgoLists;
+use sshbench::model::{CpuTimes, Outcome, Sample, Window};
+use sshbench::model::{Mode, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
-use sshbench::suite::{Mode, Suite};
+use sshbench::sys::machine::Machine;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

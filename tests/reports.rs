@@ -3,12 +3,12 @@
 
 mod common;
 
-use sshbench::machine::Machine;
-use sshbench::measure::{CpuTimes, FailureKind, Outcome, Sample, Window};
-use sshbench::offer::AlgoLists;
+use sshbench::model::AlgoLists;
+use sshbench::model::{AlgoKind, Mode, Suite};
+use sshbench::model::{CpuTimes, FailureKind, Outcome, Sample, Window};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
-use sshbench::suite::{AlgoKind, Mode, Suite};
+use sshbench::sys::machine::Machine;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -185,7 +185,7 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
         // chacha20-poly1305 rekeys every 1 GiB, 0.1 s each: its figures are the
         // sustained rate (600 MB/s between rekeys reads 568.2).
         rekey: (mode.is_transfer() && s.cipher.as_deref() == Some("chacha20-poly1305@openssh.com"))
-            .then_some(sshbench::measure::Rekey {
+            .then_some(sshbench::model::Rekey {
                 every: 1 << 30,
                 seconds: 0.1,
             }),
@@ -303,41 +303,82 @@ fn sshbench(db: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn every_view_in_every_format() {
+/// One view in every format, each a snapshot of its own.
+fn snapshot_view(name: &str, args: &[&str]) {
     let (_dir, db) = fixture();
-    for (name, args) in [
-        ("show", vec!["show", "pi@nas", "--top", "all"]),
-        (
-            "show_worst",
-            vec!["show", "pi@nas", "--worst", "--top", "3", "--mode", "send"],
-        ),
-        ("summary", vec!["summary", "pi@nas"]),
-        ("recommend", vec!["recommend", "pi@nas"]),
-        (
-            "recommend_send_legacy",
-            vec!["recommend", "pi@nas", "--for", "send", "--allow", "legacy"],
-        ),
-        (
-            "recommend_interactive",
-            vec!["recommend", "pi@nas", "--for", "interactive"],
-        ),
-        ("recommend_terrapin", vec!["recommend", "pi@nas2"]),
-        (
-            "show_echo_chart",
-            vec!["show", "pi@nas", "--mode", "echo", "--chart"],
-        ),
-        ("compare", vec!["compare", "pi@nas", "pi@nas2"]),
-    ] {
-        for format in ["table", "markdown", "csv", "json"] {
-            let mut a = args.clone();
-            a.extend(["--format", format]);
-            let out = sshbench(&db, &a);
-            if format == "json" {
-                serde_json::from_str::<serde_json::Value>(&out).expect("valid JSON");
-            }
-            insta::assert_snapshot!(format!("{name}_{format}"), out);
+    for format in ["table", "markdown", "csv", "json"] {
+        let mut a = args.to_vec();
+        a.extend(["--format", format]);
+        let out = sshbench(&db, &a);
+        if format == "json" {
+            serde_json::from_str::<serde_json::Value>(&out).expect("valid JSON");
         }
+        insta::assert_snapshot!(format!("{name}_{format}"), out);
+    }
+}
+
+/// One test per view, so that a failure names the view.
+macro_rules! view_tests {
+    ($($test:ident: $name:literal => [$($arg:literal),*];)*) => {
+        $(
+            #[test]
+            fn $test() {
+                snapshot_view($name, &[$($arg),*]);
+            }
+        )*
+    };
+}
+
+view_tests! {
+    view_show: "show" => ["show", "pi@nas", "--top", "all"];
+    view_show_worst: "show_worst" => ["show", "pi@nas", "--worst", "--top", "3", "--mode", "send"];
+    view_show_terrapin: "show_terrapin" => ["show", "pi@nas2", "--mode", "send"];
+    view_summary: "summary" => ["summary", "pi@nas"];
+    view_summary_terrapin: "summary_terrapin" => ["summary", "pi@nas2", "--top", "3"];
+    view_recommend: "recommend" => ["recommend", "pi@nas"];
+    view_recommend_send_legacy: "recommend_send_legacy" => ["recommend", "pi@nas", "--for", "send", "--allow", "legacy"];
+    view_recommend_interactive: "recommend_interactive" => ["recommend", "pi@nas", "--for", "interactive"];
+    view_recommend_terrapin: "recommend_terrapin" => ["recommend", "pi@nas2"];
+    view_show_echo_chart: "show_echo_chart" => ["show", "pi@nas", "--mode", "echo", "--chart"];
+    view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
+}
+
+/// `show`, `summary` and `recommend` grade a suite the same way: chacha20-poly1305 is
+/// recommended where the server has strict KEX and legacy where it has not.
+#[test]
+fn every_view_grades_terrapin_exposed_ciphers_alike() {
+    let (_dir, db) = fixture();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.extend(["--format", "json"]);
+        serde_json::from_str(&sshbench(&db, &a)).unwrap()
+    };
+    let chacha = "chacha20-poly1305@openssh.com";
+    for (dest, grade) in [("pi@nas", "recommended"), ("pi@nas2", "legacy")] {
+        let show = json(&["show", dest, "--top", "all", "--mode", "send"]);
+        let rows: Vec<&serde_json::Value> = show["suites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["cipher"] == chacha)
+            .collect();
+        assert!(!rows.is_empty(), "{dest}: no chacha20 row");
+        assert!(rows.iter().all(|r| r["grade"] == grade), "{dest}: {rows:?}");
+        let summary = json(&["summary", dest, "--top", "50"]);
+        let marginal = summary["marginals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == chacha && m["mode"] == "send")
+            .expect("chacha20 marginal");
+        assert_eq!(marginal["grade"], grade, "{dest}");
+        let top = summary["top"].as_array().unwrap();
+        assert!(
+            top.iter()
+                .filter(|s| s["cipher"] == chacha)
+                .all(|s| s["grade"] == grade),
+            "{dest}: {top:?}"
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! The remote commands work whatever the login shell on the server is: sshd runs them as
 //! `$SHELL -c "<command>"`, so each shell here gets exactly that string.
 
-use sshbench::remote;
+use sshbench::measure::remote;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 

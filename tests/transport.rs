@@ -3,13 +3,14 @@
 mod common;
 
 use sshbench::analysis;
-use sshbench::cancel::Cancel;
+use sshbench::measure::Transport;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::measure::{FailureKind, Outcome, SampleRequest, Transport};
-use sshbench::offer::AlgoLists;
+use sshbench::model::AlgoLists;
+use sshbench::model::{AlgoKind, Mode, Suite};
+use sshbench::model::{FailureKind, Outcome, SampleRequest};
 use sshbench::sandbox::ALIAS;
-use sshbench::suite::{AlgoKind, Mode, Suite};
+use sshbench::sys::cancel::Cancel;
 use sshbench::target::Target;
 use std::time::{Duration, Instant};
 
@@ -151,7 +152,7 @@ fn echo_times_every_keystroke_through_the_negotiated_suite() {
         assert!(p.p50 < 0.02, "{cipher}: median round trip {:.6} s", p.p50);
         assert!(s.wall.as_secs_f64() > p.p50 * 10.0);
         assert!(s.throughput().is_none(), "echo has no throughput");
-        assert_eq!(analysis::figure(&s), s.echo_median());
+        assert_eq!(analysis::figure(&s), analysis::echo_median(&s));
         if zlib {
             assert!(s.compression_factor.is_some(), "{s:?}");
         }
@@ -405,11 +406,12 @@ fn sandbox_pins_host_keys_and_listens_on_loopback_only() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_split_sandbox_runs_sshd_and_its_sessions_on_the_server_cpus() {
-    use sshbench::affinity;
     use sshbench::sandbox::{self, Sandbox, SandboxOptions};
+    use sshbench::sys::affinity;
     let allowed = affinity::allowed().unwrap();
     // On a one-CPU machine there is nothing to split; pin to that CPU all the same.
-    let server = affinity::plan(affinity::Placement::Split).map_or(allowed.clone(), |s| s.server);
+    let server =
+        affinity::plan(sshbench::model::Placement::Split).map_or(allowed.clone(), |s| s.server);
     let sb = Sandbox::start(&SandboxOptions {
         candidates: sshbench::offer::candidates(&common::client()),
         server_cpus: Some(server.clone()),

@@ -1,8 +1,8 @@
 //! Snapshot tests of every output view over fixed data.
 
+use sshbench::model::AlgoKind;
 use sshbench::offer::client::{ClientOffer, parse_version};
 use sshbench::offer::{self, server};
-use sshbench::suite::AlgoKind;
 use sshbench::views::algos::{self, AlgosReport};
 
 fn client() -> ClientOffer {

@@ -3,9 +3,9 @@
 //! It lets tests of planning, tables and exit codes run without ssh and produce the
 //! same output every time. Everything that can run for real is tested for real.
 
-use super::{CpuTimes, FailureKind, Outcome, Sample, SampleRequest, Transport};
-use crate::cancel::Cancel;
-use crate::suite::{Mode, Negotiated};
+use super::Transport;
+use crate::model::{CpuTimes, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest};
+use crate::sys::cancel::Cancel;
 use std::time::Duration;
 
 /// Figures: every name contributes a fixed cost; a cipher named in `refuse` is refused.
@@ -92,7 +92,7 @@ impl Transport for Mock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Suite;
+    use crate::model::Suite;
 
     #[test]
     fn same_request_same_figures() {

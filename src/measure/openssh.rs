@@ -7,12 +7,12 @@
 //! overruns is killed with its whole process group.
 
 use super::payload::Payload;
-use super::{CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Transport, Window};
-use super::{rekey, sshlog};
-use crate::cancel::Cancel;
-use crate::proc::{self, Exit};
-use crate::remote;
-use crate::suite::{Mode, Negotiated};
+use super::{Transport, rekey, remote, sshlog};
+use crate::model::{
+    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,
+};
+use crate::sys::cancel::Cancel;
+use crate::sys::proc::{self, Exit};
 use crate::target::Target;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -368,7 +368,7 @@ fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outcome {
             _ => format!(
                 "no result within {:.0} s; ssh killed{}",
                 req.timeout.as_secs_f64(),
-                sshlog::last_message(lines)
+                proc::last_message(lines)
                     .map(|m| format!(" (last message: {m})"))
                     .unwrap_or_default()
             ),
@@ -385,7 +385,7 @@ fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outcome {
             (None, Some(s)) => format!("ssh killed by signal {s}"),
             (None, None) => "ssh ended abnormally".to_string(),
         };
-        let detail = sshlog::last_message(lines)
+        let detail = proc::last_message(lines)
             .or_else(|| out.error.clone())
             .map(|m| format!(": {m}"))
             .unwrap_or_default();
@@ -734,7 +734,7 @@ fn feed_stdin(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Suite;
+    use crate::model::Suite;
 
     fn transport() -> OpenSsh {
         OpenSsh::new(

@@ -4,18 +4,7 @@
 //! compression honestly; repeating a 1 MiB block does not help zlib, whose window is
 //! 32 KiB.
 
-/// What the payload looks like, for compression's sake.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PayloadKind {
-    /// Incompressible (the default): compression can only cost.
-    #[default]
-    Random,
-    /// English-like text: compresses several times.
-    Text,
-    /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
-    Zeros,
-}
+use crate::model::PayloadKind;
 
 /// A reusable payload block.
 #[derive(Clone, Debug)]

@@ -3,8 +3,8 @@
 //! Pure functions over the captured lines, so every message seen in the wild can be
 //! pinned by a unit test.
 
-use super::{FailureKind, Outcome, Phases};
-use crate::suite::Negotiated;
+use crate::model::{FailureKind, Negotiated, Outcome, Phases};
+use crate::sys::proc::messages;
 
 /// Extract the negotiated algorithms from `ssh -v` output.
 pub fn negotiated(lines: &[String]) -> Option<Negotiated> {
@@ -47,13 +47,6 @@ fn parse_direction(text: &str) -> Direction {
     };
     let mac = value("MAC:").filter(|m| m != "<implicit>");
     (value("cipher:"), mac, value("compression:"))
-}
-
-/// The lines ssh wrote for a person, without `-v` debug chatter.
-fn messages(lines: &[String]) -> impl Iterator<Item = &str> {
-    lines.iter().map(|l| l.trim()).filter(|l| {
-        !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added")
-    })
 }
 
 const REFUSALS: &[&str] = &["Unable to negotiate", "no matching"];
@@ -173,11 +166,6 @@ pub fn compression_factor(lines: &[String]) -> Option<f64> {
         }
     }
     (raw > 0.0).then(|| compressed / raw)
-}
-
-/// The last line ssh wrote for a person, for error reports.
-pub fn last_message(lines: &[String]) -> Option<String> {
-    messages(lines).last().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -316,7 +304,7 @@ mod tests {
             None
         );
         assert_eq!(
-            last_message(&lines("debug1: x\nreal error\ndebug2: y")),
+            crate::sys::proc::last_message(&lines("debug1: x\nreal error\ndebug2: y")),
             Some("real error".into())
         );
     }

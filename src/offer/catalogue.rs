@@ -5,7 +5,7 @@
 //! notes). Unknown names are never dropped by callers: [`lookup`] returns `None` and
 //! views show them as "unknown".
 
-use crate::suite::AlgoKind;
+use crate::model::AlgoKind;
 use serde::Serialize;
 use std::fmt;
 

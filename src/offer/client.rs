@@ -5,8 +5,7 @@
 //! 6.5, `HostKeyAlgorithms` only in recent releases), so each list degrades to an older
 //! query or to "unknown" instead of failing.
 
-use super::AlgoLists;
-use crate::suite::AlgoKind;
+use crate::model::{AlgoKind, AlgoLists};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::path::Path;

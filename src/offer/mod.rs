@@ -2,61 +2,11 @@
 
 pub mod catalogue;
 pub mod client;
+pub mod grade;
 pub mod server;
 
-use crate::suite::AlgoKind;
+use crate::model::{AlgoKind, AlgoLists};
 use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// Algorithm names per kind, in preference order. A kind that is absent is unknown
-/// (for example an old client that cannot answer `ssh -Q` for it).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct AlgoLists {
-    lists: BTreeMap<AlgoKind, Vec<String>>,
-}
-
-impl AlgoLists {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// An empty list set usable in statics.
-    pub const fn new_const() -> Self {
-        AlgoLists {
-            lists: BTreeMap::new(),
-        }
-    }
-
-    pub fn set(&mut self, kind: AlgoKind, names: Vec<String>) {
-        self.lists.insert(kind, names);
-    }
-
-    /// The names of one kind; `None` when unknown.
-    pub fn get(&self, kind: AlgoKind) -> Option<&[String]> {
-        self.lists.get(&kind).map(Vec::as_slice)
-    }
-
-    pub fn contains(&self, kind: AlgoKind, name: &str) -> bool {
-        self.get(kind)
-            .is_some_and(|names| names.iter().any(|n| n == name))
-    }
-
-    /// Names both sides support, in `self`'s order. A kind unknown on one side takes
-    /// the other side's list (nothing better is known; ssh will refuse what fails).
-    pub fn intersect(&self, other: &AlgoLists) -> AlgoLists {
-        let mut out = AlgoLists::new();
-        for kind in AlgoKind::ALL {
-            match (self.get(kind), other.get(kind)) {
-                (Some(a), Some(b)) => {
-                    out.set(kind, a.iter().filter(|n| b.contains(n)).cloned().collect())
-                }
-                (Some(only), None) | (None, Some(only)) => out.set(kind, only.to_vec()),
-                (None, None) => {}
-            }
-        }
-        out
-    }
-}
 
 /// Names worth trying to enable on a server we configure ourselves: the client's lists
 /// first, then every catalogue name the client did not list.
@@ -138,6 +88,7 @@ pub fn compare(
     server: Option<&AlgoLists>,
     strict_kex: Option<bool>,
 ) -> Vec<AlgoRow> {
+    let grader = grade::Grader::new(strict_kex);
     let mut rows = Vec::new();
     for kind in AlgoKind::ALL {
         let c = client.get(kind);
@@ -170,11 +121,17 @@ pub fn compare(
                 client: in_client,
                 server: in_server,
                 negotiable,
-                grade: entry.map(|e| e.grade),
-                reason: entry.map_or_else(
-                    || "not in sshbench's catalogue".to_string(),
-                    |e| e.reason.to_string(),
-                ),
+                grade: grader.algo(kind, name),
+                reason: match entry {
+                    None => "not in sshbench's catalogue".to_string(),
+                    Some(e) if grader.demoted(kind, name) => {
+                        format!(
+                            "{}; legacy here: open to Terrapin without strict KEX",
+                            e.reason
+                        )
+                    }
+                    Some(e) => e.reason.to_string(),
+                },
                 aead: kind == AlgoKind::Cipher && catalogue::is_aead(name),
                 alias_of: entry.and_then(|e| e.alias_of).map(str::to_string),
                 terrapin: exposed && negotiable && strict_kex == Some(false),

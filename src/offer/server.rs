@@ -9,9 +9,8 @@
 //! Destinations behind ProxyJump/ProxyCommand cannot be reached by a direct socket; for
 //! them [`parse_ssh_vv`] reads the server's proposal from `ssh -vv` output.
 
-use super::AlgoLists;
 use super::client::SoftwareVersion;
-use crate::suite::AlgoKind;
+use crate::model::{AlgoKind, AlgoLists};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -584,7 +583,7 @@ pub fn probe_via_ssh(
     parse_ssh_vv(&lines).ok_or_else(|| {
         ProbeError::Io(format!(
             "ssh -vv did not show the server's proposal: {}",
-            crate::measure::sshlog::last_message(&lines).unwrap_or_default()
+            crate::sys::proc::last_message(&lines).unwrap_or_default()
         ))
     })
 }

@@ -1,9 +1,9 @@
 //! `sshbench algos`: what each side supports, what is negotiable, and how safe it is.
 
+use crate::model::AlgoKind;
 use crate::offer::AlgoRow;
 use crate::offer::client::SoftwareVersion;
 use crate::offer::server::ServerOffer;
-use crate::suite::AlgoKind;
 use comfy_table::{Table, presets};
 use serde::Serialize;
 

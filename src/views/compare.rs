@@ -1,46 +1,42 @@
 //! `compare A B`: two destinations or runs side by side per suite, with the ratio and
-//! whether the difference is significant (Welch's t-test, p < 0.05).
+//! whether the difference is significant (Welch's t-test, p < 0.05). The table and the
+//! JSON are rendered from one [`CompareView`].
 
 use super::export::{Document, Grid};
-use super::report::{Scope, display_value, suite_label, unit};
+use super::scope::{Scope, display_value, suite_label, unit};
 use crate::analysis;
-use crate::suite::{Mode, Suite};
+use crate::model::{Mode, Suite};
 use serde::Serialize;
 
-#[derive(Serialize)]
-struct Row<'a> {
-    mode: Mode,
+/// One suite measured on both sides.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareRow {
+    pub mode: Mode,
     #[serde(flatten)]
-    suite: &'a Suite,
-    a_mean: f64,
-    b_mean: f64,
+    pub suite: Suite,
+    pub a_mean: f64,
+    pub b_mean: f64,
     /// B's figure over A's (throughput: > 1 means B is faster; connect: > 1 means B is
     /// slower).
-    ratio: f64,
-    p_value: Option<f64>,
-    significant: bool,
+    pub ratio: f64,
+    pub p_value: Option<f64>,
+    pub significant: bool,
 }
 
-#[derive(Serialize)]
-struct CompareJson<'a> {
-    a: &'a str,
-    a_runs: Vec<i64>,
-    b: &'a str,
-    b_runs: Vec<i64>,
-    suites: Vec<Row<'a>>,
+/// Everything `compare` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareView {
+    pub a: String,
+    pub a_runs: Vec<i64>,
+    pub b: String,
+    pub b_runs: Vec<i64>,
+    pub suites: Vec<CompareRow>,
 }
 
-pub fn compare(a: &Scope, b: &Scope) -> (Document, serde_json::Value) {
-    let mut doc = Document::default();
-    doc.text(format!("A = {}\nB = {}", a.destination, b.destination));
-    let mut rows = Vec::new();
+/// Pair the suites measured on both sides, mode by mode.
+pub fn view(a: &Scope, b: &Scope) -> CompareView {
+    let mut suites = Vec::new();
     for mode in Mode::ALL {
-        let mut g = Grid::new(
-            format!("{mode} ({})", unit(mode)),
-            &["Suite", "A", "B", "B/A", "p", "Significant"],
-        )
-        .right(&[1, 2, 3, 4]);
-        let mut any = false;
         for sa in a.stats.iter().filter(|s| s.mode == mode) {
             let Some(sb) = b
                 .stats
@@ -53,43 +49,62 @@ pub fn compare(a: &Scope, b: &Scope) -> (Document, serde_json::Value) {
                 continue;
             };
             let p = analysis::welch_p(&fa, &fb);
-            let significant = p.is_some_and(|p| p < 0.05);
-            g.row(vec![
-                suite_label(mode, &sa.suite),
-                format!("{:.1}", display_value(mode, fa.mean)),
-                format!("{:.1}", display_value(mode, fb.mean)),
-                format!("{:.2}", fb.mean / fa.mean),
-                p.map_or("-".into(), |p| format!("{p:.3}")),
-                match (p, significant) {
-                    (None, _) => "too few samples".into(),
-                    (_, true) => "yes".into(),
-                    (_, false) => "no".into(),
-                },
-            ]);
-            rows.push(Row {
+            suites.push(CompareRow {
                 mode,
-                suite: &sa.suite,
+                suite: sa.suite.clone(),
                 a_mean: fa.mean,
                 b_mean: fb.mean,
                 ratio: fb.mean / fa.mean,
                 p_value: p,
-                significant,
+                significant: p.is_some_and(|p| p < 0.05),
             });
-            any = true;
-        }
-        if any {
-            doc.grid(g);
         }
     }
-    if rows.is_empty() {
+    CompareView {
+        a: a.destination.clone(),
+        a_runs: a.run_ids(),
+        b: b.destination.clone(),
+        b_runs: b.run_ids(),
+        suites,
+    }
+}
+
+fn cells(r: &CompareRow) -> Vec<String> {
+    vec![
+        suite_label(r.mode, &r.suite),
+        format!("{:.1}", display_value(r.mode, r.a_mean)),
+        format!("{:.1}", display_value(r.mode, r.b_mean)),
+        format!("{:.2}", r.ratio),
+        r.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+        match (r.p_value, r.significant) {
+            (None, _) => "too few samples".into(),
+            (_, true) => "yes".into(),
+            (_, false) => "no".into(),
+        },
+    ]
+}
+
+pub fn compare(a: &Scope, b: &Scope) -> (Document, CompareView) {
+    let v = view(a, b);
+    let mut doc = Document::default();
+    doc.text(format!("A = {}\nB = {}", v.a, v.b));
+    for mode in Mode::ALL {
+        let rows: Vec<&CompareRow> = v.suites.iter().filter(|r| r.mode == mode).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let mut g = Grid::new(
+            format!("{mode} ({})", unit(mode)),
+            &["Suite", "A", "B", "B/A", "p", "Significant"],
+        )
+        .right(&[1, 2, 3, 4]);
+        for r in rows {
+            g.row(cells(r));
+        }
+        doc.grid(g);
+    }
+    if v.suites.is_empty() {
         doc.text("No suite was measured successfully on both sides.");
     }
-    let json = CompareJson {
-        a: &a.destination,
-        a_runs: a.run_ids(),
-        b: &b.destination,
-        b_runs: b.run_ids(),
-        suites: rows,
-    };
-    (doc, serde_json::to_value(json).expect("serializable"))
+    (doc, v)
 }

@@ -161,7 +161,11 @@ fn markdown_table(g: &Grid) -> String {
 /// Render a document; JSON ignores it and prints `json`.
 pub fn render(doc: &Document, json: &impl Serialize, format: Format, style: Style) -> String {
     match format {
-        Format::Json => serde_json::to_string_pretty(json).expect("serializable") + "\n",
+        // Through a `Value`, so that keys come sorted whatever the view's field order.
+        Format::Json => {
+            let value = serde_json::to_value(json).expect("serializable");
+            serde_json::to_string_pretty(&value).expect("serializable") + "\n"
+        }
         Format::Csv => {
             // One CSV: the table's title as the first column, so several tables stay
             // apart; text blocks are left out.

@@ -5,9 +5,14 @@
 //! escapes every label.
 
 use super::charts::{self, Bar};
-use super::report::{Scope, display_value, suite_grade, suite_label, unit};
-use crate::analysis::{self, SuiteStats};
-use crate::suite::Mode;
+use super::scope::{Scope, display_value, suite_label, unit};
+use super::show::{ModeSection, ShowView, SuiteRow};
+use super::summary::Warning;
+use crate::analysis::Percentiles;
+use crate::model::{Mode, Phases};
+use crate::offer::catalogue::Grade;
+use crate::offer::grade::SuiteGrade;
+use crate::store::RunRecord;
 use anyhow::{Context, Result};
 use minijinja::{Environment, Value, context};
 use serde::Serialize;
@@ -22,179 +27,177 @@ pub struct Chart {
     pub svg: String,
 }
 
-fn graded_label(mode: Mode, s: &SuiteStats) -> String {
-    let g = suite_grade(&s.suite);
-    let label = suite_label(mode, &s.suite);
-    if g == "recommended" {
-        label
-    } else {
-        format!("{label} [{g}]")
+fn graded_label(r: &SuiteRow) -> String {
+    let label = suite_label(r.mode, &r.suite);
+    match r.grade {
+        SuiteGrade::Known(Grade::Recommended) => label,
+        g => format!("{label} [{g}]"),
     }
 }
 
-/// Every chart of the report.
-pub fn charts(scope: &Scope) -> Result<Vec<Chart>> {
+/// Every chart of the report, from `show`'s view of every mode and suite.
+pub fn charts(view: &ShowView) -> Result<Vec<Chart>> {
     let mut out = Vec::new();
-    for mode in scope.modes() {
-        let ranked = analysis::rank(&scope.stats, mode);
-        let bars: Vec<Bar> = ranked
-            .iter()
-            .filter_map(|r| {
-                let f = r.stats.figure?;
-                Some(Bar {
-                    label: graded_label(mode, &r.stats),
-                    value: display_value(mode, f.mean),
-                    ci: f.ci95.map_or(0.0, |c| display_value(mode, c)),
-                    group: match mode {
-                        Mode::Connect => r.stats.suite.kex.clone().unwrap_or_default(),
-                        _ => r.stats.suite.cipher.clone().unwrap_or_default(),
-                    },
-                })
-            })
-            .collect();
-        let (title, name) = match mode {
-            Mode::Connect => (
-                "Connect time per key exchange × host key (lower is better)".to_string(),
-                "connect",
-            ),
-            Mode::Send => ("Send throughput per cipher × MAC".to_string(), "send"),
-            Mode::Receive => ("Receive throughput per cipher × MAC".to_string(), "receive"),
-            Mode::Echo => (
-                "Keystroke echo round trip per cipher × MAC (median per session; lower is better)"
-                    .to_string(),
-                "echo",
-            ),
-        };
-        out.push(Chart {
-            svg: charts::bar_chart(&title, unit(mode), &bars)?,
-            title,
-            name: name.into(),
-        });
+    for sec in &view.sections {
+        let mode = sec.mode;
+        out.push(figure_chart(sec)?);
         if mode == Mode::Connect {
-            let phased: Vec<&analysis::Ranked> =
-                ranked.iter().filter(|r| r.stats.phases.is_some()).collect();
-            if !phased.is_empty() {
-                let labels: Vec<String> = phased
-                    .iter()
-                    .map(|r| graded_label(mode, &r.stats))
-                    .collect();
-                let values: Vec<Vec<f64>> = phased
-                    .iter()
-                    .map(|r| {
-                        let p = r.stats.phases.expect("filtered");
-                        [p.tcp, p.version, p.kex, p.auth, p.session]
-                            .iter()
-                            .map(|v| v * 1e3)
-                            .collect()
-                    })
-                    .collect();
-                let title = "Where connect time goes (median per phase)".to_string();
-                out.push(Chart {
-                    svg: charts::stacked_bar_chart(
-                        &title,
-                        "ms",
-                        &labels,
-                        &["TCP", "version", "key exchange", "auth", "session"],
-                        &values,
-                    )?,
-                    title,
-                    name: "connect-phases".into(),
-                });
-            }
+            out.extend(phase_chart(&sec.rows)?);
         }
         if mode == Mode::Echo {
-            let tails: Vec<(&analysis::Ranked, analysis::Percentiles)> = ranked
-                .iter()
-                .filter_map(|r| Some((r, r.stats.echo?)))
-                .collect();
-            if !tails.is_empty() {
-                let labels: Vec<String> = tails
-                    .iter()
-                    .map(|(r, _)| graded_label(mode, &r.stats))
-                    .collect();
-                let values: Vec<Vec<f64>> = tails
-                    .iter()
-                    .map(|(_, e)| {
-                        [e.p50, e.p90 - e.p50, e.p99 - e.p90]
-                            .iter()
-                            .map(|v| display_value(mode, *v))
-                            .collect()
-                    })
-                    .collect();
-                let title = "Keystroke echo round trip percentiles (all keystrokes)".to_string();
-                out.push(Chart {
-                    svg: charts::stacked_bar_chart(
-                        &title,
-                        unit(mode),
-                        &labels,
-                        &["p50", "p50 → p90", "p90 → p99"],
-                        &values,
-                    )?,
-                    title,
-                    name: "echo-percentiles".into(),
-                });
-            }
+            out.extend(echo_chart(&sec.rows)?);
         }
         if mode.is_transfer() {
-            let cpu: Vec<Bar> = ranked
-                .iter()
-                .filter_map(|r| {
-                    let c = r.stats.client_cpu?;
-                    Some(Bar {
-                        label: graded_label(mode, &r.stats),
-                        value: c.median,
-                        ci: 0.0,
-                        group: r.stats.suite.cipher.clone().unwrap_or_default(),
-                    })
-                })
-                .collect();
-            let title =
-                format!("Client CPU seconds per GB, {mode} (median; includes the handshake)");
-            out.push(Chart {
-                svg: charts::bar_chart(&title, "CPU s/GB", &cpu)?,
-                title,
-                name: format!("{mode}-cpu"),
-            });
+            out.push(cpu_chart(mode, &sec.rows)?);
         }
         if mode.varies_cipher() {
-            let mut ciphers: Vec<String> = Vec::new();
-            let mut macs: Vec<String> = Vec::new();
-            for r in &ranked {
-                let c = r.stats.suite.cipher.clone().unwrap_or_default();
-                let m = r
-                    .stats
-                    .suite
-                    .mac
-                    .clone()
-                    .unwrap_or_else(|| "<implicit>".into());
-                if !ciphers.contains(&c) {
-                    ciphers.push(c);
-                }
-                if !macs.contains(&m) {
-                    macs.push(m);
-                }
-            }
-            let cell = |r: usize, c: usize| {
-                scope
-                    .stats
-                    .iter()
-                    .find(|s| {
-                        s.mode == mode
-                            && s.suite.cipher.as_deref() == Some(ciphers[r].as_str())
-                            && s.suite.mac.as_deref().unwrap_or("<implicit>") == macs[c]
-                    })
-                    .and_then(|s| s.figure)
-                    .map(|f| display_value(mode, f.mean))
-            };
-            let title = format!("{mode}: cipher × MAC ({})", unit(mode));
-            out.push(Chart {
-                svg: charts::heat_map(&title, &ciphers, &macs, &cell)?,
-                title,
-                name: format!("{mode}-heatmap"),
-            });
+            out.push(heat_chart(mode, &sec.rows)?);
         }
     }
     Ok(out)
+}
+
+fn figure_chart(sec: &ModeSection) -> Result<Chart> {
+    let mode = sec.mode;
+    let bars: Vec<Bar> = sec
+        .rows
+        .iter()
+        .filter_map(|r| {
+            Some(Bar {
+                label: graded_label(r),
+                value: display_value(mode, r.mean?),
+                ci: r.ci95.map_or(0.0, |c| display_value(mode, c)),
+                group: match mode {
+                    Mode::Connect => r.suite.kex.clone().unwrap_or_default(),
+                    _ => r.suite.cipher.clone().unwrap_or_default(),
+                },
+            })
+        })
+        .collect();
+    let (title, name) = match mode {
+        Mode::Connect => (
+            "Connect time per key exchange × host key (lower is better)",
+            "connect",
+        ),
+        Mode::Send => ("Send throughput per cipher × MAC", "send"),
+        Mode::Receive => ("Receive throughput per cipher × MAC", "receive"),
+        Mode::Echo => (
+            "Keystroke echo round trip per cipher × MAC (median per session; lower is better)",
+            "echo",
+        ),
+    };
+    Ok(Chart {
+        svg: charts::bar_chart(title, unit(mode), &bars)?,
+        title: title.to_string(),
+        name: name.into(),
+    })
+}
+
+fn phase_chart(rows: &[SuiteRow]) -> Result<Option<Chart>> {
+    let phased: Vec<(&SuiteRow, Phases)> =
+        rows.iter().filter_map(|r| Some((r, r.phases?))).collect();
+    if phased.is_empty() {
+        return Ok(None);
+    }
+    let labels: Vec<String> = phased.iter().map(|(r, _)| graded_label(r)).collect();
+    let values: Vec<Vec<f64>> = phased
+        .iter()
+        .map(|(_, p)| {
+            [p.tcp, p.version, p.kex, p.auth, p.session]
+                .iter()
+                .map(|v| v * 1e3)
+                .collect()
+        })
+        .collect();
+    let title = "Where connect time goes (median per phase)".to_string();
+    Ok(Some(Chart {
+        svg: charts::stacked_bar_chart(
+            &title,
+            "ms",
+            &labels,
+            &["TCP", "version", "key exchange", "auth", "session"],
+            &values,
+        )?,
+        title,
+        name: "connect-phases".into(),
+    }))
+}
+
+fn echo_chart(rows: &[SuiteRow]) -> Result<Option<Chart>> {
+    let tails: Vec<(&SuiteRow, Percentiles)> =
+        rows.iter().filter_map(|r| Some((r, r.echo?))).collect();
+    if tails.is_empty() {
+        return Ok(None);
+    }
+    let labels: Vec<String> = tails.iter().map(|(r, _)| graded_label(r)).collect();
+    let values: Vec<Vec<f64>> = tails
+        .iter()
+        .map(|(_, e)| {
+            [e.p50, e.p90 - e.p50, e.p99 - e.p90]
+                .iter()
+                .map(|v| display_value(Mode::Echo, *v))
+                .collect()
+        })
+        .collect();
+    let title = "Keystroke echo round trip percentiles (all keystrokes)".to_string();
+    Ok(Some(Chart {
+        svg: charts::stacked_bar_chart(
+            &title,
+            unit(Mode::Echo),
+            &labels,
+            &["p50", "p50 → p90", "p90 → p99"],
+            &values,
+        )?,
+        title,
+        name: "echo-percentiles".into(),
+    }))
+}
+
+fn cpu_chart(mode: Mode, rows: &[SuiteRow]) -> Result<Chart> {
+    let cpu: Vec<Bar> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(Bar {
+                label: graded_label(r),
+                value: r.client_cpu?,
+                ci: 0.0,
+                group: r.suite.cipher.clone().unwrap_or_default(),
+            })
+        })
+        .collect();
+    let title = format!("Client CPU seconds per GB, {mode} (median; includes the handshake)");
+    Ok(Chart {
+        svg: charts::bar_chart(&title, "CPU s/GB", &cpu)?,
+        title,
+        name: format!("{mode}-cpu"),
+    })
+}
+
+fn heat_chart(mode: Mode, rows: &[SuiteRow]) -> Result<Chart> {
+    let mac = |r: &SuiteRow| r.suite.mac.clone().unwrap_or_else(|| "<implicit>".into());
+    let mut ciphers: Vec<String> = Vec::new();
+    let mut macs: Vec<String> = Vec::new();
+    for r in rows {
+        let c = r.suite.cipher.clone().unwrap_or_default();
+        if !ciphers.contains(&c) {
+            ciphers.push(c);
+        }
+        if !macs.contains(&mac(r)) {
+            macs.push(mac(r));
+        }
+    }
+    let cell = |i: usize, j: usize| {
+        rows.iter()
+            .find(|r| r.suite.cipher.as_deref() == Some(ciphers[i].as_str()) && mac(r) == macs[j])
+            .and_then(|r| r.mean)
+            .map(|m| display_value(mode, m))
+    };
+    let title = format!("{mode}: cipher × MAC ({})", unit(mode));
+    Ok(Chart {
+        svg: charts::heat_map(&title, &ciphers, &macs, &cell)?,
+        title,
+        name: format!("{mode}-heatmap"),
+    })
 }
 
 #[derive(Serialize)]
@@ -231,107 +234,111 @@ fn num(v: Option<f64>, digits: usize) -> CellOut {
     }
 }
 
-/// The whole page.
+const HEADERS: [&str; 13] = [
+    "Mode",
+    "KEX",
+    "Host key",
+    "Cipher",
+    "MAC",
+    "Mean",
+    "±95%",
+    "p99",
+    "Unit",
+    "n",
+    "Failed",
+    "Client CPU",
+    "Grade",
+];
+
+fn table_row(r: &SuiteRow) -> Vec<CellOut> {
+    let mode = r.mode;
+    let or_dash = |v: &Option<String>| text(v.clone().unwrap_or_else(|| "-".into()));
+    let implicit = if mode == Mode::Connect {
+        "-"
+    } else {
+        "<implicit>"
+    };
+    vec![
+        text(mode.as_str()),
+        or_dash(&r.suite.kex),
+        or_dash(&r.suite.hostkey),
+        or_dash(&r.suite.cipher),
+        text(r.suite.mac.clone().unwrap_or_else(|| implicit.into())),
+        num(r.mean.map(|m| display_value(mode, m)), 1),
+        num(r.ci95.map(|c| display_value(mode, c)), 1),
+        num(r.echo.map(|e| display_value(mode, e.p99)), 1),
+        text(unit(mode)),
+        num(Some(r.n as f64), 0),
+        num(Some(r.failed as f64), 0),
+        num(r.client_cpu, 3),
+        CellOut {
+            text: r.grade.to_string(),
+            num: false,
+            v: 0.0,
+            grade: true,
+        },
+    ]
+}
+
+fn machine_line(r: &RunRecord) -> String {
+    let m = &r.machine;
+    let yes_no = |b: Option<bool>| b.map_or("unknown", |b| if b { "yes" } else { "no" });
+    format!(
+        "{} ({} cores; AES instructions: {}; SHA instructions: {}); {} {}",
+        m.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        m.cores.map_or("?".into(), |c| c.to_string()),
+        yes_no(m.aes),
+        yes_no(m.sha),
+        m.os,
+        m.kernel.as_deref().unwrap_or("")
+    )
+}
+
+fn run_values(runs: &[RunRecord]) -> Vec<Value> {
+    let time = |t: &str| t.chars().take(19).collect::<String>().replace('T', " ");
+    runs.iter()
+        .map(|r| {
+            context! {
+                id => r.id,
+                started => time(&r.started_at),
+                finished => r.finished_at.as_deref().map_or_else(|| "unfinished".into(), time),
+                status => r.status,
+            }
+        })
+        .collect()
+}
+
+/// The whole page: `view` is `show`'s view of every mode and suite.
 pub fn render(
     scope: &Scope,
+    view: &ShowView,
     recommendation: &str,
-    warnings: &[String],
+    warnings: &[Warning],
     charts: &[Chart],
 ) -> Result<String> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .context("loading the report template")?;
     let tmpl = env.get_template("report.html")?;
-    let headers = [
-        "Mode",
-        "KEX",
-        "Host key",
-        "Cipher",
-        "MAC",
-        "Mean",
-        "±95%",
-        "p99",
-        "Unit",
-        "n",
-        "Failed",
-        "Client CPU",
-        "Grade",
-    ];
-    let mut rows = Vec::new();
-    for mode in scope.modes() {
-        for r in analysis::rank(&scope.stats, mode) {
-            let s = &r.stats;
-            let f = s.figure;
-            let g = suite_grade(&s.suite);
-            rows.push(vec![
-                text(mode.as_str()),
-                text(s.suite.kex.clone().unwrap_or_else(|| "-".into())),
-                text(s.suite.hostkey.clone().unwrap_or_else(|| "-".into())),
-                text(s.suite.cipher.clone().unwrap_or_else(|| "-".into())),
-                text(s.suite.mac.clone().unwrap_or_else(|| {
-                    if mode == Mode::Connect {
-                        "-".into()
-                    } else {
-                        "<implicit>".into()
-                    }
-                })),
-                num(f.map(|f| display_value(mode, f.mean)), 1),
-                num(f.and_then(|f| f.ci95).map(|c| display_value(mode, c)), 1),
-                num(s.echo.map(|e| display_value(mode, e.p99)), 1),
-                text(unit(mode)),
-                num(Some(s.ok as f64), 0),
-                num(Some(s.failed as f64), 0),
-                num(s.client_cpu.map(|c| c.median), 3),
-                CellOut {
-                    text: g,
-                    num: false,
-                    v: 0.0,
-                    grade: true,
-                },
-            ]);
-        }
-    }
+    let rows: Vec<Vec<CellOut>> = view.suites.iter().map(table_row).collect();
     let last = scope.runs.last();
-    let machine = last.map_or(String::new(), |r| {
-        let m = &r.machine;
-        format!(
-            "{} ({} cores; AES instructions: {}; SHA instructions: {}); {} {}",
-            m.cpu_model.as_deref().unwrap_or("unknown CPU"),
-            m.cores.map_or("?".into(), |c| c.to_string()),
-            m.aes.map_or("unknown", |b| if b { "yes" } else { "no" }),
-            m.sha.map_or("unknown", |b| if b { "yes" } else { "no" }),
-            m.os,
-            m.kernel.as_deref().unwrap_or("")
-        )
-    });
-    let runs: Vec<Value> = scope
-        .runs
-        .iter()
-        .map(|r| {
-            context! {
-                id => r.id,
-                started => r.started_at.chars().take(19).collect::<String>().replace('T', " "),
-                finished => r.finished_at.as_deref().map(|f| f.chars().take(19).collect::<String>().replace('T', " ")).unwrap_or_else(|| "unfinished".into()),
-                status => r.status,
-            }
-        })
-        .collect();
     let samples: usize = scope.stats.iter().map(|s| s.ok + s.failed).sum();
     let chart_values: Vec<Value> = charts
         .iter()
         .map(|c| context! { title => c.title, svg => Value::from_safe_string(c.svg.clone()) })
         .collect();
+    let warnings: Vec<String> = warnings.iter().map(Warning::to_string).collect();
     let html = tmpl.render(context! {
         destination => scope.destination,
-        runs => runs,
+        runs => run_values(scope.runs),
         client => last.map(|r| r.client_version.clone()).unwrap_or_default(),
         server => last.and_then(|r| r.server_version.clone()).unwrap_or_else(|| "unknown".into()),
-        machine => machine,
+        machine => last.map(machine_line).unwrap_or_default(),
         samples => samples,
         recommendation => recommendation,
         warnings => warnings,
         charts => chart_values,
-        headers => headers,
+        headers => HEADERS,
         rows => rows,
         version => env!("CARGO_PKG_VERSION"),
     })?;

@@ -1,5 +1,5 @@
-//! Turning samples into text for people. Pure functions from data to `String`; the
-//! binary decides where the text goes.
+//! Everything printed: each view builds one typed view model from a [`scope::Scope`],
+//! and every format of it (table, Markdown, CSV, JSON, HTML) is rendered from that.
 
 pub mod algos;
 pub mod charts;
@@ -7,4 +7,6 @@ pub mod compare;
 pub mod export;
 pub mod html;
 pub mod recommend;
-pub mod report;
+pub mod scope;
+pub mod show;
+pub mod summary;

@@ -3,7 +3,8 @@
 
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::offer::{self, AlgoLists, client};
+use sshbench::model::AlgoLists;
+use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::target::Target;
 use std::path::PathBuf;

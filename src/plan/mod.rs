@@ -7,11 +7,11 @@
 //! `full` gives the classic scripts' whole product instead (key exchange × cipher × MAC
 //! for transfers too, AEAD ciphers with every MAC).
 
-use crate::config::Filters;
-use crate::filter::{self, FilterSpec};
+pub mod filter;
+
+use crate::model::{AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Suite};
+use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
-use crate::offer::{AlgoLists, catalogue};
-use crate::suite::{AlgoKind, Mode, Suite};
 use anyhow::{Result, bail};
 
 /// One planned measurement.

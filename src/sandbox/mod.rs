@@ -10,12 +10,12 @@
 //! session it spawned, removes the temp dir and, when running as root, whatever
 //! privilege-separation directory or user it had to create.
 
-use crate::affinity;
-use crate::lab::{Cgroup, LabOptions, Netns};
-use crate::offer::AlgoLists;
-use crate::proc;
-use crate::suite::AlgoKind;
+pub mod lab;
+
+use crate::model::{AlgoKind, AlgoLists, LabOptions};
+use crate::sys::{affinity, proc};
 use anyhow::{Context, Result, anyhow, bail};
+use lab::{Cgroup, Netns};
 use std::fs::{self, File, OpenOptions};
 use std::net::TcpListener;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -55,7 +55,7 @@ pub struct SandboxOptions {
     pub restrict: AlgoLists,
     /// A slow-machine lab: CPU quota and/or shaped link (Linux, root).
     pub lab: LabOptions,
-    /// Run sshd and its sessions on these CPUs only (see [`crate::affinity`]).
+    /// Run sshd and its sessions on these CPUs only (see [`crate::sys::affinity`]).
     pub server_cpus: Option<Vec<usize>>,
 }
 

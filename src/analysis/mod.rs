@@ -1,7 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
-use crate::measure::{CpuWindow, Outcome, Phases, Rekey, Sample};
-use crate::suite::{Mode, Suite};
+use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Summary of one series of figures.
@@ -194,7 +193,7 @@ pub struct Marginal {
 
 /// The marginal effect of each algorithm of `kind` in `mode`, best first. For MACs only
 /// suites with an explicit MAC count (an AEAD cipher ignores it).
-pub fn marginals(stats: &[SuiteStats], mode: Mode, kind: crate::suite::AlgoKind) -> Vec<Marginal> {
+pub fn marginals(stats: &[SuiteStats], mode: Mode, kind: crate::model::AlgoKind) -> Vec<Marginal> {
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     for s in stats.iter().filter(|s| s.mode == mode) {
         let (Some(name), Some(f)) = (s.suite.get(kind), s.figure) else {
@@ -331,6 +330,14 @@ fn median(v: &mut [f64]) -> Option<f64> {
 }
 
 /// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, the
+/// Echo: the median round trip of a session, in seconds.
+pub fn echo_median(s: &Sample) -> Option<f64> {
+    if !s.outcome.is_success() {
+        return None;
+    }
+    summarize(&s.echoes).map(|s| s.median)
+}
+
 /// median round trip (seconds) for echo.
 pub fn figure(s: &Sample) -> Option<f64> {
     if !s.outcome.is_success() {
@@ -338,7 +345,7 @@ pub fn figure(s: &Sample) -> Option<f64> {
     }
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
-        Mode::Echo => s.echo_median(),
+        Mode::Echo => echo_median(s),
         Mode::Send | Mode::Receive => s.throughput(),
     }
 }
@@ -552,7 +559,7 @@ mod tests {
 #[cfg(test)]
 mod ranking_tests {
     use super::*;
-    use crate::suite::AlgoKind;
+    use crate::model::AlgoKind;
 
     fn stats(cipher: &str, mac: Option<&str>, figures: &[f64]) -> SuiteStats {
         SuiteStats {
@@ -654,7 +661,7 @@ mod ranking_tests {
 #[cfg(test)]
 mod aggregate_tests {
     use super::*;
-    use crate::measure::{CpuTimes, FailureKind};
+    use crate::model::{CpuTimes, FailureKind};
     use std::time::Duration;
 
     fn sample(cipher: &str, transfer_ms: u64, outcome: Outcome) -> Sample {

@@ -6,14 +6,12 @@
 //! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
 //! tables for people who query them directly.
 
-use crate::affinity::Placement;
-use crate::lab::LabOptions;
-use crate::machine::Machine;
-use crate::measure::payload::PayloadKind;
-use crate::measure::{CpuTimes, CpuWindow, FailureKind, Outcome, Rekey, Sample, Window};
-use crate::offer::AlgoLists;
+use crate::model::{
+    AlgoLists, CpuTimes, CpuWindow, FailureKind, LabOptions, Mode, Negotiated, Outcome,
+    PayloadKind, Placement, Rekey, Sample, Suite, Window,
+};
 use crate::plan::PlanItem;
-use crate::suite::{Mode, Negotiated, Suite};
+use crate::sys::machine::Machine;
 use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};

@@ -5,56 +5,9 @@
 //! (10.231.x.y/30) exist only on that veth pair.
 
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// What the lab imposes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LabOptions {
-    /// Cores the sandbox sshd (and its sessions) may use, e.g. 0.25.
-    pub cpu: Option<f64>,
-    /// Link rate in kbit/s, each direction.
-    pub rate_kbit: Option<u32>,
-}
-
-impl LabOptions {
-    pub fn is_empty(&self) -> bool {
-        self.cpu.is_none() && self.rate_kbit.is_none()
-    }
-
-    /// Each constraint in words: `sshd limited to 0.25 cores`, `link shaped to 16000
-    /// kbit/s` (none for no lab).
-    pub fn describe(&self) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(c) = self.cpu {
-            parts.push(format!("sshd limited to {c} cores"));
-        }
-        if let Some(k) = self.rate_kbit {
-            parts.push(format!("link shaped to {k} kbit/s"));
-        }
-        parts
-    }
-}
-
-/// Parse a rate: `20mbit`, `512kbit`, `1gbit` (or a plain number of kbit/s).
-pub fn parse_rate(text: &str) -> Result<u32> {
-    let t = text.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("gbit") {
-        (n, 1_000_000.0)
-    } else if let Some(n) = t.strip_suffix("mbit") {
-        (n, 1000.0)
-    } else if let Some(n) = t.strip_suffix("kbit") {
-        (n, 1.0)
-    } else {
-        (t.as_str(), 1.0)
-    };
-    match num.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v * mult >= 8.0 && v * mult <= 100e6 => Ok((v * mult) as u32),
-        _ => bail!("rate {text:?} is not like 20mbit, 512kbit or 1gbit (8kbit to 100gbit)"),
-    }
-}
 
 fn run(cmd: &mut Command) -> Result<()> {
     let out = cmd
@@ -216,21 +169,5 @@ impl Drop for Netns {
         let _ = Command::new("ip")
             .args(["netns", "del", &self.name])
             .output();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates() {
-        assert_eq!(parse_rate("20mbit").unwrap(), 20_000);
-        assert_eq!(parse_rate("512kbit").unwrap(), 512);
-        assert_eq!(parse_rate("1Gbit").unwrap(), 1_000_000);
-        assert_eq!(parse_rate("1.5mbit").unwrap(), 1_500);
-        for bad in ["", "fast", "0mbit", "1kbit", "-5mbit"] {
-            assert!(parse_rate(bad).is_err(), "{bad:?}");
-        }
     }
 }

@@ -6,19 +6,9 @@
 //! The base list a filter applies to is every name the client supports: sshbench
 //! measures everything by default, so `-` and `^` are the useful prefixes.
 
+use crate::model::FilterSpec;
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// A parsed filter.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", content = "names", rename_all = "lowercase")]
-pub enum FilterSpec {
-    Only(Vec<String>),
-    Append(Vec<String>),
-    Remove(Vec<String>),
-    Front(Vec<String>),
-}
 
 /// Parse a filter argument; `@FILE` is read here (the only I/O in this module).
 pub fn parse(text: &str) -> Result<FilterSpec> {

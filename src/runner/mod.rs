@@ -7,11 +7,10 @@
 //! every sample to a [`Sink`] as soon as it is measured.
 
 use crate::analysis::{self, figure};
-use crate::cancel::Cancel;
-use crate::config::RunOptions;
-use crate::measure::{FailureKind, Outcome, Sample, SampleRequest, Transport};
+use crate::measure::Transport;
+use crate::model::{FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest};
 use crate::plan::Plan;
-use crate::suite::Mode;
+use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -603,8 +602,8 @@ impl Runner<'_> {
 mod tests {
     use super::*;
     use crate::measure::mock::Mock;
+    use crate::model::{Mode, Suite};
     use crate::plan::PlanItem;
-    use crate::suite::{Mode, Suite};
 
     fn plan(ciphers: &[&str]) -> Plan {
         Plan {
@@ -700,7 +699,7 @@ mod tests {
             None => req.bytes - req.ramp,
         };
         s.bytes = req.ramp + bytes;
-        s.window = Some(crate::measure::Window {
+        s.window = Some(crate::model::Window {
             bytes,
             time: Duration::from_secs_f64(bytes as f64 / rate),
         });
@@ -1103,7 +1102,7 @@ mod tests {
             },
             &Cancel::new(),
         );
-        let median = lead.echo_median();
+        let median = analysis::echo_median(&lead);
         assert!(median.is_some());
         let t = Duration::from_millis(250);
         assert_eq!(of_m2, [(1, calibrate_echo(median, t) + ECHO_UNTIMED)]);

@@ -1,14 +1,10 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use crate::affinity::Placement;
-use crate::cli::{CpusArg, PayloadArg, RunArgs};
-use crate::filter::{self, FilterSpec};
-use crate::lab::{self, LabOptions};
-use crate::measure::payload::PayloadKind;
-use crate::suite::{AlgoKind, Mode};
+use super::args::{CpusArg, PayloadArg, RunArgs};
+use crate::model::{Filters, LabOptions, Mode, PayloadKind, Placement, RunOptions};
+use crate::plan::filter;
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,60 +23,6 @@ pub struct RunConfig {
     pub quiet: bool,
     pub verbose: bool,
     pub mock_transport: bool,
-}
-
-/// The options that define a run's measurements; stored with the run so that
-/// `--resume` finishes it the same way.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunOptions {
-    pub modes: Vec<Mode>,
-    /// Fixed bytes per transfer sample; `None` calibrates per suite.
-    pub size: Option<u64>,
-    /// Calibration target: how long one transfer should last.
-    pub sample_time_s: f64,
-    /// Counted rounds (every suite once per round).
-    pub rounds: u32,
-    /// Keep adding rounds until every suite's 95% CI is within this fraction.
-    pub precision: Option<f64>,
-    pub max_rounds: u32,
-    /// Stop after this much time.
-    pub budget_s: Option<f64>,
-    pub timeout_s: u64,
-    pub full: bool,
-    pub filters: Filters,
-    /// Also measure every transfer suite with zlib compression.
-    #[serde(default)]
-    pub compression: bool,
-    #[serde(default)]
-    pub payload: PayloadKind,
-    /// The sandbox's slow-machine lab, if any.
-    #[serde(default)]
-    pub lab: LabOptions,
-    /// How the sandbox's client and server share the CPUs (runs stored before this
-    /// existed read `shared`).
-    #[serde(default)]
-    pub sandbox_cpus: Placement,
-}
-
-/// User restrictions on algorithm names, per kind.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Filters {
-    pub kex: Option<FilterSpec>,
-    pub hostkeys: Option<FilterSpec>,
-    pub ciphers: Option<FilterSpec>,
-    pub macs: Option<FilterSpec>,
-}
-
-impl Filters {
-    pub fn get(&self, kind: AlgoKind) -> Option<&FilterSpec> {
-        match kind {
-            AlgoKind::Kex => self.kex.as_ref(),
-            AlgoKind::HostKey => self.hostkeys.as_ref(),
-            AlgoKind::Cipher => self.ciphers.as_ref(),
-            AlgoKind::Mac => self.macs.as_ref(),
-            AlgoKind::Compression => None,
-        }
-    }
 }
 
 impl RunConfig {
@@ -131,7 +73,7 @@ impl RunConfig {
                 compression: a.compression,
                 lab: LabOptions {
                     cpu: a.sandbox_cpu,
-                    rate_kbit: a.sandbox_rate.as_deref().map(lab::parse_rate).transpose()?,
+                    rate_kbit: a.sandbox_rate.as_deref().map(parse_rate).transpose()?,
                 },
                 sandbox_cpus,
                 payload: match a.payload {
@@ -220,6 +162,24 @@ pub fn parse_percent(text: &str) -> Result<f64> {
     }
 }
 
+/// Parse a rate: `20mbit`, `512kbit`, `1gbit` (or a plain number of kbit/s).
+pub fn parse_rate(text: &str) -> Result<u32> {
+    let t = text.trim().to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = t.strip_suffix("gbit") {
+        (n, 1_000_000.0)
+    } else if let Some(n) = t.strip_suffix("mbit") {
+        (n, 1000.0)
+    } else if let Some(n) = t.strip_suffix("kbit") {
+        (n, 1.0)
+    } else {
+        (t.as_str(), 1.0)
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v * mult >= 8.0 && v * mult <= 100e6 => Ok((v * mult) as u32),
+        _ => bail!("rate {text:?} is not like 20mbit, 512kbit or 1gbit (8kbit to 100gbit)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +237,16 @@ mod tests {
         assert_eq!(parse_percent("5").unwrap(), 0.05);
         for bad in ["0", "100%", "x", "-2%"] {
             assert!(parse_percent(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("20mbit").unwrap(), 20_000);
+        assert_eq!(parse_rate("512kbit").unwrap(), 512);
+        assert_eq!(parse_rate("1Gbit").unwrap(), 1_000_000);
+        assert_eq!(parse_rate("1.5mbit").unwrap(), 1_500);
+        for bad in ["", "fast", "0mbit", "1kbit", "-5mbit"] {
+            assert!(parse_rate(bad).is_err(), "{bad:?}");
         }
     }
 }

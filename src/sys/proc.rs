@@ -2,7 +2,7 @@
 //! usage, killing whole process groups, finding descendants, widening pipes, bounded line
 //! reading.
 
-use crate::measure::CpuTimes;
+use crate::model::CpuTimes;
 use std::io::{BufRead, Read};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -167,6 +167,18 @@ pub fn widen_pipe(fd: &impl std::os::fd::AsFd) -> Option<usize> {
 pub fn parse_ppid(stat: &str) -> Option<u32> {
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The lines ssh wrote for a person, without `-v` debug chatter.
+pub fn messages(lines: &[String]) -> impl Iterator<Item = &str> {
+    lines.iter().map(|l| l.trim()).filter(|l| {
+        !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added")
+    })
+}
+
+/// The last line ssh wrote for a person, for error reports.
+pub fn last_message(lines: &[String]) -> Option<String> {
+    messages(lines).last().map(str::to_string)
 }
 
 /// Read a line of at most `max` bytes (the rest of a longer line is discarded).

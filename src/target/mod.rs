@@ -1,10 +1,9 @@
 //! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
-use crate::affinity::Placement;
-use crate::lab::LabOptions;
-use crate::offer::AlgoLists;
-use crate::suite::AlgoKind;
+use crate::model::AlgoKind;
+use crate::model::AlgoLists;
+use crate::model::{LabOptions, Placement};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -10,20 +10,9 @@
 //! (`sched_setaffinity`, the topology from sysfs); elsewhere [`allowed`] is `None` and
 //! nothing is pinned.
 
+use crate::model::Placement;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 use std::process::Command;
-
-/// How the sandbox's client and server share the CPUs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Placement {
-    /// The scheduler places both ends anywhere (runs stored before placement existed).
-    #[default]
-    Shared,
-    /// Client on the lower half of the CPUs, server on the upper half.
-    Split,
-}
 
 /// A physical core: (package, core id).
 type Core = (u32, u32);

@@ -1,7 +1,7 @@
 //! Command-line definitions (clap derive) and nothing else; [`crate::config`] turns them
 //! into owned configuration before anything runs.
 
-use crate::suite::Mode;
+use crate::model::Mode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

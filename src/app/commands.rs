@@ -1,0 +1,140 @@
+//! `sshbench runs`, `sshbench sandbox` and `sshbench algos`.
+
+use super::server::{SandboxSetup, lab_label, placement_label, probe_remote, start_sandbox};
+use super::{db_path, find_ssh};
+use anyhow::{Context, Result, bail};
+use sshbench::cli::config::parse_rate;
+use sshbench::cli::{AlgosArgs, AlgosFormat, RunsArgs, SandboxArgs};
+use sshbench::model::LabOptions;
+use sshbench::offer::{self, client, server};
+use sshbench::sandbox;
+use sshbench::store::Store;
+use sshbench::sys::cancel::Cancel;
+use sshbench::target::{self, Target};
+use sshbench::views::algos::{self as algos_view, AlgosReport};
+use std::io::Write;
+use std::time::Duration;
+
+/// `sshbench runs`.
+pub fn runs(args: RunsArgs) -> Result<u8> {
+    let path = db_path(&args.db)?;
+    if !path.exists() {
+        bail!(
+            "no database at {} yet; `sshbench run` creates it",
+            path.display()
+        );
+    }
+    let store = Store::open(&path)?;
+    if let Some(id) = args.delete {
+        if !store.delete_run(id)? {
+            bail!("no run {id} in {}", path.display());
+        }
+        eprintln!("deleted run {id}");
+        return Ok(0);
+    }
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "ID",
+        "Started (UTC)",
+        "Status",
+        "Destination",
+        "Suites",
+        "Samples",
+        "Client",
+    ]);
+    for r in store.runs()? {
+        t.add_row(vec![
+            r.id.to_string(),
+            r.started_at
+                .chars()
+                .take(19)
+                .collect::<String>()
+                .replace('T', " "),
+            r.status.clone(),
+            r.destination.clone(),
+            r.plan.len().to_string(),
+            r.samples.to_string(),
+            r.client_version.split(',').next().unwrap_or("").to_string(),
+        ]);
+    }
+    let _ = writeln!(std::io::stdout().lock(), "{t}");
+    Ok(0)
+}
+
+/// `sshbench sandbox`: the sandbox for manual use and benchmark scripts.
+pub fn sandbox(args: SandboxArgs) -> Result<u8> {
+    let lab = LabOptions {
+        cpu: args.cpu,
+        rate_kbit: args.rate.as_deref().map(parse_rate).transpose()?,
+    };
+    let cancel = Cancel::from_signals().context("installing signal handlers")?;
+    let client = client::query(&find_ssh()?)?;
+    let (sb, split) = start_sandbox(
+        &client,
+        SandboxSetup {
+            lab,
+            placement: sshbench::cli::config::placement(args.cpus),
+        },
+    )?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", sb.ssh_config().display())?;
+    out.flush()?;
+    drop(out);
+    eprintln!(
+        "sandbox sshd {} listening on {}:{}{}{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
+        sb.sshd().display(),
+        sb.host(),
+        sb.port(),
+        placement_label(split.as_ref(), "clients belong"),
+        lab_label(&lab),
+        sb.ssh_config().display(),
+        sandbox::ALIAS
+    );
+    while !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(sb);
+    Ok(0)
+}
+
+/// `sshbench algos`.
+pub fn algos(args: AlgosArgs) -> Result<u8> {
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let ssh = find_ssh()?;
+    let client = client::query(&ssh)?;
+    let (label, server) = match &args.destination {
+        None => {
+            let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
+            let o = server::probe(sb.host(), sb.port(), timeout);
+            (target::SANDBOX.to_string(), o)
+        }
+        Some(dest) => {
+            let t = Target::parse(dest)?;
+            let r = target::resolve(&ssh, &t)?;
+            (t.label.clone(), probe_remote(&ssh, &t, &r, timeout))
+        }
+    };
+    let (server, server_error) = match server {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let rows = offer::compare(
+        &client.lists,
+        server.as_ref().map(|s| s.kexinit.lists()).as_ref(),
+        server.as_ref().map(|s| s.kexinit.strict_kex()),
+    );
+    let report = AlgosReport {
+        destination: &label,
+        client: &client.version,
+        server: server.as_ref(),
+        server_error,
+        algorithms: &rows,
+    };
+    let text = match args.format {
+        AlgosFormat::Table => algos_view::render_table(&report),
+        AlgosFormat::Json => algos_view::render_json(&report),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(if server.is_some() { 0 } else { 1 })
+}

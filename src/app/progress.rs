@@ -1,0 +1,126 @@
+//! Progress on stderr while a run measures: a bar on a terminal, one line per sample
+//! otherwise.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sshbench::analysis;
+use sshbench::model::Sample;
+use sshbench::runner::Event;
+use sshbench::views::scope::{display_value, unit};
+use std::io::IsTerminal;
+
+/// Progress on stderr: a bar on a terminal, one line per sample otherwise.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+    verbose: bool,
+    rounds: u32,
+}
+
+impl Progress {
+    pub fn new(quiet: bool, verbose: bool, rounds: u32) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::new(0);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:25}] {pos}/{len} ETA {eta} {wide_msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        });
+        Progress {
+            bar,
+            quiet,
+            verbose,
+            rounds,
+        }
+    }
+
+    pub fn say(&self, msg: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) => b.println(msg),
+            None => eprintln!("{msg}"),
+        }
+    }
+
+    pub fn event(&self, e: Event) {
+        if self.quiet {
+            return;
+        }
+        match e {
+            Event::Starting {
+                round,
+                done,
+                total,
+                request,
+            } => {
+                if let Some(b) = &self.bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                    b.set_message(format!(
+                        "{} {} {}",
+                        self.round_label(round),
+                        request.mode,
+                        request.suite.label()
+                    ));
+                }
+            }
+            Event::Finished {
+                round,
+                done,
+                total,
+                sample,
+                retrying,
+            } => {
+                let line = format!(
+                    "[{done}/{total}] {} {}{}",
+                    self.round_label(round),
+                    describe(sample, self.verbose),
+                    if retrying { " (retrying)" } else { "" }
+                );
+                match &self.bar {
+                    Some(b) => {
+                        b.set_position(done as u64);
+                        b.set_prefix(describe(sample, false));
+                        if self.verbose || retrying {
+                            b.println(line);
+                        }
+                    }
+                    None => eprintln!("{line}"),
+                }
+            }
+        }
+    }
+
+    fn round_label(&self, round: u32) -> String {
+        if round == 0 {
+            "warm-up".into()
+        } else {
+            format!("round {round}/{}", self.rounds)
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn describe(s: &Sample, verbose: bool) -> String {
+    let figure = match (s.outcome.is_success(), analysis::figure(s)) {
+        (true, Some(v)) => format!("{:.1} {}", display_value(s.mode, v), unit(s.mode)),
+        (true, None) => format!("ok in {:.1} ms", s.wall.as_secs_f64() * 1e3),
+        (false, _) if verbose => format!(
+            "{}: {}",
+            s.outcome.label(),
+            s.outcome.message().unwrap_or("")
+        ),
+        (false, _) => s.outcome.label().to_string(),
+    };
+    format!("{} {} {}", s.mode, s.suite.label(), figure)
+}

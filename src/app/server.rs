@@ -1,0 +1,163 @@
+//! The server side of a run or of `algos`: the local sandbox started and pinned, or a
+//! real destination resolved and its offer read.
+
+use super::progress::Progress;
+use anyhow::{Context, Result};
+use sshbench::model::{AlgoLists, LabOptions, Placement};
+use sshbench::offer::server::{self, ProbeError, ServerOffer};
+use sshbench::offer::{self, client};
+use sshbench::sandbox::{self, Sandbox, SandboxOptions};
+use sshbench::sys::affinity;
+use sshbench::target::{self, Target};
+use sshbench::views::scope::TERRAPIN_NOTE;
+use std::path::Path;
+use std::time::Duration;
+
+/// Read a real destination's offer: directly, or through ssh when a proxy is in the way.
+pub fn probe_remote(
+    ssh: &Path,
+    t: &Target,
+    r: &target::Resolved,
+    timeout: Duration,
+) -> Result<ServerOffer, ProbeError> {
+    if r.via_proxy {
+        server::probe_via_ssh(ssh, t, timeout)
+    } else {
+        server::probe(&r.hostname, r.port, timeout)
+    }
+}
+
+/// How to set up the local sandbox: its lab and where its two ends run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SandboxSetup {
+    pub lab: LabOptions,
+    pub placement: Placement,
+}
+
+/// Start the sandbox; with a split placement its sshd runs on the server's CPUs, and the
+/// split is returned so that the caller can keep its clients on the others.
+pub fn start_sandbox(
+    client: &client::ClientOffer,
+    setup: SandboxSetup,
+) -> Result<(Sandbox, Option<affinity::Split>)> {
+    let split = affinity::plan(setup.placement);
+    let sb = Sandbox::start(&SandboxOptions {
+        candidates: offer::candidates(client),
+        lab: setup.lab,
+        server_cpus: split.as_ref().map(|s| s.server.clone()),
+        ..SandboxOptions::default()
+    })?;
+    Ok((sb, split))
+}
+
+/// ", sshd on CPU 1, clients on CPU 0" for a split placement.
+pub fn placement_label(split: Option<&affinity::Split>, client_side: &str) -> String {
+    split.map_or_else(String::new, |s| {
+        let cpus = |l: &[usize]| {
+            let word = if l.len() == 1 { "CPU" } else { "CPUs" };
+            format!("{word} {}", affinity::format_list(l))
+        };
+        format!(
+            ", sshd on {}, {client_side} on {}",
+            cpus(&s.server),
+            cpus(&s.client)
+        )
+    })
+}
+
+/// " (lab: ...)" for messages.
+pub fn lab_label(lab: &LabOptions) -> String {
+    let parts = lab.describe();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" (lab: {})", parts.join(", "))
+    }
+}
+
+/// The server side of a run: where it is, what it offers, what it runs.
+pub struct Server {
+    pub target: Target,
+    pub offer: Option<AlgoLists>,
+    pub version: Option<String>,
+    /// Whether its offer includes strict KEX (the Terrapin countermeasure).
+    pub strict_kex: Option<bool>,
+    pub resolved: Option<target::Resolved>,
+    /// Kept alive for the whole run; dropping it tears the sandbox down.
+    _sandbox: Option<Sandbox>,
+}
+
+pub fn connect_server(
+    destination: Option<&str>,
+    ssh: &Path,
+    client: &client::ClientOffer,
+    probe_timeout: Duration,
+    mock: bool,
+    setup: SandboxSetup,
+    progress: &Progress,
+) -> Result<Server> {
+    let Some(dest) = destination else {
+        let (sb, split) = start_sandbox(client, setup)?;
+        if let Some(s) = &split {
+            // This thread starts every ssh of the run (and the threads feeding them).
+            affinity::pin_thread(&s.client).context("keeping the client off sshd's CPUs")?;
+        }
+        progress.say(&format!(
+            "server: local sandbox {} on {}:{} (private dir {}){}{}",
+            sb.sshd().display(),
+            sb.host(),
+            sb.port(),
+            sb.dir().display(),
+            placement_label(split.as_ref(), "ssh"),
+            lab_label(&setup.lab)
+        ));
+        let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
+        let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
+        let version = probed.map(|o| o.banner);
+        let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
+        target.label = target::sandbox_label(setup.placement, &setup.lab);
+        let resolved = target::resolve(ssh, &target)?;
+        return Ok(Server {
+            target,
+            offer: Some(sb.offered().clone()),
+            version,
+            strict_kex,
+            resolved: Some(resolved),
+            _sandbox: Some(sb),
+        });
+    };
+    let t = Target::parse(dest)?;
+    let r = target::resolve(ssh, &t)?;
+    progress.say(&format!(
+        "server: {} ({}@{} port {})",
+        t.label, r.user, r.hostname, r.port
+    ));
+    let (offer, version, strict_kex) = if mock {
+        (None, None, None)
+    } else {
+        match probe_remote(ssh, &t, &r, probe_timeout) {
+            Ok(o) => {
+                progress.say(&format!("server offer: {} ({})", o.banner, o.method));
+                let strict = o.kexinit.strict_kex();
+                if !strict {
+                    progress.say(&format!("warning: {}", TERRAPIN_NOTE));
+                }
+                (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
+            }
+            Err(e) => {
+                progress.say(&format!(
+                    "warning: cannot read the server's offer ({e}); planning from the client's lists"
+                ));
+                (None, None, None)
+            }
+        }
+    };
+    Ok(Server {
+        target: t,
+        offer,
+        version,
+        strict_kex,
+        resolved: Some(r),
+        _sandbox: None,
+    })
+}

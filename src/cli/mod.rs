@@ -1,0 +1,7 @@
+//! The command line: clap definitions ([`args`]) and the owned, validated
+//! configuration built from them ([`config`]).
+
+pub mod args;
+pub mod config;
+
+pub use args::*;

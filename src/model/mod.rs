@@ -1,0 +1,17 @@
+//! Plain data shared by every stage: suites, samples and their outcomes, CPU times,
+//! rekeying, algorithm lists and the options stored with a run. No I/O, and nothing
+//! else from the crate.
+
+pub mod algos;
+pub mod cpu;
+pub mod options;
+pub mod rekey;
+pub mod sample;
+pub mod suite;
+
+pub use algos::AlgoLists;
+pub use cpu::CpuTimes;
+pub use options::{FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions};
+pub use rekey::Rekey;
+pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Window};
+pub use suite::{AlgoKind, Mode, Negotiated, Suite};

@@ -1,0 +1,121 @@
+//! The options that define a run and are stored with it: modes, sizes, stop rules,
+//! algorithm filters, payload, the sandbox's lab and CPU placement.
+
+use crate::model::suite::{AlgoKind, Mode};
+use serde::{Deserialize, Serialize};
+
+/// The options that define a run's measurements; stored with the run so that
+/// `--resume` finishes it the same way.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOptions {
+    pub modes: Vec<Mode>,
+    /// Fixed bytes per transfer sample; `None` calibrates per suite.
+    pub size: Option<u64>,
+    /// Calibration target: how long one transfer should last.
+    pub sample_time_s: f64,
+    /// Counted rounds (every suite once per round).
+    pub rounds: u32,
+    /// Keep adding rounds until every suite's 95% CI is within this fraction.
+    pub precision: Option<f64>,
+    pub max_rounds: u32,
+    /// Stop after this much time.
+    pub budget_s: Option<f64>,
+    pub timeout_s: u64,
+    pub full: bool,
+    pub filters: Filters,
+    /// Also measure every transfer suite with zlib compression.
+    #[serde(default)]
+    pub compression: bool,
+    #[serde(default)]
+    pub payload: PayloadKind,
+    /// The sandbox's slow-machine lab, if any.
+    #[serde(default)]
+    pub lab: LabOptions,
+    /// How the sandbox's client and server share the CPUs (runs stored before this
+    /// existed read `shared`).
+    #[serde(default)]
+    pub sandbox_cpus: Placement,
+}
+
+/// User restrictions on algorithm names, per kind.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Filters {
+    pub kex: Option<FilterSpec>,
+    pub hostkeys: Option<FilterSpec>,
+    pub ciphers: Option<FilterSpec>,
+    pub macs: Option<FilterSpec>,
+}
+
+impl Filters {
+    pub fn get(&self, kind: AlgoKind) -> Option<&FilterSpec> {
+        match kind {
+            AlgoKind::Kex => self.kex.as_ref(),
+            AlgoKind::HostKey => self.hostkeys.as_ref(),
+            AlgoKind::Cipher => self.ciphers.as_ref(),
+            AlgoKind::Mac => self.macs.as_ref(),
+            AlgoKind::Compression => None,
+        }
+    }
+}
+
+/// A parsed filter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "names", rename_all = "lowercase")]
+pub enum FilterSpec {
+    Only(Vec<String>),
+    Append(Vec<String>),
+    Remove(Vec<String>),
+    Front(Vec<String>),
+}
+
+/// What the lab imposes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabOptions {
+    /// Cores the sandbox sshd (and its sessions) may use, e.g. 0.25.
+    pub cpu: Option<f64>,
+    /// Link rate in kbit/s, each direction.
+    pub rate_kbit: Option<u32>,
+}
+
+impl LabOptions {
+    pub fn is_empty(&self) -> bool {
+        self.cpu.is_none() && self.rate_kbit.is_none()
+    }
+
+    /// Each constraint in words: `sshd limited to 0.25 cores`, `link shaped to 16000
+    /// kbit/s` (none for no lab).
+    pub fn describe(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(c) = self.cpu {
+            parts.push(format!("sshd limited to {c} cores"));
+        }
+        if let Some(k) = self.rate_kbit {
+            parts.push(format!("link shaped to {k} kbit/s"));
+        }
+        parts
+    }
+}
+
+/// How the sandbox's client and server share the CPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// The scheduler places both ends anywhere (runs stored before placement existed).
+    #[default]
+    Shared,
+    /// Client on the lower half of the CPUs, server on the upper half.
+    Split,
+}
+
+/// What the payload looks like, for compression's sake.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PayloadKind {
+    /// Incompressible (the default): compression can only cost.
+    #[default]
+    Random,
+    /// English-like text: compresses several times.
+    Text,
+    /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
+    Zeros,
+}

@@ -1,0 +1,326 @@
+//! `recommend`: an `ssh_config` block (and the matching `sshd_config` lines) with the
+//! measured algorithms fastest first, among acceptable grades only: broken never unless
+//! asked for, legacy only with `--allow legacy`.
+
+mod rank;
+
+use super::export::Document;
+use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
+use crate::analysis::SuiteStats;
+use crate::model::{AlgoKind, AlgoLists, Mode};
+use crate::offer::catalogue::Grade;
+use crate::offer::grade::Grader;
+use crate::target;
+use rank::{Policy, RankedName, indistinguishable, rank_names};
+use serde::Serialize;
+
+/// What to optimize.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    Send,
+    Receive,
+    Connect,
+    /// Send and receive equally (geometric mean of each mode's relative speed).
+    Balanced,
+    /// Keystroke echo latency (typing, tmux, X11).
+    Interactive,
+}
+
+impl Goal {
+    fn session_modes(self) -> &'static [Mode] {
+        match self {
+            Goal::Send => &[Mode::Send],
+            Goal::Receive => &[Mode::Receive],
+            Goal::Connect | Goal::Balanced => &[Mode::Send, Mode::Receive],
+            Goal::Interactive => &[Mode::Echo],
+        }
+    }
+}
+
+/// One recommended list.
+#[derive(Clone, Debug, Serialize)]
+pub struct Line {
+    pub keyword: &'static str,
+    pub kind: AlgoKind,
+    /// Fastest first.
+    pub names: Vec<String>,
+    /// Each name's score: its best figure relative to the best name (1.0 = best).
+    pub scores: Vec<f64>,
+    pub comments: Vec<String>,
+}
+
+/// Everything `recommend` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecommendView {
+    pub destination: String,
+    pub runs: Vec<i64>,
+    pub goal: Goal,
+    pub allowed: Grade,
+    pub lines: Vec<Line>,
+    pub notes: Vec<String>,
+}
+
+fn figure_text(mode: Mode, s: &SuiteStats) -> String {
+    let mean = s.figure.map_or(f64::NAN, |f| f.mean);
+    format!("{:.1} {} {mode}", display_value(mode, mean), unit(mode))
+}
+
+fn figures(bests: &[(Mode, SuiteStats)]) -> String {
+    let v: Vec<String> = bests.iter().map(|(m, s)| figure_text(*m, s)).collect();
+    v.join(", ")
+}
+
+/// What the line says about the client's own first choice: the first name of its
+/// preference list that was measured here in the goal's modes (that this server accepts
+/// and the run included), and the names before it that were not measured.
+fn default_comment(
+    stats: &[SuiteStats],
+    kind: AlgoKind,
+    modes: &[Mode],
+    policy: Policy,
+    defaults: &AlgoLists,
+    ranked: &[RankedName],
+) -> Option<String> {
+    let prefs = defaults.get(kind).unwrap_or_default();
+    let measured = |d: &String| {
+        stats.iter().any(|s| {
+            modes.contains(&s.mode) && s.figure.is_some() && s.suite.get(kind) == Some(d.as_str())
+        })
+    };
+    let skipped: Vec<&str> = prefs
+        .iter()
+        .take_while(|d| !measured(d))
+        .map(String::as_str)
+        .collect();
+    let unmeasured = if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} not measured)", skipped.join(", "))
+    };
+    let d = prefs.iter().find(|d| measured(d))?;
+    let (first, first_score, first_bests) = ranked.first()?;
+    if d == first {
+        return Some(format!(
+            "already your client's first choice among the measured names{unmeasured}"
+        ));
+    }
+    let Some((_, score, bests)) = ranked.iter().find(|r| &r.0 == d) else {
+        let grade = policy.grade(kind, d).map_or("unknown".into(), |g| {
+            if policy.demoted(kind, d) {
+                format!("{g} here (Terrapin)")
+            } else {
+                g.to_string()
+            }
+        });
+        return Some(format!(
+            "your client's first choice {d} is {grade} and not recommended"
+        ));
+    };
+    let gain = (first_score / score - 1.0) * 100.0;
+    let noise = if indistinguishable(first_bests, bests) {
+        ", within noise"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{gain:+.0}% over your client's first choice {d}{unmeasured} ({}){noise}",
+        figures(bests)
+    ))
+}
+
+/// Build one line with its comments.
+fn line(
+    stats: &[SuiteStats],
+    kind: AlgoKind,
+    modes: &[Mode],
+    policy: Policy,
+    defaults: &AlgoLists,
+    notes: &mut Vec<String>,
+) -> Option<Line> {
+    let ranked = rank_names(stats, kind, modes, policy);
+    let (first, _, first_bests) = ranked.first()?;
+    let mut comments = vec![format!("{first}: {}", figures(first_bests))];
+    comments.extend(default_comment(
+        stats, kind, modes, policy, defaults, &ranked,
+    ));
+    // Tie with the runner-up: the data cannot decide between them.
+    if let Some((second, _, second_bests)) = ranked.get(1) {
+        if indistinguishable(first_bests, second_bests) {
+            comments.push(format!(
+                "{first} and {second} are not distinguishable in these measurements (the better grade is listed first)"
+            ));
+        }
+    }
+    if first_bests.iter().any(|(_, s)| s.ok < 3) {
+        notes.push(format!(
+            "{}: the data is too thin to decide (fewer than 3 samples); measure more rounds",
+            kind.config_keyword()
+        ));
+    }
+    Some(Line {
+        keyword: kind.config_keyword(),
+        kind,
+        names: ranked.iter().map(|r| r.0.clone()).collect(),
+        scores: ranked.iter().map(|r| r.1).collect(),
+        comments,
+    })
+}
+
+/// The `Host` pattern for a destination as stored.
+fn host_pattern(destination: &str) -> String {
+    if target::is_sandbox_label(destination) {
+        return "*".into();
+    }
+    let host = destination.rsplit_once('@').map_or(destination, |(_, h)| h);
+    let host = host.trim_start_matches('[');
+    match host.split_once(']') {
+        Some((h, _)) => h.to_string(),
+        None if host.matches(':').count() == 1 => {
+            host.split(':').next().unwrap_or(host).to_string()
+        }
+        None => host.to_string(),
+    }
+}
+
+/// Rank once per kind and collect the lines and notes.
+pub fn view(scope: &Scope, goal: Goal, max: Grade) -> RecommendView {
+    let defaults = scope
+        .runs
+        .last()
+        .map(|r| r.client_defaults.clone())
+        .unwrap_or_default();
+    let policy = Policy {
+        max,
+        grader: scope.grader(),
+    };
+    let mut notes = Vec::new();
+    if scope.lacks_strict_kex() {
+        notes.push(TERRAPIN_NOTE.to_string());
+    }
+    let transfer = goal.session_modes();
+    let mut lines = Vec::new();
+    for (kind, modes) in [
+        (AlgoKind::Kex, &[Mode::Connect][..]),
+        (AlgoKind::HostKey, &[Mode::Connect][..]),
+        (AlgoKind::Cipher, transfer),
+        (AlgoKind::Mac, transfer),
+    ] {
+        match line(&scope.stats, kind, modes, policy, &defaults, &mut notes) {
+            Some(l) => lines.push(l),
+            None => {
+                let modes: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
+                notes.push(format!(
+                    "{}: nothing measured with an acceptable grade ({} mode); left to ssh's defaults",
+                    kind.config_keyword(),
+                    modes.join("/")
+                ))
+            }
+        }
+    }
+    RecommendView {
+        destination: scope.destination.clone(),
+        runs: scope.run_ids(),
+        goal,
+        allowed: max,
+        lines,
+        notes,
+    }
+}
+
+fn header(v: &RecommendView) -> String {
+    let goal_text = match v.goal {
+        Goal::Send => "sending",
+        Goal::Receive => "receiving",
+        Goal::Connect => "connecting (ciphers and MACs for send and receive alike)",
+        Goal::Balanced => "sending and receiving alike",
+        Goal::Interactive => "interactive latency (keystroke echo round trip)",
+    };
+    let allowed = match v.allowed {
+        Grade::Recommended => "recommended",
+        Grade::Acceptable => "recommended, acceptable",
+        Grade::Legacy => "recommended, acceptable, legacy (--allow legacy)",
+        Grade::Broken => "ALL, INCLUDING BROKEN (--allow broken)",
+    };
+    let warning = if v.allowed == Grade::Broken {
+        " -- except now, as asked: do not use this on a network you do not trust"
+    } else {
+        ""
+    };
+    let runs: Vec<String> = v.runs.iter().map(i64::to_string).collect();
+    format!(
+        "# sshbench recommendation for {} (runs {}), fastest first for {goal_text}.\n# Grades allowed: {allowed}; broken algorithms are never listed{warning}.",
+        v.destination,
+        runs.join(", "),
+    )
+}
+
+fn client_block(v: &RecommendView) -> String {
+    let mut client = format!("# ~/.ssh/config\nHost {}\n", host_pattern(&v.destination));
+    if target::is_sandbox_label(&v.destination) {
+        client.push_str(&format!(
+            "    # measured against the {}: this machine as both client and server\n",
+            v.destination
+        ));
+    }
+    for l in &v.lines {
+        for c in &l.comments {
+            client.push_str(&format!("    # {c}\n"));
+        }
+        client.push_str(&format!("    {} {}\n", l.keyword, l.names.join(",")));
+    }
+    client
+}
+
+fn server_block(v: &RecommendView) -> String {
+    let mut server = String::from("# /etc/ssh/sshd_config (for the server's admin)\n");
+    for l in &v.lines {
+        server.push_str(&format!("{} {}\n", l.keyword, l.names.join(",")));
+    }
+    server
+}
+
+/// The ssh_config block, the sshd_config lines and the notes.
+pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, RecommendView) {
+    let v = view(scope, goal, max);
+    let mut doc = Document::default();
+    doc.text(header(&v));
+    doc.code(client_block(&v));
+    doc.code(server_block(&v));
+    if !v.notes.is_empty() {
+        let notes: Vec<String> = v.notes.iter().map(|n| format!("# note: {n}")).collect();
+        doc.text(notes.join("\n"));
+    }
+    (doc, v)
+}
+
+/// The ranked names of a kind as `recommend` would list them (for tests and tools).
+pub fn ranked_names(
+    stats: &[SuiteStats],
+    kind: AlgoKind,
+    modes: &[Mode],
+    max: Grade,
+) -> Vec<String> {
+    let policy = Policy {
+        max,
+        grader: Grader::default(),
+    };
+    rank_names(stats, kind, modes, policy)
+        .into_iter()
+        .map(|r| r.0)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_patterns() {
+        assert_eq!(host_pattern("pi@nas.local:2222"), "nas.local");
+        assert_eq!(host_pattern("nas"), "nas");
+        assert_eq!(host_pattern("root@[::1]:22"), "::1");
+        assert_eq!(host_pattern("local sandbox"), "*");
+        assert_eq!(host_pattern("local sandbox (shared CPUs)"), "*");
+    }
+}

@@ -1,0 +1,114 @@
+//! What a report is about ([`Scope`]: a destination, its runs and their statistics) and
+//! the figure formatting every view shares.
+
+use crate::analysis::{Ranked, SuiteStats};
+use crate::model::{Mode, Suite};
+use crate::offer::grade::{Grader, SuiteGrade};
+use crate::store::RunRecord;
+
+/// What a report is about.
+pub struct Scope<'a> {
+    pub destination: String,
+    pub runs: &'a [RunRecord],
+    pub stats: Vec<SuiteStats>,
+}
+
+/// What `summary` and `recommend` say about a server without strict KEX.
+pub const TERRAPIN_NOTE: &str = "the server does not offer strict KEX, so chacha20-poly1305, and CBC \
+     ciphers with -etm MACs, are open to the Terrapin attack (CVE-2023-48795): they count \
+     as legacy here; a server with OpenSSH 9.6 or later (or its distribution's fix) removes this";
+
+impl Scope<'_> {
+    /// Whether the newest run that read the server's offer found no strict KEX.
+    pub fn lacks_strict_kex(&self) -> bool {
+        self.grader().lacks_strict_kex()
+    }
+
+    /// The grades for this server, from the newest run that read its offer.
+    pub fn grader(&self) -> Grader {
+        Grader::new(self.runs.iter().rev().find_map(|r| r.server_strict_kex))
+    }
+
+    /// One suite's grade for this server.
+    pub fn grade(&self, suite: &Suite) -> SuiteGrade {
+        self.grader().suite(suite)
+    }
+
+    pub fn run_ids(&self) -> Vec<i64> {
+        self.runs.iter().map(|r| r.id).collect()
+    }
+
+    pub fn modes(&self) -> Vec<Mode> {
+        Mode::ALL
+            .into_iter()
+            .filter(|m| self.stats.iter().any(|s| s.mode == *m))
+            .collect()
+    }
+
+    pub(crate) fn header(&self) -> String {
+        let samples: usize = self.stats.iter().map(|s| s.ok + s.failed).sum();
+        let ids: Vec<String> = self.run_ids().iter().map(i64::to_string).collect();
+        format!(
+            "destination: {} (run{} {}; {samples} counted samples)",
+            self.destination,
+            if ids.len() == 1 { "" } else { "s" },
+            ids.join(", ")
+        )
+    }
+}
+
+/// Figures in the unit people read: MB/s for transfers, ms for connect, µs for echo.
+pub fn display_value(mode: Mode, v: f64) -> f64 {
+    match mode {
+        Mode::Connect => v * 1e3,
+        Mode::Echo => v * 1e6,
+        Mode::Send | Mode::Receive => v / 1e6,
+    }
+}
+
+pub fn unit(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Connect => "ms",
+        Mode::Echo => "µs",
+        Mode::Send | Mode::Receive => "MB/s",
+    }
+}
+
+/// A figure in its display unit, one decimal.
+pub fn figure_text(mode: Mode, v: f64) -> String {
+    format!("{:.1}", display_value(mode, v))
+}
+
+/// `best`, `≈ best` (interval overlaps the best one's) or nothing.
+pub fn tie_mark(r: &Ranked) -> &'static str {
+    match (r.rank, r.tie_with_best) {
+        (1, _) => "best",
+        (_, true) => "≈ best",
+        _ => "",
+    }
+}
+
+/// A name, or what stands for it when ssh chose (`(default)`, `<implicit>`).
+pub fn name_or(v: &Option<String>, implicit: &str) -> String {
+    v.clone().unwrap_or_else(|| implicit.to_string())
+}
+
+/// A readable suite label for one mode (the parts that vary in it).
+pub fn suite_label(mode: Mode, s: &Suite) -> String {
+    match mode {
+        Mode::Connect => format!(
+            "{} + {}",
+            name_or(&s.kex, "(default kex)"),
+            name_or(&s.hostkey, "(default host key)")
+        ),
+        _ => format!(
+            "{} + {}{}",
+            name_or(&s.cipher, "(default)"),
+            name_or(&s.mac, "<implicit>"),
+            s.compression
+                .as_deref()
+                .map(|c| format!(" + {c}"))
+                .unwrap_or_default()
+        ),
+    }
+}

@@ -1,0 +1,434 @@
+//! `show`: the classic table (Destination, Mode, MAC, Cipher, KEX, Time) with throughput,
+//! interval, n, CPU, grade and the tie mark, or bars. The table, CSV and JSON are all
+//! rendered from one [`ShowView`].
+
+use super::export::{Document, Grid};
+use super::scope::{Scope, figure_text, name_or, suite_label, unit};
+use crate::analysis::{self, Bound, Percentiles, Ranked, SuiteStats};
+use crate::model::{Mode, Phases, Rekey, Suite};
+use crate::offer::grade::SuiteGrade;
+use serde::Serialize;
+
+/// How `show` orders rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    /// Best figure first (`--worst`: worst first).
+    Speed,
+    /// Least client CPU first.
+    Cpu,
+    /// By algorithm names.
+    Name,
+}
+
+pub struct ShowOptions {
+    /// Horizontal bars instead of tables: `Some(ascii)`.
+    pub chart: Option<bool>,
+    pub modes: Vec<Mode>,
+    /// Rows per mode; `None` = all.
+    pub top: Option<usize>,
+    pub worst: bool,
+    pub sort: SortKey,
+}
+
+/// One suite with raw figures and units: a row of every table and of the JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuiteRow {
+    pub mode: Mode,
+    #[serde(flatten)]
+    pub suite: Suite,
+    pub rank: usize,
+    pub tie_with_best: bool,
+    pub n: usize,
+    pub failed: usize,
+    pub refused: bool,
+    /// `bytes_per_second` for send/receive, `seconds` for connect and echo (echo: the
+    /// mean, median... of the sessions' median round trips).
+    pub unit: &'static str,
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub sd: Option<f64>,
+    pub ci95: Option<f64>,
+    pub outliers: Option<usize>,
+    /// Seconds of client CPU per GB (transfers) or per connection (connect).
+    pub client_cpu: Option<f64>,
+    /// Seconds of server session CPU per GB, where the server tells.
+    pub server_cpu: Option<f64>,
+    /// Busy fractions of one core during transfers.
+    pub client_busy: Option<f64>,
+    pub server_busy: Option<f64>,
+    pub bound: Option<Bound>,
+    /// Connect: median seconds per phase.
+    pub phases: Option<Phases>,
+    pub compression_factor: Option<f64>,
+    /// Transfers: bytes of the encrypted stream between rekeys and one rekey's stall
+    /// (seconds), as spread into the figure.
+    pub rekey: Option<Rekey>,
+    /// Echo: percentiles (seconds) over every timed keystroke.
+    pub echo: Option<Percentiles>,
+    pub grade: SuiteGrade,
+    pub last_error: Option<String>,
+}
+
+impl SuiteRow {
+    pub fn new(r: &Ranked, grade: SuiteGrade) -> SuiteRow {
+        let (s, f) = (&r.stats, r.stats.figure);
+        SuiteRow {
+            mode: s.mode,
+            suite: s.suite.clone(),
+            rank: r.rank,
+            tie_with_best: r.tie_with_best,
+            n: s.ok,
+            failed: s.failed,
+            refused: s.refused,
+            unit: if s.mode.is_transfer() {
+                "bytes_per_second"
+            } else {
+                "seconds"
+            },
+            mean: f.map(|f| f.mean),
+            median: f.map(|f| f.median),
+            min: f.map(|f| f.min),
+            max: f.map(|f| f.max),
+            sd: f.map(|f| f.sd),
+            ci95: f.and_then(|f| f.ci95),
+            outliers: f.map(|f| f.outliers),
+            client_cpu: s.client_cpu.map(|c| c.median),
+            server_cpu: s.server_cpu.map(|c| c.median),
+            client_busy: s.client_busy,
+            server_busy: s.server_busy,
+            bound: s.bound(),
+            phases: s.phases,
+            compression_factor: s.compression_factor,
+            rekey: s.rekey,
+            echo: s.echo,
+            grade,
+            last_error: s.last_error.clone(),
+        }
+    }
+
+    /// `best`, `≈ best`, `refused`, `failed` or nothing.
+    pub fn tie(&self) -> &'static str {
+        if self.refused {
+            "refused"
+        } else if self.mean.is_none() {
+            "failed"
+        } else {
+            match (self.rank, self.tie_with_best) {
+                (1, _) => "best",
+                (_, true) => "≈ best",
+                _ => "",
+            }
+        }
+    }
+}
+
+/// One mode's rows as shown, and how many suites it had before `--top`.
+#[derive(Clone, Debug)]
+pub struct ModeSection {
+    pub mode: Mode,
+    pub total: usize,
+    pub rows: Vec<SuiteRow>,
+    /// `--chart`: the ranked statistics the bars are drawn from.
+    pub ranked: Vec<Ranked>,
+}
+
+/// Everything `show` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShowView {
+    pub destination: String,
+    pub runs: Vec<i64>,
+    pub suites: Vec<SuiteRow>,
+    #[serde(skip)]
+    pub header: String,
+    #[serde(skip)]
+    pub sections: Vec<ModeSection>,
+    /// Suites refused or with failures, in the selected modes: one line each.
+    #[serde(skip)]
+    pub problems: Vec<String>,
+}
+
+fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
+    let mut ranked = analysis::rank(&scope.stats, mode);
+    match opts.sort {
+        SortKey::Speed => {}
+        SortKey::Cpu => ranked.sort_by(|a, b| {
+            let c = |r: &Ranked| r.stats.client_cpu.map_or(f64::INFINITY, |c| c.median);
+            c(a).total_cmp(&c(b))
+        }),
+        SortKey::Name => ranked.sort_by(|a, b| a.stats.suite.cmp(&b.stats.suite)),
+    }
+    if opts.worst {
+        ranked.reverse();
+    }
+    ranked
+}
+
+/// Rank once, per selected mode, and keep what `show` prints.
+pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
+    let mut sections = Vec::new();
+    for mode in scope.modes().into_iter().filter(|m| opts.modes.contains(m)) {
+        let mut ranked = ordered(scope, mode, opts);
+        let total = ranked.len();
+        if let Some(n) = opts.top {
+            ranked.truncate(n);
+        }
+        let rows = ranked
+            .iter()
+            .map(|r| SuiteRow::new(r, scope.grade(&r.stats.suite)))
+            .collect();
+        sections.push(ModeSection {
+            mode,
+            total,
+            rows,
+            ranked,
+        });
+    }
+    let problems = scope
+        .stats
+        .iter()
+        .filter(|s| opts.modes.contains(&s.mode) && (s.refused || s.failed > 0))
+        .map(problem_line)
+        .collect();
+    ShowView {
+        destination: scope.destination.clone(),
+        runs: scope.run_ids(),
+        suites: sections.iter().flat_map(|s| s.rows.clone()).collect(),
+        header: scope.header(),
+        sections,
+        problems,
+    }
+}
+
+/// The classic table, or bars with `opts.chart`.
+pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
+    let v = view(scope, opts);
+    let mut doc = Document::default();
+    doc.text(v.header.clone());
+    for sec in &v.sections {
+        let title = format!(
+            "{}: {} of {} suites{}",
+            sec.mode,
+            sec.rows.len(),
+            sec.total,
+            if opts.worst { ", worst first" } else { "" }
+        );
+        match opts.chart {
+            Some(ascii) => {
+                doc.text(format!(
+                    "\n{title} ({}, mean with 95% interval)",
+                    unit(sec.mode)
+                ));
+                doc.code(bars(&sec.ranked, sec.mode, 40, ascii));
+            }
+            None => doc.grid(table(&v.destination, sec, title)),
+        }
+    }
+    if !v.problems.is_empty() {
+        doc.text(format!(
+            "\nNot measured or failed:\n{}",
+            v.problems.join("\n")
+        ));
+    }
+    (doc, v)
+}
+
+fn problem_line(s: &SuiteStats) -> String {
+    let what = if s.refused {
+        "refused".to_string()
+    } else {
+        format!("{} failed", s.failed)
+    };
+    format!(
+        "  {} {}: {what} - {}",
+        s.mode,
+        suite_label(s.mode, &s.suite),
+        s.last_error.as_deref().unwrap_or("")
+    )
+}
+
+/// The mode's own columns after the seeds' five (Destination, Mode, MAC, Cipher, KEX),
+/// and which of them are figures (right-aligned, counted from the first own column).
+fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
+    match mode {
+        Mode::Echo => (
+            &[
+                "RTT (µs)",
+                "±95%",
+                "p50 (µs)",
+                "p90 (µs)",
+                "p99 (µs)",
+                "n",
+                "Keystrokes",
+                "Grade",
+                "Tie",
+            ],
+            &[0, 1, 2, 3, 4, 5, 6],
+        ),
+        Mode::Connect => (
+            &[
+                "Host key",
+                "Time (ms)",
+                "±95%",
+                "n",
+                "CPU (ms)",
+                "Grade",
+                "Tie",
+            ],
+            &[1, 2, 3, 4],
+        ),
+        Mode::Send | Mode::Receive => (
+            &[
+                "Time (s/8 MB)",
+                "MB/s",
+                "±95%",
+                "n",
+                "CPU (s/GB)",
+                "Grade",
+                "Tie",
+                "Server CPU (s/GB)",
+                "Bound",
+            ],
+            &[0, 1, 2, 3, 4, 7],
+        ),
+    }
+}
+
+fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
+    let (own, right) = own_columns(sec.mode);
+    let mut headers = vec!["Destination", "Mode", "MAC", "Cipher", "KEX"];
+    headers.extend(own);
+    let mut g = Grid::new(title, &headers).right(&right.iter().map(|c| c + 5).collect::<Vec<_>>());
+    let compressed = sec.rows.iter().any(|r| r.suite.compression.is_some());
+    if compressed {
+        g.headers.push("Compression".into());
+        g.headers.push("Ratio".into());
+    }
+    for r in &sec.rows {
+        let mut row = row_cells(destination, r);
+        if compressed {
+            row.push(r.suite.compression.clone().unwrap_or_else(|| "none".into()));
+            row.push(
+                r.compression_factor
+                    .map_or("-".into(), |f| format!("{f:.2}")),
+            );
+        }
+        g.row(row);
+    }
+    g
+}
+
+fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
+    let mode = r.mode;
+    let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
+    let (mean, ci) = (shown(r.mean), shown(r.ci95));
+    let session = |v: &Option<String>, implicit| match mode {
+        Mode::Connect => "-".to_string(),
+        _ => name_or(v, implicit),
+    };
+    let mut row = vec![
+        destination.to_string(),
+        mode.to_string(),
+        session(&r.suite.mac, "<implicit>"),
+        session(&r.suite.cipher, "(default)"),
+        name_or(&r.suite.kex, "(default)"),
+    ];
+    if mode == Mode::Echo {
+        let p = |get: fn(&Percentiles) -> f64| shown(r.echo.map(|e| get(&e)));
+        row.extend([mean, ci, p(|e| e.p50), p(|e| e.p90), p(|e| e.p99)]);
+        row.push(r.n.to_string());
+        row.push(r.echo.map_or("0".into(), |e| e.n.to_string()));
+        row.extend([r.grade.to_string(), r.tie().into()]);
+        return row;
+    }
+    let cpu = r.client_cpu.map_or("-".into(), |c| match mode {
+        Mode::Connect => format!("{:.1}", c * 1e3),
+        _ => format!("{c:.2}"),
+    });
+    row.push(match mode {
+        Mode::Connect => name_or(&r.suite.hostkey, "(default)"),
+        _ => r.mean.map_or("-".into(), |m| format!("{:.3}", 8e6 / m)),
+    });
+    row.extend([
+        mean,
+        ci,
+        r.n.to_string(),
+        cpu,
+        r.grade.to_string(),
+        r.tie().into(),
+    ]);
+    if mode.is_transfer() {
+        row.push(r.server_cpu.map_or("-".into(), |c| format!("{c:.2}")));
+        row.push(r.bound.map_or("-", |b| b.as_str()).into());
+    }
+    row
+}
+
+/// One bar's cells: `width` cells long at `max`, the interval's ends marked; Unicode
+/// blocks (eighths) or, for `ascii`, `#` and `|`.
+fn bar_cells(mean: f64, ci: Option<f64>, max: f64, width: usize, ascii: bool) -> String {
+    let scale = |v: f64| {
+        if max > 0.0 {
+            v / max * width as f64
+        } else {
+            0.0
+        }
+    };
+    let eighths = (scale(mean) * 8.0).round() as usize;
+    let mut cells: Vec<char> = Vec::with_capacity(width + 1);
+    if ascii {
+        cells.extend(std::iter::repeat_n('#', (eighths + 4) / 8));
+    } else {
+        const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+        cells.extend(std::iter::repeat_n('█', eighths / 8));
+        if eighths % 8 > 0 {
+            cells.push(PARTS[eighths % 8]);
+        }
+    }
+    cells.resize(width + 1, ' ');
+    if let Some(ci) = ci.filter(|c| *c > 0.0) {
+        let (lo, hi) = (
+            scale(mean - ci).round() as usize,
+            scale(mean + ci).round() as usize,
+        );
+        let (open, close) = if ascii { ('|', '|') } else { ('├', '┤') };
+        if lo < cells.len() && lo != hi {
+            cells[lo] = open;
+        }
+        if hi < cells.len() {
+            cells[hi] = close;
+        }
+    }
+    cells.into_iter().collect()
+}
+
+/// Horizontal bars of the means, `width` cells long at the largest value.
+pub fn bars(ranked: &[Ranked], mode: Mode, width: usize, ascii: bool) -> String {
+    let labels: Vec<String> = ranked
+        .iter()
+        .map(|r| suite_label(mode, &r.stats.suite))
+        .collect();
+    let pad = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let max = ranked
+        .iter()
+        .filter_map(|r| r.stats.figure.map(|f| f.mean + f.ci95.unwrap_or(0.0)))
+        .fold(0.0, f64::max);
+    let mut out = String::new();
+    for (r, label) in ranked.iter().zip(&labels) {
+        let Some(f) = r.stats.figure else {
+            out.push_str(&format!("{label:<pad$}  (not measured)\n"));
+            continue;
+        };
+        let bar = bar_cells(f.mean, f.ci95, max, width, ascii);
+        let pm = if ascii { "+-" } else { "±" };
+        let ci = f
+            .ci95
+            .map_or(String::new(), |c| format!(" {pm}{}", figure_text(mode, c)));
+        out.push_str(&format!(
+            "{label:<pad$} {bar} {}{ci}\n",
+            figure_text(mode, f.mean)
+        ));
+    }
+    out
+}
