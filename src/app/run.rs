@@ -1,7 +1,7 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
 use super::progress::Progress;
-use super::server::{SandboxSetup, connect_server};
+use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_path, emit, find_ssh};
 use anyhow::{Context, Result, anyhow, bail};
 use sshbench::analysis;
@@ -11,7 +11,7 @@ use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::model::{FailureKind, Mode, RunOptions, Sample};
+use sshbench::model::{FailureKind, Mode, Outcome, RunOptions, Sample};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -21,6 +21,7 @@ use sshbench::sys::machine;
 use sshbench::target::Target;
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Stores each sample as it arrives.
@@ -35,76 +36,50 @@ impl Sink for StoreSink<'_> {
     }
 }
 
-/// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.
-pub fn run(args: RunArgs) -> Result<u8> {
-    let cfg = RunConfig::from_args(args)?;
-    let path = db_path(&cfg.db)?;
-    store::check(&path)?;
-    let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = find_ssh()?;
-    let client = client::query(&ssh)?;
+/// A stored run being finished: its record, options and destination.
+type Resumed = (store::RunRecord, RunOptions, Target);
 
-    // A resumed run brings its own destination, options, plan and seed.
-    let resumed = match cfg.resume {
-        None => None,
-        Some(id) => {
-            if !path.exists() {
-                bail!(
-                    "nothing to resume: the database {} does not exist",
-                    path.display()
-                );
-            }
-            let store = Store::open(&path)?;
-            let id = match id {
-                Some(id) => id,
-                None => store
-                    .latest_unfinished()?
-                    .ok_or_else(|| anyhow!("no interrupted run to resume in {}", path.display()))?,
-            };
-            let run = store
-                .run(id)?
-                .ok_or_else(|| anyhow!("no run {id} in {}", path.display()))?;
-            if run.status == "complete" {
-                bail!("run {id} is already complete");
-            }
-            let options: RunOptions =
-                serde_json::from_str(&run.options_json).context("reading the run's options")?;
-            let target: Target =
-                serde_json::from_str(&run.target_json).context("reading the run's destination")?;
-            Some((run, options, target))
-        }
+/// The run `--resume` asks for, with the options and destination it was started with.
+fn load_resumed(path: &Path, id: Option<i64>) -> Result<Resumed> {
+    if !path.exists() {
+        bail!(
+            "nothing to resume: the database {} does not exist",
+            path.display()
+        );
+    }
+    let store = Store::open(path)?;
+    let id = match id {
+        Some(id) => id,
+        None => store
+            .latest_unfinished()?
+            .ok_or_else(|| anyhow!("no interrupted run to resume in {}", path.display()))?,
     };
-    let options = resumed
-        .as_ref()
-        .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
-    let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
-    progress.say(&format!("client: {}", client.version.raw));
-    let destination: Option<String> = match &resumed {
-        Some((_, _, t)) if t.is_sandbox => None,
-        Some((_, _, t)) => Some(t.label.clone()),
-        None => cfg.destination.clone(),
-    };
-    let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
-    let srv = connect_server(
-        destination.as_deref(),
-        &ssh,
-        &client,
-        probe_timeout,
-        cfg.mock_transport,
-        SandboxSetup {
-            lab: options.lab,
-            placement: options.sandbox_cpus,
-        },
-        &progress,
-    )?;
+    let run = store
+        .run(id)?
+        .ok_or_else(|| anyhow!("no run {id} in {}", path.display()))?;
+    if run.status == "complete" {
+        bail!("run {id} is already complete");
+    }
+    let options: RunOptions =
+        serde_json::from_str(&run.options_json).context("reading the run's options")?;
+    let target: Target =
+        serde_json::from_str(&run.target_json).context("reading the run's destination")?;
+    Ok((run, options, target))
+}
 
-    let plan = match &resumed {
+fn make_plan(
+    resumed: Option<&Resumed>,
+    client: &client::ClientOffer,
+    srv: &Server,
+    options: &RunOptions,
+) -> Result<Plan> {
+    Ok(match resumed {
         Some((run, _, _)) => Plan {
             items: run.plan.clone(),
             notes: Vec::new(),
         },
         None => plan::build(&PlanInput {
-            client: &client,
+            client,
             server: srv.offer.as_ref(),
             filters: &options.filters,
             modes: &options.modes,
@@ -112,102 +87,85 @@ pub fn run(args: RunArgs) -> Result<u8> {
             full: options.full,
             compression: options.compression,
         })?,
-    };
-    for note in &plan.notes {
-        progress.say(&format!("note: {note}"));
-    }
+    })
+}
 
-    let store = Store::open(&path)?;
-    let (run_id, seed, previous) = match &resumed {
-        Some((run, _, _)) => {
-            store.set_status(run.id, "running")?;
-            // Failed slots (say, while the network was down) are measured again.
-            let previous: Vec<(usize, u32, Sample)> = store
-                .samples(&[run.id])?
-                .into_iter()
-                .filter(|s| !matches!(s.sample.outcome, sshbench::model::Outcome::Failed { .. }))
-                .map(|s| (s.item, s.round, s.sample))
-                .collect();
-            progress.say(&format!(
-                "resuming run {} ({} samples already stored)",
-                run.id,
-                previous.len()
-            ));
-            (run.id, run.seed, previous)
-        }
-        None => {
-            let seed = cfg.seed.unwrap_or_else(|| fastrand::u64(..));
-            let machine = machine::this_machine();
-            let r = srv.resolved.as_ref();
-            let id = store.create_run(&NewRun {
-                destination: &srv.target.label,
-                target_json: serde_json::to_string(&srv.target)?,
-                resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
-                client_version: &client.version.raw,
-                server_version: srv.version.as_deref(),
-                server_strict_kex: srv.strict_kex,
-                machine: &machine,
-                options_json: serde_json::to_string(&options)?,
-                plan: &plan.items,
-                seed,
-                client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
-            })?;
-            (id, seed, Vec::new())
-        }
-    };
+/// What a run starts from: its id, seed, and the samples it already has.
+type Start = (i64, u64, Vec<(usize, u32, Sample)>);
+
+/// Reopen a resumed run, keeping its successful and refused samples (failed slots,
+/// say while the network was down, are measured again).
+fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress) -> Result<Start> {
+    store.set_status(run.id, "running")?;
+    let previous: Vec<(usize, u32, Sample)> = store
+        .samples(&[run.id])?
+        .into_iter()
+        .filter(|s| !matches!(s.sample.outcome, Outcome::Failed { .. }))
+        .map(|s| (s.item, s.round, s.sample))
+        .collect();
     progress.say(&format!(
-        "run {run_id}: {} measurements × {} rounds after {} warm-ups, seed {seed}, stored in {}",
-        plan.items.len(),
-        options.rounds,
-        runner::leads(&plan).iter().filter(|l| l.is_none()).count(),
-        path.display()
+        "resuming run {} ({} samples already stored)",
+        run.id,
+        previous.len()
     ));
+    Ok((run.id, run.seed, previous))
+}
 
-    let mut transport: Box<dyn Transport> = if cfg.mock_transport {
+struct NewRunInput<'a> {
+    cfg: &'a RunConfig,
+    client: &'a client::ClientOffer,
+    srv: &'a Server,
+    options: &'a RunOptions,
+    plan: &'a Plan,
+}
+
+fn create(store: &Store, i: NewRunInput) -> Result<Start> {
+    let seed = i.cfg.seed.unwrap_or_else(|| fastrand::u64(..));
+    let machine = machine::this_machine();
+    let r = i.srv.resolved.as_ref();
+    let id = store.create_run(&NewRun {
+        destination: &i.srv.target.label,
+        target_json: serde_json::to_string(&i.srv.target)?,
+        resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
+        client_version: &i.client.version.raw,
+        server_version: i.srv.version.as_deref(),
+        server_strict_kex: i.srv.strict_kex,
+        machine: &machine,
+        options_json: serde_json::to_string(i.options)?,
+        plan: &i.plan.items,
+        seed,
+        client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
+    })?;
+    Ok((id, seed, Vec::new()))
+}
+
+fn transport(cfg: &RunConfig, ssh: PathBuf, srv: &Server, payload: Payload) -> Box<dyn Transport> {
+    if cfg.mock_transport {
         Box::new(Mock::default())
     } else {
-        Box::new(OpenSsh::new(
-            ssh,
-            srv.target.clone(),
-            Payload::new(options.payload, 1 << 20, seed),
-        ))
-    };
-    let settings = RunSettings::new(&options, seed);
-    let mut sink = StoreSink {
-        store: &store,
-        run_id,
-    };
-    let result = runner::run(
-        &plan,
-        &settings,
-        transport.as_mut(),
-        &cancel,
-        &mut sink,
-        &previous,
-        &mut |e| progress.event(e),
-    );
-    progress.finish();
-    // Tear the sandbox down before printing: nothing of it outlives the measurements.
-    drop(srv);
+        Box::new(OpenSsh::new(ssh, srv.target.clone(), payload))
+    }
+}
 
-    let status = match &result {
-        Ok(End::Complete) => "complete",
-        Ok(End::Budget) => "budget",
-        Err(Abort::Cancelled) => "interrupted",
-        Err(_) => "failed",
-    };
-    store.set_status(run_id, status)?;
+/// The run's end as the user sees it: `Ok(Some(code))` to exit now, `Ok(None)` to print
+/// the results.
+fn conclude(
+    result: Result<End, Abort>,
+    run_id: i64,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<Option<u8>> {
     match result {
-        Ok(end) => {
-            if end == End::Budget {
-                progress.say("time budget reached; finish with `sshbench run --resume`");
-            }
+        Ok(End::Complete) => Ok(None),
+        Ok(End::Budget) => {
+            progress.say("time budget reached; finish with `sshbench run --resume`");
+            Ok(None)
         }
         Err(Abort::Cancelled) => {
             eprintln!(
                 "sshbench: interrupted; run {run_id} keeps every finished sample (`sshbench run --resume` finishes it)"
             );
-            return Ok(cancel.exit_code().unwrap_or(130) as u8);
+            Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
         }
         Err(Abort::Fatal { kind, message }) => {
             let hint = match kind {
@@ -226,6 +184,19 @@ pub fn run(args: RunArgs) -> Result<u8> {
         }
         Err(e) => bail!("{e}"),
     }
+}
+
+fn status_of(result: &Result<End, Abort>) -> &'static str {
+    match result {
+        Ok(End::Complete) => "complete",
+        Ok(End::Budget) => "budget",
+        Err(Abort::Cancelled) => "interrupted",
+        Err(_) => "failed",
+    }
+}
+
+/// The run's table on stdout.
+fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
     let (runs, samples) = store.select(&store::Selection {
         run: Some(run_id),
         ..Default::default()
@@ -239,22 +210,120 @@ pub fn run(args: RunArgs) -> Result<u8> {
         runs: &runs,
         stats: analysis::aggregate(samples.iter().map(|s| &s.sample)),
     };
-    let (doc, json) = show::show(
-        &scope,
-        &ShowOptions {
-            chart: None,
-            modes: Mode::ALL.to_vec(),
-            top: None,
-            worst: false,
-            sort: SortKey::Speed,
-        },
-    );
-    emit(&doc, &json, FormatArg::Table)?;
-    if !cfg.quiet {
+    let opts = ShowOptions {
+        chart: None,
+        modes: Mode::ALL.to_vec(),
+        top: None,
+        worst: false,
+        sort: SortKey::Speed,
+    };
+    let (doc, view) = show::show(&scope, &opts);
+    emit(&doc, &view, FormatArg::Table)?;
+    if !quiet {
         eprintln!(
             "more: sshbench summary / recommend / show --help (results of every run of {} are combined)",
             scope.destination
         );
     }
     Ok(0)
+}
+
+fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, path: &Path) -> String {
+    format!(
+        "run {run_id}: {} measurements × {} rounds after {} warm-ups, seed {seed}, stored in {}",
+        plan.items.len(),
+        options.rounds,
+        runner::leads(plan).iter().filter(|l| l.is_none()).count(),
+        path.display()
+    )
+}
+
+/// The server side: a resumed run's destination, else the one given (none: the sandbox).
+fn server_for(
+    cfg: &RunConfig,
+    resumed: Option<&Resumed>,
+    options: &RunOptions,
+    ssh: &Path,
+    client: &client::ClientOffer,
+    progress: &Progress,
+) -> Result<Server> {
+    let destination: Option<String> = match resumed {
+        Some((_, _, t)) => (!t.is_sandbox).then(|| t.label.clone()),
+        None => cfg.destination.clone(),
+    };
+    let setup = SandboxSetup {
+        lab: options.lab,
+        placement: options.sandbox_cpus,
+    };
+    let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
+    connect_server(
+        destination.as_deref(),
+        ssh,
+        client,
+        probe_timeout,
+        cfg.mock_transport,
+        setup,
+        progress,
+    )
+}
+
+/// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.
+pub fn run(args: RunArgs) -> Result<u8> {
+    let cfg = RunConfig::from_args(args)?;
+    let path = db_path(&cfg.db)?;
+    store::check(&path)?;
+    let cancel = Cancel::from_signals().context("installing signal handlers")?;
+    let ssh = find_ssh()?;
+    let client = client::query(&ssh)?;
+    // A resumed run brings its own destination, options, plan and seed.
+    let resumed = cfg.resume.map(|id| load_resumed(&path, id)).transpose()?;
+    let options = resumed
+        .as_ref()
+        .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
+    let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
+    progress.say(&format!("client: {}", client.version.raw));
+    let srv = server_for(&cfg, resumed.as_ref(), &options, &ssh, &client, &progress)?;
+    let plan = make_plan(resumed.as_ref(), &client, &srv, &options)?;
+    for note in &plan.notes {
+        progress.say(&format!("note: {note}"));
+    }
+    let store = Store::open(&path)?;
+    let (run_id, seed, previous) = match &resumed {
+        Some((run, _, _)) => reopen(&store, run, &progress)?,
+        None => create(
+            &store,
+            NewRunInput {
+                cfg: &cfg,
+                client: &client,
+                srv: &srv,
+                options: &options,
+                plan: &plan,
+            },
+        )?,
+    };
+    progress.say(&announce(run_id, seed, &plan, &options, &path));
+    let payload = Payload::new(options.payload, 1 << 20, seed);
+    let mut transport = transport(&cfg, ssh, &srv, payload);
+    let settings = RunSettings::new(&options, seed);
+    let mut sink = StoreSink {
+        store: &store,
+        run_id,
+    };
+    let result = runner::run(
+        &plan,
+        &settings,
+        transport.as_mut(),
+        &cancel,
+        &mut sink,
+        &previous,
+        &mut |e| progress.event(e),
+    );
+    progress.finish();
+    // Tear the sandbox down before printing: nothing of it outlives the measurements.
+    drop(srv);
+    store.set_status(run_id, status_of(&result))?;
+    match conclude(result, run_id, &cancel, &progress)? {
+        Some(code) => Ok(code),
+        None => print_results(&store, run_id, cfg.quiet),
+    }
 }

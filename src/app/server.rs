@@ -87,6 +87,75 @@ pub struct Server {
     _sandbox: Option<Sandbox>,
 }
 
+/// The sandbox started and pinned, and what it offers.
+fn sandbox_server(
+    ssh: &Path,
+    client: &client::ClientOffer,
+    probe_timeout: Duration,
+    setup: SandboxSetup,
+    progress: &Progress,
+) -> Result<Server> {
+    let (sb, split) = start_sandbox(client, setup)?;
+    if let Some(s) = &split {
+        // This thread starts every ssh of the run (and the threads feeding them).
+        affinity::pin_thread(&s.client).context("keeping the client off sshd's CPUs")?;
+    }
+    progress.say(&format!(
+        "server: local sandbox {} on {}:{} (private dir {}){}{}",
+        sb.sshd().display(),
+        sb.host(),
+        sb.port(),
+        sb.dir().display(),
+        placement_label(split.as_ref(), "ssh"),
+        lab_label(&setup.lab)
+    ));
+    let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
+    let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
+    let version = probed.map(|o| o.banner);
+    let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
+    target.label = target::sandbox_label(setup.placement, &setup.lab);
+    let resolved = target::resolve(ssh, &target)?;
+    Ok(Server {
+        target,
+        offer: Some(sb.offered().clone()),
+        version,
+        strict_kex,
+        resolved: Some(resolved),
+        _sandbox: Some(sb),
+    })
+}
+
+/// A real server's offer, lists, banner and strict KEX; nothing when it cannot be read
+/// (the plan then comes from the client's lists).
+type Offered = (Option<AlgoLists>, Option<String>, Option<bool>);
+
+fn read_offer(
+    ssh: &Path,
+    t: &Target,
+    r: &target::Resolved,
+    probe_timeout: Duration,
+    progress: &Progress,
+) -> Offered {
+    match probe_remote(ssh, t, r, probe_timeout) {
+        Ok(o) => {
+            progress.say(&format!("server offer: {} ({})", o.banner, o.method));
+            let strict = o.kexinit.strict_kex();
+            if !strict {
+                progress.say(&format!("warning: {TERRAPIN_NOTE}"));
+            }
+            (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
+        }
+        Err(e) => {
+            progress.say(&format!(
+                "warning: cannot read the server's offer ({e}); planning from the client's lists"
+            ));
+            (None, None, None)
+        }
+    }
+}
+
+/// The server of a run: the sandbox without a destination, else the destination
+/// resolved and (unless `mock`) its offer read.
 pub fn connect_server(
     destination: Option<&str>,
     ssh: &Path,
@@ -97,34 +166,7 @@ pub fn connect_server(
     progress: &Progress,
 ) -> Result<Server> {
     let Some(dest) = destination else {
-        let (sb, split) = start_sandbox(client, setup)?;
-        if let Some(s) = &split {
-            // This thread starts every ssh of the run (and the threads feeding them).
-            affinity::pin_thread(&s.client).context("keeping the client off sshd's CPUs")?;
-        }
-        progress.say(&format!(
-            "server: local sandbox {} on {}:{} (private dir {}){}{}",
-            sb.sshd().display(),
-            sb.host(),
-            sb.port(),
-            sb.dir().display(),
-            placement_label(split.as_ref(), "ssh"),
-            lab_label(&setup.lab)
-        ));
-        let probed = server::probe(sb.host(), sb.port(), probe_timeout).ok();
-        let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
-        let version = probed.map(|o| o.banner);
-        let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
-        target.label = target::sandbox_label(setup.placement, &setup.lab);
-        let resolved = target::resolve(ssh, &target)?;
-        return Ok(Server {
-            target,
-            offer: Some(sb.offered().clone()),
-            version,
-            strict_kex,
-            resolved: Some(resolved),
-            _sandbox: Some(sb),
-        });
+        return sandbox_server(ssh, client, probe_timeout, setup, progress);
     };
     let t = Target::parse(dest)?;
     let r = target::resolve(ssh, &t)?;
@@ -135,22 +177,7 @@ pub fn connect_server(
     let (offer, version, strict_kex) = if mock {
         (None, None, None)
     } else {
-        match probe_remote(ssh, &t, &r, probe_timeout) {
-            Ok(o) => {
-                progress.say(&format!("server offer: {} ({})", o.banner, o.method));
-                let strict = o.kexinit.strict_kex();
-                if !strict {
-                    progress.say(&format!("warning: {}", TERRAPIN_NOTE));
-                }
-                (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
-            }
-            Err(e) => {
-                progress.say(&format!(
-                    "warning: cannot read the server's offer ({e}); planning from the client's lists"
-                ));
-                (None, None, None)
-            }
-        }
+        read_offer(ssh, &t, &r, probe_timeout, progress)
     };
     Ok(Server {
         target: t,

@@ -1,0 +1,159 @@
+//! The summary as a document: one table per part of each mode's summary.
+
+use super::{MarginalRow, ModeSummary, PhaseRow, SummaryView};
+use crate::model::{AlgoKind, Mode};
+use crate::views::export::{Document, Grid};
+use crate::views::scope::{Scope, figure_text, name_or, suite_label, unit};
+use crate::views::show::SuiteRow;
+
+/// The summary as a document.
+pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
+    let v = super::view(scope, top);
+    let mut doc = Document::default();
+    doc.text(v.header.clone());
+    for sec in &v.sections {
+        render_mode(&mut doc, sec, top);
+    }
+    if v.warnings.is_empty() {
+        doc.text("No warnings.");
+    } else {
+        let lines: Vec<String> = v.warnings.iter().map(|w| format!("- {w}")).collect();
+        doc.text(format!("Warnings:\n{}", lines.join("\n")));
+    }
+    (doc, v)
+}
+
+fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
+    let mode = sec.mode;
+    doc.grid(top_table(sec, top));
+    if let Some(s) = &sec.spread {
+        let side = |r: &SuiteRow| {
+            format!(
+                "{} {} ({})",
+                figure_text(mode, r.mean.unwrap_or(0.0)),
+                unit(mode),
+                suite_label(mode, &r.suite)
+            )
+        };
+        doc.text(format!(
+            "{mode} spread: best {}, worst {}: {:.2}x",
+            side(&s.best),
+            side(&s.worst),
+            s.ratio
+        ));
+    }
+    if !sec.phases.is_empty() {
+        doc.grid(phase_table(&sec.phases));
+    }
+    for (kind, rows) in &sec.marginals {
+        doc.grid(marginal_table(mode, *kind, rows));
+    }
+    if mode.varies_cipher() {
+        doc.grid(per_cipher_table(mode, &sec.per_cipher));
+    }
+}
+
+fn top_table(sec: &ModeSummary, top: usize) -> Grid {
+    let mode = sec.mode;
+    let mut headers = vec!["#", "Suite", unit(mode), "±95%", "n", "Grade", "Tie"];
+    headers.extend(match mode {
+        Mode::Echo => ["p90 (µs)", "p99 (µs)"],
+        _ => ["Bound", "CPU s/GB (client / server)"],
+    });
+    let right: &[usize] = if mode == Mode::Echo {
+        &[0, 2, 3, 4, 7, 8]
+    } else {
+        &[0, 2, 3, 4]
+    };
+    let title = format!("Top {} {mode}", top.min(sec.top.len()));
+    let mut g = Grid::new(title, &headers).right(right);
+    let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
+    let two = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v:.2}"));
+    for r in &sec.top {
+        let mut row = vec![
+            r.rank.to_string(),
+            suite_label(mode, &r.suite),
+            shown(r.mean),
+            shown(r.ci95),
+            r.n.to_string(),
+            r.grade.to_string(),
+            r.tie().into(),
+        ];
+        row.extend(match mode {
+            Mode::Echo => [shown(r.echo.map(|e| e.p90)), shown(r.echo.map(|e| e.p99))],
+            Mode::Connect => ["-".into(), "-".into()],
+            _ => [
+                r.bound.map_or("-", |b| b.as_str()).into(),
+                format!("{} / {}", two(r.client_cpu), two(r.server_cpu)),
+            ],
+        });
+        g.row(row);
+    }
+    g
+}
+
+fn phase_table(rows: &[PhaseRow]) -> Grid {
+    let mut g = Grid::new(
+        "Where connect time goes (median ms per phase)",
+        &[
+            "Algorithm",
+            "TCP",
+            "Version",
+            "Key exchange",
+            "Auth",
+            "Session",
+            "Total",
+        ],
+    )
+    .right(&[1, 2, 3, 4, 5, 6]);
+    for r in rows {
+        let mut row = vec![r.name.clone()];
+        row.extend(r.phases.iter().map(|v| format!("{:.1}", v * 1e3)));
+        row.push(format!("{:.1}", r.phases.iter().sum::<f64>() * 1e3));
+        g.row(row);
+    }
+    g
+}
+
+fn marginal_table(mode: Mode, kind: AlgoKind, rows: &[MarginalRow]) -> Grid {
+    let mut g = Grid::new(
+        format!("Fastest {} ({mode})", kind.label()),
+        &[
+            "Name",
+            &format!("Median of suites ({})", unit(mode)),
+            &format!("Best suite ({})", unit(mode)),
+            "Suites",
+            "Grade",
+        ],
+    )
+    .right(&[1, 2, 3]);
+    for x in rows {
+        g.row(vec![
+            x.name.clone(),
+            figure_text(mode, x.median),
+            figure_text(mode, x.best),
+            x.suites.to_string(),
+            x.grade.to_string(),
+        ]);
+    }
+    g
+}
+
+fn per_cipher_table(mode: Mode, rows: &[SuiteRow]) -> Grid {
+    let mut g = Grid::new(
+        format!("Top 3 per cipher ({mode})"),
+        &["Cipher", "MAC", unit(mode), "±95%", "n"],
+    )
+    .right(&[2, 3, 4]);
+    let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
+    for r in rows {
+        g.row(vec![
+            name_or(&r.suite.cipher, ""),
+            name_or(&r.suite.mac, "<implicit>"),
+            shown(r.mean),
+            shown(r.ci95),
+            r.n.to_string(),
+        ]);
+    }
+    g
+}
