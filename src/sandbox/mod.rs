@@ -10,15 +10,27 @@
 //! session it spawned, removes the temp dir and, when running as root, whatever
 //! privilege-separation directory or user it had to create.
 
+mod config;
+mod find;
+mod keys;
 pub mod lab;
+mod privsep;
+
+pub use config::filter_accepted;
+pub use find::{find_on_path, find_sshd};
+
+use config::SshdConfig;
+use find::{INSTALL_HINT, find_keygen};
+use keys::{HostKey, generate_keys, host_key_type, keygen_one};
+use privsep::{Privsep, flock};
 
 use crate::model::{AlgoKind, AlgoLists, LabOptions};
 use crate::sys::{affinity, proc};
 use anyhow::{Context, Result, anyhow, bail};
 use lab::{Cgroup, Netns};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::net::TcpListener;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -27,22 +39,6 @@ use tempfile::TempDir;
 
 /// The `Host` alias of the sandbox in its private ssh_config.
 pub const ALIAS: &str = "sshbench-sandbox";
-
-/// Where sshd is looked for after `PATH` (Linux distributions, BSD base and pkgsrc,
-/// Homebrew, MacPorts).
-const SSHD_PLACES: &[&str] = &[
-    "/usr/sbin/sshd",
-    "/usr/local/sbin/sshd",
-    "/usr/libexec/sshd",
-    "/usr/pkg/sbin/sshd",
-    "/opt/homebrew/sbin/sshd",
-    "/opt/local/sbin/sshd",
-    "/sbin/sshd",
-];
-
-const INSTALL_HINT: &str = "install the OpenSSH server: Debian/Ubuntu `apt-get install openssh-server`, \
-     Fedora `dnf install openssh-server`, Arch `pacman -S openssh`, FreeBSD/OpenBSD/NetBSD and \
-     macOS ship /usr/sbin/sshd (or `pkg install openssh-portable`, `brew install openssh`)";
 
 /// How to build the sandbox.
 #[derive(Clone, Debug, Default)]
@@ -80,6 +76,63 @@ pub struct Sandbox {
     dir: TempDir,
 }
 
+/// The sandbox's private 0700 directory, its lock (held for the sandbox's lifetime; a
+/// dir whose lock is free was left by a killed sshbench and is removed by the next
+/// sandbox) and the sessions' empty home.
+fn private_dir() -> Result<(TempDir, File, PathBuf)> {
+    let dir = tempfile::Builder::new()
+        .prefix(DIR_PREFIX)
+        .tempdir()
+        .context("creating the sandbox's private directory")?;
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
+    let lock = File::create(dir.path().join("lock"))?;
+    flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
+    let home = dir.path().join("home");
+    fs::create_dir(&home)?;
+    fs::set_permissions(&home, fs::Permissions::from_mode(0o700))?;
+
+    Ok((dir, lock, home))
+}
+
+/// Switch on, per kind, every candidate name this sshd accepts (host keys: those it has
+/// a key for); what is switched on is what the sandbox offers.
+fn enable_algorithms(
+    opts: &SandboxOptions,
+    sshd: &Path,
+    config: &mut SshdConfig,
+    host_keys: &[HostKey],
+) -> Result<AlgoLists> {
+    let key_types: Vec<&str> = host_keys.iter().map(|k| k.kind).collect();
+    let mut offered = AlgoLists::new();
+    for kind in [
+        AlgoKind::Kex,
+        AlgoKind::HostKey,
+        AlgoKind::Cipher,
+        AlgoKind::Mac,
+    ] {
+        let names = match opts.restrict.get(kind) {
+            Some(r) => r.to_vec(),
+            None => opts.candidates.get(kind).unwrap_or_default().to_vec(),
+        };
+        let mut accepted = filter_accepted(&names, &mut |list| config.accepts(sshd, kind, list));
+        if kind == AlgoKind::HostKey {
+            accepted.retain(|alg| host_key_type(alg).is_some_and(|t| key_types.contains(&t)));
+        }
+        if accepted.is_empty() {
+            bail!(
+                "the sandbox sshd ({}) accepts none of the {} names tried: {}",
+                sshd.display(),
+                kind.label(),
+                names.join(",")
+            );
+        }
+        config.algorithms.push((kind, accepted.join(",")));
+        offered.set(kind, accepted);
+    }
+
+    Ok(offered)
+}
+
 impl Sandbox {
     /// Start a sandbox sshd and wait until it listens.
     pub fn start(opts: &SandboxOptions) -> Result<Sandbox> {
@@ -90,19 +143,7 @@ impl Sandbox {
         let keygen = find_keygen(&sshd)
             .ok_or_else(|| anyhow!("ssh-keygen not found; install the OpenSSH client"))?;
         remove_stale(&std::env::temp_dir());
-        let dir = tempfile::Builder::new()
-            .prefix(DIR_PREFIX)
-            .tempdir()
-            .context("creating the sandbox's private directory")?;
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
-        // Held for the sandbox's lifetime; a dir whose lock is free was left by a
-        // killed sshbench and is removed by the next sandbox.
-        let lock = File::create(dir.path().join("lock"))?;
-        flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
-        let home = dir.path().join("home");
-        fs::create_dir(&home)?;
-        fs::set_permissions(&home, fs::Permissions::from_mode(0o700))?;
-
+        let (dir, lock, home) = private_dir()?;
         let with_dsa = opts.candidates.contains(AlgoKind::HostKey, "ssh-dss");
         let host_keys = generate_keys(&keygen, dir.path(), with_dsa)?;
         let client_key = dir.path().join("client_ed25519");
@@ -121,35 +162,7 @@ impl Sandbox {
         let mut config = SshdConfig::new(dir.path(), &home, &user, &host_keys);
         let privsep = config.make_valid(&sshd)?;
 
-        let key_types: Vec<&str> = host_keys.iter().map(|k| k.kind).collect();
-        let mut offered = AlgoLists::new();
-        for kind in [
-            AlgoKind::Kex,
-            AlgoKind::HostKey,
-            AlgoKind::Cipher,
-            AlgoKind::Mac,
-        ] {
-            let names = match opts.restrict.get(kind) {
-                Some(r) => r.to_vec(),
-                None => opts.candidates.get(kind).unwrap_or_default().to_vec(),
-            };
-            let mut accepted =
-                filter_accepted(&names, &mut |list| config.accepts(&sshd, kind, list));
-            if kind == AlgoKind::HostKey {
-                accepted.retain(|alg| host_key_type(alg).is_some_and(|t| key_types.contains(&t)));
-            }
-            if accepted.is_empty() {
-                bail!(
-                    "the sandbox sshd ({}) accepts none of the {} names tried: {}",
-                    sshd.display(),
-                    kind.label(),
-                    names.join(",")
-                );
-            }
-            config.algorithms.push((kind, accepted.join(",")));
-            offered.set(kind, accepted);
-        }
-
+        let offered = enable_algorithms(opts, &sshd, &mut config, &host_keys)?;
         let netns = opts
             .lab
             .rate_kbit
@@ -445,422 +458,6 @@ fn free_port() -> Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
-/// Find sshd on PATH, then in the usual places.
-pub fn find_sshd() -> Option<PathBuf> {
-    find_on_path("sshd").or_else(|| {
-        SSHD_PLACES
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| is_executable(p))
-    })
-}
-
-fn find_keygen(sshd: &Path) -> Option<PathBuf> {
-    find_on_path("ssh-keygen").or_else(|| {
-        // A source install keeps ssh-keygen in ../bin next to sbin/sshd.
-        let sibling = sshd.parent()?.parent()?.join("bin/ssh-keygen");
-        is_executable(&sibling).then_some(sibling)
-    })
-}
-
-/// Find an executable by name on `PATH`, as an absolute path.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_absolute() && is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// A generated host key and the key type it serves.
-struct HostKey {
-    path: PathBuf,
-    /// `ed25519`, `ecdsa256`, `ecdsa384`, `ecdsa521`, `rsa`, `dsa`.
-    kind: &'static str,
-}
-
-/// The key type a host key algorithm needs, `None` for ones the sandbox cannot serve
-/// (certificates, security keys).
-fn host_key_type(alg: &str) -> Option<&'static str> {
-    Some(match alg {
-        "ssh-ed25519" => "ed25519",
-        "ecdsa-sha2-nistp256" => "ecdsa256",
-        "ecdsa-sha2-nistp384" => "ecdsa384",
-        "ecdsa-sha2-nistp521" => "ecdsa521",
-        "rsa-sha2-256" | "rsa-sha2-512" | "ssh-rsa" => "rsa",
-        "ssh-dss" => "dsa",
-        _ => return None,
-    })
-}
-
-/// Generate the host keys in parallel (RSA dominates: a few hundred ms).
-fn generate_keys(keygen: &Path, dir: &Path, with_dsa: bool) -> Result<Vec<HostKey>> {
-    let mut specs: Vec<(&'static str, &'static str, Option<u32>)> = vec![
-        ("ed25519", "ed25519", None),
-        ("ecdsa256", "ecdsa", Some(256)),
-        ("ecdsa384", "ecdsa", Some(384)),
-        ("ecdsa521", "ecdsa", Some(521)),
-        ("rsa", "rsa", Some(3072)),
-    ];
-    if with_dsa {
-        specs.push(("dsa", "dsa", Some(1024)));
-    }
-    let results: Vec<(HostKey, Result<()>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = specs
-            .iter()
-            .map(|&(kind, t, bits)| {
-                let path = dir.join(format!("host_{kind}"));
-                s.spawn(move || {
-                    let r = keygen_one(keygen, &path, t, bits);
-                    (HostKey { path, kind }, r)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("keygen thread"))
-            .collect()
-    });
-    let mut keys = Vec::new();
-    for (key, r) in results {
-        match r {
-            Ok(()) => keys.push(key),
-            // DSA is gone from new OpenSSH releases; its absence only narrows the sweep.
-            Err(_) if key.kind == "dsa" => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(keys)
-}
-
-fn keygen_one(keygen: &Path, path: &Path, t: &str, bits: Option<u32>) -> Result<()> {
-    let mut cmd = Command::new(keygen);
-    cmd.args(["-q", "-t", t, "-N", "", "-C", "sshbench-sandbox", "-f"])
-        .arg(path)
-        .stdin(Stdio::null());
-    if let Some(b) = bits {
-        cmd.arg("-b").arg(b.to_string());
-    }
-    let out = cmd
-        .output()
-        .with_context(|| format!("running {}", keygen.display()))?;
-    if !out.status.success() {
-        bail!(
-            "ssh-keygen -t {t} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(())
-}
-
-/// Keep the names `accepts` takes, testing whole sublists and bisecting only where a
-/// list is rejected: one `sshd -t` per kind in the common case.
-pub fn filter_accepted(
-    names: &[String],
-    accepts: &mut dyn FnMut(&[String]) -> bool,
-) -> Vec<String> {
-    if names.is_empty() {
-        return Vec::new();
-    }
-    if accepts(names) {
-        return names.to_vec();
-    }
-    if names.len() == 1 {
-        return Vec::new();
-    }
-    let (a, b) = names.split_at(names.len() / 2);
-    let mut out = filter_accepted(a, accepts);
-    out.extend(filter_accepted(b, accepts));
-    out
-}
-
-/// Options that only some sshd versions know; dropped when this sshd rejects them.
-const OPTIONAL: &[&str] = &[
-    "PerSourcePenalties",
-    "SetEnv",
-    "PermitUserRC",
-    "UsePAM",
-    "KbdInteractiveAuthentication",
-    "PrintLastLog",
-];
-
-/// The sandbox's sshd_config, built up and validated with `sshd -t`.
-struct SshdConfig {
-    lines: Vec<(String, String)>,
-    algorithms: Vec<(AlgoKind, String)>,
-}
-
-impl SshdConfig {
-    fn new(dir: &Path, home: &Path, user: &str, keys: &[HostKey]) -> Self {
-        let q = |p: &Path| format!("\"{}\"", p.display());
-        let mut lines: Vec<(String, String)> = vec![
-            ("ListenAddress".into(), "127.0.0.1".into()),
-            ("AddressFamily".into(), "inet".into()),
-            ("PidFile".into(), q(&dir.join("sshd.pid"))),
-            ("AuthorizedKeysFile".into(), q(&dir.join("authorized_keys"))),
-            ("StrictModes".into(), "no".into()),
-            ("PubkeyAuthentication".into(), "yes".into()),
-            ("PasswordAuthentication".into(), "no".into()),
-            ("KbdInteractiveAuthentication".into(), "no".into()),
-            ("UsePAM".into(), "no".into()),
-            ("PermitRootLogin".into(), "prohibit-password".into()),
-            ("AllowUsers".into(), user.to_string()),
-            ("UseDNS".into(), "no".into()),
-            ("PrintMotd".into(), "no".into()),
-            ("PrintLastLog".into(), "no".into()),
-            ("PermitUserRC".into(), "no".into()),
-            ("X11Forwarding".into(), "no".into()),
-            ("AllowTcpForwarding".into(), "no".into()),
-            ("AllowAgentForwarding".into(), "no".into()),
-            ("PermitTunnel".into(), "no".into()),
-            ("MaxStartups".into(), "100:30:200".into()),
-            ("LoginGraceTime".into(), "60".into()),
-            ("LogLevel".into(), "INFO".into()),
-            // Quoted: one SetEnv line takes several NAME=value words.
-            (
-                "SetEnv".into(),
-                format!("\"HOME={}\" \"TMPDIR={}\"", home.display(), home.display()),
-            ),
-            ("PerSourcePenalties".into(), "no".into()),
-        ];
-        for k in keys {
-            lines.push(("HostKey".into(), q(&k.path)));
-        }
-        SshdConfig {
-            lines,
-            algorithms: Vec::new(),
-        }
-    }
-
-    /// Replace a directive's value.
-    fn set(&mut self, key: &str, value: &str) {
-        for (k, v) in &mut self.lines {
-            if k == key {
-                *v = value.to_string();
-            }
-        }
-    }
-
-    fn render(&self, port: u16) -> String {
-        let mut s = format!("# sshbench sandbox\nPort {port}\n");
-        for (k, v) in &self.lines {
-            s.push_str(&format!("{k} {v}\n"));
-        }
-        for (kind, list) in &self.algorithms {
-            s.push_str(&format!("{} {list}\n", kind.config_keyword()));
-        }
-        s
-    }
-
-    /// Run `sshd -t` on the config plus extra `-o` options; the combined output on failure.
-    fn test(&self, sshd: &Path, extra: &[String]) -> Result<std::result::Result<(), String>> {
-        let file = tempfile::NamedTempFile::new()?;
-        fs::write(file.path(), self.render(22))?;
-        let mut cmd = Command::new(sshd);
-        cmd.arg("-t")
-            .arg("-f")
-            .arg(file.path())
-            .stdin(Stdio::null());
-        for o in extra {
-            cmd.arg("-o").arg(o);
-        }
-        let out = cmd
-            .output()
-            .with_context(|| format!("running {} -t", sshd.display()))?;
-        Ok(if out.status.success() {
-            Ok(())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned()
-                + &String::from_utf8_lossy(&out.stdout))
-        })
-    }
-
-    fn accepts(&self, sshd: &Path, kind: AlgoKind, list: &[String]) -> bool {
-        let opt = format!("{}={}", kind.config_keyword(), list.join(","));
-        matches!(self.test(sshd, &[opt]), Ok(Ok(())))
-    }
-
-    /// Drop options this sshd does not know and, as root, create a missing
-    /// privilege-separation directory or user. Returns the privsep guard (root only).
-    fn make_valid(&mut self, sshd: &Path) -> Result<Option<Privsep>> {
-        let mut privsep = nix::unistd::geteuid()
-            .is_root()
-            .then(Privsep::acquire)
-            .transpose()?;
-        for _ in 0..12 {
-            let err = match self.test(sshd, &[])? {
-                Ok(()) => {
-                    if let Some(p) = &privsep {
-                        p.share()?;
-                    }
-                    return Ok(privsep);
-                }
-                Err(e) => e,
-            };
-            if let Some(opt) = bad_option(&err) {
-                if OPTIONAL.iter().any(|o| o.eq_ignore_ascii_case(&opt)) {
-                    self.lines.retain(|(k, _)| !k.eq_ignore_ascii_case(&opt));
-                    continue;
-                }
-            }
-            if let Some(p) = privsep.as_mut() {
-                if let Some(dir) = after(&err, "Missing privilege separation directory: ") {
-                    p.create_dir(Path::new(&dir))?;
-                    continue;
-                }
-                if let Some(rest) = after(&err, "Privilege separated user ") {
-                    let name = rest.split_whitespace().next().unwrap_or("sshd").to_string();
-                    p.create_user(&name)?;
-                    continue;
-                }
-            }
-            bail!(
-                "the sandbox sshd ({}) rejects its configuration:\n{}",
-                sshd.display(),
-                err.trim()
-            );
-        }
-        // Unreachable in practice: every round fixes one problem or fails.
-        privsep.take();
-        bail!(
-            "could not produce a configuration {} accepts",
-            sshd.display()
-        )
-    }
-}
-
-/// The option named in "Bad configuration option: X" / "Unsupported option X".
-fn bad_option(err: &str) -> Option<String> {
-    after(err, "Bad configuration option: ")
-        .or_else(|| after(err, "Unsupported option "))
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-}
-
-/// The rest of the first line containing `marker`, after it.
-fn after(text: &str, marker: &str) -> Option<String> {
-    text.lines().find_map(|l| {
-        l.split_once(marker)
-            .map(|(_, rest)| rest.trim().to_string())
-    })
-}
-
-/// Root only: sshd refuses to start without its privilege-separation directory and
-/// user, which a fresh install may lack until the system service first runs. The
-/// sandbox creates only what is missing, and whichever sandbox is the last one alive
-/// removes what sshbench created (marker files in the root-only run directory say what
-/// that was). Two lock files coordinate sandboxes of any number of processes:
-/// `sshbench-privsep.lock` is held exclusively, briefly, while the configuration is
-/// checked and fixed or things are removed; `sshbench-privsep.users` is held shared by
-/// every live sandbox, so the one that can take it exclusively is the last.
-struct Privsep {
-    change: File,
-    users: File,
-}
-
-impl Privsep {
-    fn run_dir() -> PathBuf {
-        ["/run", "/var/run"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_dir())
-            .unwrap_or_else(std::env::temp_dir)
-    }
-
-    fn marker(what: &str) -> PathBuf {
-        Self::run_dir().join(format!("sshbench-created-{what}"))
-    }
-
-    fn open_lock(name: &str) -> Result<File> {
-        let path = Self::run_dir().join(name);
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .with_context(|| format!("opening {}", path.display()))
-    }
-
-    /// Take the change lock while the configuration is checked and fixed.
-    fn acquire() -> Result<Privsep> {
-        let p = Privsep {
-            change: Self::open_lock("sshbench-privsep.lock")?,
-            users: Self::open_lock("sshbench-privsep.users")?,
-        };
-        flock(&p.change, libc::LOCK_EX)?;
-        Ok(p)
-    }
-
-    /// Register as a user of what exists now, and let others change things again.
-    fn share(&self) -> Result<()> {
-        flock(&self.users, libc::LOCK_SH)?;
-        flock(&self.change, libc::LOCK_UN)
-    }
-
-    fn create_dir(&mut self, dir: &Path) -> Result<()> {
-        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
-        fs::write(Self::marker("dir"), dir.display().to_string())?;
-        Ok(())
-    }
-
-    fn create_user(&mut self, name: &str) -> Result<()> {
-        let status = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--home-dir", "/nonexistent"])
-            .args([
-                "--shell",
-                "/usr/sbin/nologin",
-                "--comment",
-                "sshd privsep (sshbench)",
-            ])
-            .arg(name)
-            .status()
-            .context("running useradd to create the sshd privilege-separation user")?;
-        if !status.success() {
-            bail!("useradd {name} failed; create the sshd privilege-separation user by hand");
-        }
-        fs::write(Self::marker("user"), name)?;
-        Ok(())
-    }
-
-    /// If no other sandbox uses them, undo what sshbench created.
-    fn release(self) {
-        if flock(&self.change, libc::LOCK_EX).is_err() {
-            return;
-        }
-        // Converting our shared lock succeeds only when no other sandbox holds one.
-        if flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
-            if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
-                let _ = fs::remove_dir(dir.trim());
-                let _ = fs::remove_file(Self::marker("dir"));
-            }
-            if let Ok(name) = fs::read_to_string(Self::marker("user")) {
-                let _ = Command::new("userdel").arg(name.trim()).status();
-                let _ = fs::remove_file(Self::marker("user"));
-            }
-        }
-        // Dropping the files releases both locks.
-    }
-}
-
-fn flock(f: &File, op: libc::c_int) -> Result<()> {
-    use std::os::fd::AsRawFd;
-    loop {
-        // SAFETY: valid fd owned by `f`.
-        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINTR) {
-            return Err(e).context("locking the sshd privilege-separation lock file");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -890,21 +487,6 @@ mod tests {
         });
         assert_eq!((kept.len(), calls), (2, 1));
         assert!(filter_accepted(&[], &mut |_| true).is_empty());
-    }
-
-    #[test]
-    fn parses_sshd_complaints() {
-        assert_eq!(
-            bad_option("/tmp/x: line 12: Bad configuration option: PerSourcePenalties\n"),
-            Some("PerSourcePenalties".into())
-        );
-        assert_eq!(
-            after(
-                "Missing privilege separation directory: /run/sshd\n",
-                "Missing privilege separation directory: "
-            ),
-            Some("/run/sshd".into())
-        );
     }
 
     #[test]
