@@ -223,7 +223,7 @@ fn suites(args: &[String]) -> Result<(), String> {
             ..Selection::default()
         })
         .map_err(|e| format!("{e:#}"))?;
-    let stats = analysis::aggregate(samples.iter().map(|s| &s.sample));
+    let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
     for s in stats.iter().filter(|s| s.mode == mode) {
         let Some(f) = s.figure else { continue };

@@ -132,7 +132,8 @@ fn main() {
                 ..Selection::default()
             })
             .unwrap();
-        let stats = sshbench::analysis::aggregate(samples.iter().map(|s| &s.sample));
+        let stats =
+            sshbench::analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
         let scope = sshbench::views::scope::Scope {
             destination: "bench".into(),
             runs: &runs,

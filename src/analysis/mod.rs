@@ -1,6 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
-use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
+use crate::model::{CpuWindow, Mode, Outcome, PayloadKind, Phases, Rekey, Sample, Suite};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Summary of one series of figures.
@@ -330,6 +330,40 @@ fn median(v: &mut [f64]) -> Option<f64> {
 }
 
 /// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, the
+/// A compressed transfer's figure depends on the data (text shrinks several times,
+/// random data not at all), so one measured on other data than the default random is a
+/// suite of its own in reports: its compression reads `zlib@openssh.com, text data`.
+/// Reports over runs with different `--payload`s then never pool the two. Uncompressed
+/// suites are left as they are: the data does not change what a cipher costs.
+pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
+    let data = match payload {
+        PayloadKind::Random => return,
+        PayloadKind::Text => "text",
+        PayloadKind::Zeros => "zeros",
+    };
+    if sample.mode.is_transfer()
+        && let Some(c) = &mut sample.suite.compression
+    {
+        *c = format!("{c}, {data} data");
+    }
+}
+
+/// [`aggregate`] over samples as reports group them: each with the payload its run
+/// carried (see [`mark_payload`]).
+pub fn aggregate_reported<'a>(
+    samples: impl IntoIterator<Item = (&'a Sample, PayloadKind)>,
+) -> Vec<SuiteStats> {
+    let marked: Vec<Sample> = samples
+        .into_iter()
+        .map(|(s, payload)| {
+            let mut s = s.clone();
+            mark_payload(&mut s, payload);
+            s
+        })
+        .collect();
+    aggregate(&marked)
+}
+
 /// Echo: the median round trip of a session, in seconds.
 pub fn echo_median(s: &Sample) -> Option<f64> {
     if !s.outcome.is_success() {

@@ -78,7 +78,7 @@ fn load_scope(
         .last()
         .map(|r| r.destination.clone())
         .unwrap_or_default();
-    let stats = analysis::aggregate(samples.iter().map(|s| &s.sample));
+    let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
     Ok((runs, stats, destination))
 }
 

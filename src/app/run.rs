@@ -208,7 +208,7 @@ fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
     let scope = Scope {
         destination: runs[0].destination.clone(),
         runs: &runs,
-        stats: analysis::aggregate(samples.iter().map(|s| &s.sample)),
+        stats: analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload))),
     };
     let opts = ShowOptions {
         chart: None,

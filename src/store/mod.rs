@@ -6,141 +6,22 @@
 //! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
 //! tables for people who query them directly.
 
-use crate::model::{
-    AlgoLists, CpuTimes, CpuWindow, FailureKind, LabOptions, Mode, Negotiated, Outcome,
-    PayloadKind, Placement, Rekey, Sample, Suite, Window,
-};
+mod samples;
+mod schema;
+
+pub use schema::SCHEMA_VERSION;
+use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
+
+use crate::model::{AlgoLists, PayloadKind, Sample};
 use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
-
-/// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[
-    r#"
-CREATE TABLE runs (
-    id               INTEGER PRIMARY KEY,
-    started_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    finished_at      TEXT,
-    status           TEXT NOT NULL,      -- running | complete | interrupted | failed | budget
-    destination      TEXT NOT NULL,      -- as given, or 'local sandbox' (v6: with its setup)
-    target_json      TEXT NOT NULL,      -- ssh options and destination argument
-    resolved_host    TEXT,
-    resolved_port    INTEGER,
-    resolved_user    TEXT,
-    client_version   TEXT NOT NULL,
-    client_defaults_json TEXT,          -- ssh -G preference lists: what ssh uses unforced
-    server_version   TEXT,
-    machine_json     TEXT NOT NULL,      -- client CPU model, cores, AES/SHA, OS
-    options_json     TEXT NOT NULL,      -- modes, size, rounds, stop rules, filters
-    plan_json        TEXT NOT NULL,      -- the planned (mode, suite) items, in order
-    seed             INTEGER NOT NULL,   -- shuffles every round's order
-    sshbench_version TEXT NOT NULL
-);
-CREATE TABLE samples (
-    id              INTEGER PRIMARY KEY,
-    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    item            INTEGER NOT NULL,   -- index into the run's plan
-    round           INTEGER NOT NULL,   -- 0 = warm-up (not counted)
-    mode            TEXT NOT NULL,      -- connect | send | receive (| echo, v3)
-    kex             TEXT,
-    hostkey         TEXT,
-    cipher          TEXT,
-    mac             TEXT,               -- NULL for AEAD ciphers
-    outcome         TEXT NOT NULL,      -- ok | refused | failed
-    failure_kind    TEXT,               -- auth, network, timeout, byte-count, ...
-    error           TEXT,               -- ssh's own message
-    wall_s          REAL NOT NULL,      -- ssh spawn to exit
-    transfer_s      REAL,               -- ready signal to last byte (send/receive)
-    bytes           INTEGER NOT NULL,   -- moved and verified
-    window_bytes    INTEGER,            -- steady-state part the throughput is taken from
-    window_s        REAL,
-    rtt_s           REAL,               -- send: one round trip through the session
-    client_user_s   REAL,
-    client_sys_s    REAL,
-    negotiated_json TEXT,
-    measured_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (run_id, item, round)
-);
-CREATE INDEX samples_by_suite ON samples (mode, cipher, mac, kex, hostkey);
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN compression TEXT;            -- zlib@openssh.com, or NULL (off)
-ALTER TABLE samples ADD COLUMN compression_factor REAL;     -- compressed / raw bytes (ssh -v)
-ALTER TABLE samples ADD COLUMN client_window_cpu_s REAL;    -- client CPU over the window
-ALTER TABLE samples ADD COLUMN server_cpu_s REAL;           -- server session CPU (sshd + command)
-ALTER TABLE samples ADD COLUMN server_sshd_cpu_s REAL;      -- ... of which the sshd process
-ALTER TABLE samples ADD COLUMN server_cpu_limit REAL;       -- cores allowed by a cgroup quota
-ALTER TABLE samples ADD COLUMN server_throttled REAL;       -- share of quota periods throttled
-ALTER TABLE samples ADD COLUMN server_cpu_interval_s REAL;  -- ... over this long
-ALTER TABLE samples ADD COLUMN server_cpu_bytes INTEGER;    -- ... while this many bytes moved
-ALTER TABLE samples ADD COLUMN phases_json TEXT;            -- connect: tcp, version, kex, auth, session
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN echoes BLOB;                 -- echo: each round trip, f32 seconds (LE)
-"#,
-    r#"
-ALTER TABLE runs ADD COLUMN server_strict_kex INTEGER;      -- 1/0: the server offered strict KEX (Terrapin), NULL: unknown
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN rekey_bytes INTEGER;         -- send/receive: encrypted bytes between rekeys
-ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey's stall (the connection's kex)
-"#,
-    // v6: each setup of the local sandbox is a destination of its own
-    // (`target::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
-    "",
-];
-
-/// The version whose upgrade also relabels the sandbox runs stored before it.
-const RELABEL_SANDBOX_AT: usize = 6;
-
-/// Give every run stored as `local sandbox` the label of the setup it ran in (its
-/// options say: shared CPUs, a lab), so that reports stop pooling them with runs of the
-/// default setup. Runs from before the placement existed ran with shared CPUs.
-fn relabel_sandbox_runs(tx: &rusqlite::Transaction) -> Result<()> {
-    #[derive(Default, Deserialize)]
-    struct Setup {
-        #[serde(default)]
-        lab: LabOptions,
-        #[serde(default)]
-        sandbox_cpus: Placement,
-    }
-    let runs: Vec<(i64, String)> = tx
-        .prepare("SELECT id, options_json FROM runs WHERE destination = ?1")?
-        .query_map([target::SANDBOX], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (id, options) in runs {
-        let setup: Setup = serde_json::from_str(&options).unwrap_or_default();
-        let label = target::sandbox_label(setup.sandbox_cpus, &setup.lab);
-        if label != target::SANDBOX {
-            tx.execute(
-                "UPDATE runs SET destination = ?1 WHERE id = ?2",
-                params![label, id],
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
-/// 7 significant digits, far below timer noise).
-fn encode_echoes(v: &[f64]) -> Vec<u8> {
-    v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
-}
-
-fn decode_echoes(b: &[u8]) -> Vec<f64> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-        .collect()
-}
 
 /// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
 /// equivalent).
@@ -212,24 +93,6 @@ fn payload_of(options_json: &str) -> PayloadKind {
     serde_json::from_str::<Options>(options_json).map_or(PayloadKind::Random, |o| o.payload)
 }
 
-/// A compressed transfer's figure depends on the data (text shrinks several times,
-/// random data not at all), so one measured on other data than the default random is a
-/// suite of its own in reports: its compression reads `zlib@openssh.com, text data`.
-/// Reports over runs with different `--payload`s then never pool the two. Uncompressed
-/// suites are left as they are: the data does not change what a cipher costs.
-fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
-    let data = match payload {
-        PayloadKind::Random => return,
-        PayloadKind::Text => "text",
-        PayloadKind::Zeros => "zeros",
-    };
-    if sample.mode.is_transfer()
-        && let Some(c) = &mut sample.suite.compression
-    {
-        *c = format!("{c}, {data} data");
-    }
-}
-
 /// A run as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -286,6 +149,8 @@ pub struct StoredSample {
     pub run_id: i64,
     pub item: usize,
     pub round: u32,
+    /// The data its run's transfers carried (`--payload`); set by [`Store::select`].
+    pub payload: PayloadKind,
     pub sample: Sample,
 }
 
@@ -367,66 +232,6 @@ impl Store {
 
     pub fn end_bulk(&self) -> Result<()> {
         self.conn.execute_batch("COMMIT")?;
-        Ok(())
-    }
-
-    /// Commit one sample (its own transaction).
-    pub fn add_sample(&self, run_id: i64, item: usize, round: u32, s: &Sample) -> Result<()> {
-        let (outcome, kind) = match &s.outcome {
-            Outcome::Success => ("ok", None),
-            Outcome::Refused { .. } => ("refused", None),
-            Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
-        };
-        self.conn.execute(
-            // A resumed run measures failed slots again and replaces them.
-            "INSERT OR REPLACE INTO samples (run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
-                failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
-                negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
-                client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes,
-                rekey_bytes, rekey_s)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                     ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,
-                     ?32, ?33)",
-            params![
-                run_id,
-                item as i64,
-                round,
-                s.mode.as_str(),
-                s.suite.kex,
-                s.suite.hostkey,
-                s.suite.cipher,
-                s.suite.mac,
-                outcome,
-                kind,
-                s.outcome.message(),
-                s.wall.as_secs_f64(),
-                s.transfer.map(|d| d.as_secs_f64()),
-                s.bytes as i64,
-                s.client_cpu.map(|c| c.user.as_secs_f64()),
-                s.client_cpu.map(|c| c.system.as_secs_f64()),
-                s.negotiated
-                    .as_ref()
-                    .map(serde_json::to_string)
-                    .transpose()?,
-                s.window.map(|w| w.bytes as i64),
-                s.window.map(|w| w.time.as_secs_f64()),
-                s.rtt.map(|d| d.as_secs_f64()),
-                s.suite.compression,
-                s.compression_factor,
-                s.client_window_cpu.map(|c| c.seconds),
-                s.server_cpu.map(|c| c.seconds),
-                s.server_cpu.map(|c| c.interval.as_secs_f64()),
-                s.server_cpu.map(|c| c.bytes as i64),
-                s.phases.as_ref().map(serde_json::to_string).transpose()?,
-                s.server_cpu.map(|c| c.peak),
-                s.server_cpu.and_then(|c| c.limit),
-                s.server_cpu.and_then(|c| c.throttled),
-                (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes)),
-                s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64),
-                s.rekey.map(|r| r.seconds),
-            ],
-        )?;
         Ok(())
     }
 
@@ -512,146 +317,6 @@ impl Store {
         Ok(self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? > 0)
     }
 
-    /// The (item, round) slots a run already holds.
-    pub fn done_slots(&self, run_id: i64) -> Result<HashSet<(usize, u32)>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT item, round FROM samples WHERE run_id = ?1")?;
-        let rows = stmt.query_map([run_id], |r| {
-            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, u32>(1)?))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Samples of the given runs (all runs when `runs` is empty).
-    pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
-        let mut sql = "SELECT run_id, item, round, mode, kex, hostkey, cipher, mac, outcome,
-                failure_kind, error, wall_s, transfer_s, bytes, client_user_s, client_sys_s,
-                negotiated_json, window_bytes, window_s, rtt_s, compression, compression_factor,
-                client_window_cpu_s, server_cpu_s, server_cpu_interval_s, server_cpu_bytes,
-                phases_json, server_sshd_cpu_s, server_cpu_limit, server_throttled, echoes,
-                rekey_bytes, rekey_s
-                FROM samples"
-            .to_string();
-        if !runs.is_empty() {
-            let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
-            sql.push_str(&format!(" WHERE run_id IN ({})", ids.join(",")));
-        }
-        sql.push_str(" ORDER BY id");
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], |r| {
-            let mode: String = r.get(3)?;
-            let outcome: String = r.get(8)?;
-            let kind: Option<String> = r.get(9)?;
-            let error: Option<String> = r.get(10)?;
-            let user: Option<f64> = r.get(14)?;
-            let sys: Option<f64> = r.get(15)?;
-            let negotiated: Option<String> = r.get(16)?;
-            let message = error.unwrap_or_default();
-            Ok(StoredSample {
-                run_id: r.get(0)?,
-                item: r.get::<_, i64>(1)? as usize,
-                round: r.get(2)?,
-                sample: Sample {
-                    suite: Suite {
-                        kex: r.get(4)?,
-                        hostkey: r.get(5)?,
-                        cipher: r.get(6)?,
-                        mac: r.get(7)?,
-                        compression: r.get(20)?,
-                    },
-                    mode: Mode::parse(&mode).ok_or_else(|| {
-                        rusqlite::Error::FromSqlConversionFailure(
-                            3,
-                            rusqlite::types::Type::Text,
-                            format!("unknown mode {mode:?}").into(),
-                        )
-                    })?,
-                    outcome: match outcome.as_str() {
-                        "ok" => Outcome::Success,
-                        "refused" => Outcome::Refused { message },
-                        _ => Outcome::Failed {
-                            kind: kind
-                                .as_deref()
-                                .map_or(FailureKind::Other, FailureKind::parse),
-                            message,
-                        },
-                    },
-                    wall: Duration::from_secs_f64(r.get::<_, f64>(11)?.max(0.0)),
-                    transfer: r
-                        .get::<_, Option<f64>>(12)?
-                        .map(|t| Duration::from_secs_f64(t.max(0.0))),
-                    bytes: r.get::<_, i64>(13)?.max(0) as u64,
-                    window: match (r.get::<_, Option<i64>>(17)?, r.get::<_, Option<f64>>(18)?) {
-                        (Some(b), Some(t)) => Some(Window {
-                            bytes: b.max(0) as u64,
-                            time: Duration::from_secs_f64(t.max(0.0)),
-                        }),
-                        _ => None,
-                    },
-                    rtt: r
-                        .get::<_, Option<f64>>(19)?
-                        .map(|t| Duration::from_secs_f64(t.max(0.0))),
-                    compression_factor: r.get(21)?,
-                    client_window_cpu: match (
-                        r.get::<_, Option<f64>>(22)?,
-                        r.get::<_, Option<i64>>(17)?,
-                        r.get::<_, Option<f64>>(18)?,
-                    ) {
-                        (Some(c), Some(b), Some(t)) => Some(CpuWindow {
-                            seconds: c,
-                            peak: c,
-                            limit: None,
-                            throttled: None,
-                            interval: Duration::from_secs_f64(t.max(0.0)),
-                            bytes: b.max(0) as u64,
-                        }),
-                        _ => None,
-                    },
-                    server_cpu: match (
-                        r.get::<_, Option<f64>>(23)?,
-                        r.get::<_, Option<f64>>(24)?,
-                        r.get::<_, Option<i64>>(25)?,
-                    ) {
-                        (Some(c), Some(t), Some(b)) => Some(CpuWindow {
-                            seconds: c,
-                            peak: r.get::<_, Option<f64>>(27)?.unwrap_or(c),
-                            limit: r.get(28)?,
-                            throttled: r.get(29)?,
-                            interval: Duration::from_secs_f64(t.max(0.0)),
-                            bytes: b.max(0) as u64,
-                        }),
-                        _ => None,
-                    },
-                    phases: r
-                        .get::<_, Option<String>>(26)?
-                        .and_then(|j| serde_json::from_str(&j).ok()),
-                    rekey: match (r.get::<_, Option<i64>>(31)?, r.get::<_, Option<f64>>(32)?) {
-                        (Some(every), Some(seconds)) => Some(Rekey {
-                            every: every.max(0) as u64,
-                            seconds: seconds.max(0.0),
-                        }),
-                        _ => None,
-                    },
-                    echoes: r
-                        .get::<_, Option<Vec<u8>>>(30)?
-                        .map(|b| decode_echoes(&b))
-                        .unwrap_or_default(),
-                    client_cpu: match (user, sys) {
-                        (Some(u), Some(s)) => Some(CpuTimes {
-                            user: Duration::from_secs_f64(u.max(0.0)),
-                            system: Duration::from_secs_f64(s.max(0.0)),
-                        }),
-                        _ => None,
-                    },
-                    negotiated: negotiated
-                        .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok()),
-                },
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
     /// The runs and counted samples (round > 0) a report is about. With neither a
     /// destination nor a run, the newest run's destination.
     pub fn select(&self, sel: &Selection) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
@@ -687,7 +352,7 @@ impl Store {
             .into_iter()
             .filter(|s| s.round > 0)
             .map(|mut s| {
-                mark_payload(&mut s.sample, payloads[&s.run_id]);
+                s.payload = payloads[&s.run_id];
                 s
             })
             .collect();
@@ -705,6 +370,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{CpuTimes, FailureKind, Mode, Negotiated, Outcome, Rekey, Suite, Window};
+    use std::collections::HashSet;
 
     fn sample(cipher: &str, outcome: Outcome) -> Sample {
         Sample {
@@ -1012,7 +679,8 @@ mod tests {
             store.add_sample(id, 2, 1, &echo).unwrap();
         }
         let (_, samples) = store.select(&Selection::default()).unwrap();
-        let stats = crate::analysis::aggregate(samples.iter().map(|s| &s.sample));
+        let stats =
+            crate::analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
         let mut groups: Vec<(Mode, Option<String>, usize)> = stats
             .iter()
             .map(|s| (s.mode, s.suite.compression.clone(), s.ok))

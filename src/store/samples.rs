@@ -1,0 +1,320 @@
+//! The samples table: its columns declared once ([`COLUMNS`]), written with named
+//! parameters and read back by column name.
+
+use super::{Store, StoredSample};
+use crate::model::{
+    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Rekey, Sample, Suite, Window,
+};
+use anyhow::Result;
+use rusqlite::types::{ToSql, Type};
+use rusqlite::{Row, params_from_iter};
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// Every column a sample is stored in, in the order of the table's definition.
+pub const COLUMNS: &[&str] = &[
+    "run_id",
+    "item",
+    "round",
+    "mode",
+    "kex",
+    "hostkey",
+    "cipher",
+    "mac",
+    "outcome",
+    "failure_kind",
+    "error",
+    "wall_s",
+    "transfer_s",
+    "bytes",
+    "client_user_s",
+    "client_sys_s",
+    "negotiated_json",
+    "window_bytes",
+    "window_s",
+    "rtt_s",
+    "compression",
+    "compression_factor",
+    "client_window_cpu_s",
+    "server_cpu_s",
+    "server_cpu_interval_s",
+    "server_cpu_bytes",
+    "phases_json",
+    "server_sshd_cpu_s",
+    "server_cpu_limit",
+    "server_throttled",
+    "echoes",
+    "rekey_bytes",
+    "rekey_s",
+];
+
+/// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
+/// 7 significant digits, far below timer noise).
+fn encode_echoes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
+}
+
+fn decode_echoes(b: &[u8]) -> Vec<f64> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+        .collect()
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// One sample's values, by column name.
+fn values(
+    run_id: i64,
+    item: usize,
+    round: u32,
+    s: &Sample,
+) -> Result<Vec<(&'static str, Box<dyn ToSql>)>> {
+    let (outcome, kind) = match &s.outcome {
+        Outcome::Success => ("ok", None),
+        Outcome::Refused { .. } => ("refused", None),
+        Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
+    };
+    let json = |v: Option<String>| v;
+    let server = s.server_cpu;
+    let v: Vec<(&'static str, Box<dyn ToSql>)> = vec![
+        ("run_id", Box::new(run_id)),
+        ("item", Box::new(item as i64)),
+        ("round", Box::new(round)),
+        ("mode", Box::new(s.mode.as_str())),
+        ("kex", Box::new(s.suite.kex.clone())),
+        ("hostkey", Box::new(s.suite.hostkey.clone())),
+        ("cipher", Box::new(s.suite.cipher.clone())),
+        ("mac", Box::new(s.suite.mac.clone())),
+        ("outcome", Box::new(outcome)),
+        ("failure_kind", Box::new(kind)),
+        ("error", Box::new(s.outcome.message().map(str::to_string))),
+        ("wall_s", Box::new(secs(s.wall))),
+        ("transfer_s", Box::new(s.transfer.map(secs))),
+        ("bytes", Box::new(s.bytes as i64)),
+        (
+            "client_user_s",
+            Box::new(s.client_cpu.map(|c| secs(c.user))),
+        ),
+        (
+            "client_sys_s",
+            Box::new(s.client_cpu.map(|c| secs(c.system))),
+        ),
+        (
+            "negotiated_json",
+            Box::new(json(
+                s.negotiated
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()?,
+            )),
+        ),
+        ("window_bytes", Box::new(s.window.map(|w| w.bytes as i64))),
+        ("window_s", Box::new(s.window.map(|w| secs(w.time)))),
+        ("rtt_s", Box::new(s.rtt.map(secs))),
+        ("compression", Box::new(s.suite.compression.clone())),
+        ("compression_factor", Box::new(s.compression_factor)),
+        (
+            "client_window_cpu_s",
+            Box::new(s.client_window_cpu.map(|c| c.seconds)),
+        ),
+        ("server_cpu_s", Box::new(server.map(|c| c.seconds))),
+        (
+            "server_cpu_interval_s",
+            Box::new(server.map(|c| secs(c.interval))),
+        ),
+        ("server_cpu_bytes", Box::new(server.map(|c| c.bytes as i64))),
+        (
+            "phases_json",
+            Box::new(json(
+                s.phases.as_ref().map(serde_json::to_string).transpose()?,
+            )),
+        ),
+        ("server_sshd_cpu_s", Box::new(server.map(|c| c.peak))),
+        ("server_cpu_limit", Box::new(server.and_then(|c| c.limit))),
+        (
+            "server_throttled",
+            Box::new(server.and_then(|c| c.throttled)),
+        ),
+        (
+            "echoes",
+            Box::new((!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes))),
+        ),
+        (
+            "rekey_bytes",
+            Box::new(s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64)),
+        ),
+        ("rekey_s", Box::new(s.rekey.map(|r| r.seconds))),
+    ];
+    debug_assert!(v.iter().map(|(c, _)| *c).eq(COLUMNS.iter().copied()));
+    Ok(v)
+}
+
+fn duration(v: Option<f64>) -> Option<Duration> {
+    v.map(|t| Duration::from_secs_f64(t.max(0.0)))
+}
+
+fn outcome(r: &Row) -> rusqlite::Result<Outcome> {
+    let message = r.get::<_, Option<String>>("error")?.unwrap_or_default();
+    let kind: Option<String> = r.get("failure_kind")?;
+    Ok(match r.get::<_, String>("outcome")?.as_str() {
+        "ok" => Outcome::Success,
+        "refused" => Outcome::Refused { message },
+        _ => Outcome::Failed {
+            kind: kind
+                .as_deref()
+                .map_or(FailureKind::Other, FailureKind::parse),
+            message,
+        },
+    })
+}
+
+fn window(r: &Row) -> rusqlite::Result<Option<Window>> {
+    Ok(
+        match (r.get::<_, Option<i64>>("window_bytes")?, r.get("window_s")?) {
+            (Some(b), Some(t)) => Some(Window {
+                bytes: b.max(0) as u64,
+                time: Duration::from_secs_f64(f64::max(t, 0.0)),
+            }),
+            _ => None,
+        },
+    )
+}
+
+/// The client's CPU over the window (stored as one figure: its busiest process is ssh).
+fn client_window_cpu(r: &Row, w: Option<Window>) -> rusqlite::Result<Option<CpuWindow>> {
+    let c: Option<f64> = r.get("client_window_cpu_s")?;
+    Ok(c.zip(w).map(|(c, w)| CpuWindow {
+        seconds: c,
+        peak: c,
+        limit: None,
+        throttled: None,
+        interval: w.time,
+        bytes: w.bytes,
+    }))
+}
+
+fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
+    let seconds: Option<f64> = r.get("server_cpu_s")?;
+    let interval: Option<f64> = r.get("server_cpu_interval_s")?;
+    let bytes: Option<i64> = r.get("server_cpu_bytes")?;
+    let (Some(c), Some(t), Some(b)) = (seconds, interval, bytes) else {
+        return Ok(None);
+    };
+    Ok(Some(CpuWindow {
+        seconds: c,
+        peak: r.get::<_, Option<f64>>("server_sshd_cpu_s")?.unwrap_or(c),
+        limit: r.get("server_cpu_limit")?,
+        throttled: r.get("server_throttled")?,
+        interval: Duration::from_secs_f64(t.max(0.0)),
+        bytes: b.max(0) as u64,
+    }))
+}
+
+fn mode(r: &Row) -> rusqlite::Result<Mode> {
+    let mode: String = r.get("mode")?;
+    Mode::parse(&mode).ok_or_else(|| {
+        let i = COLUMNS.iter().position(|c| *c == "mode").unwrap_or(0);
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            Type::Text,
+            format!("unknown mode {mode:?}").into(),
+        )
+    })
+}
+
+fn sample(r: &Row) -> rusqlite::Result<Sample> {
+    let w = window(r)?;
+    let user: Option<f64> = r.get("client_user_s")?;
+    let sys: Option<f64> = r.get("client_sys_s")?;
+    let rekey = match (r.get::<_, Option<i64>>("rekey_bytes")?, r.get("rekey_s")?) {
+        (Some(every), Some(seconds)) => Some(Rekey {
+            every: every.max(0) as u64,
+            seconds: f64::max(seconds, 0.0),
+        }),
+        _ => None,
+    };
+    let json = |col: &str| -> rusqlite::Result<Option<String>> { r.get(col) };
+    Ok(Sample {
+        suite: Suite {
+            kex: r.get("kex")?,
+            hostkey: r.get("hostkey")?,
+            cipher: r.get("cipher")?,
+            mac: r.get("mac")?,
+            compression: r.get("compression")?,
+        },
+        mode: mode(r)?,
+        outcome: outcome(r)?,
+        wall: duration(Some(r.get("wall_s")?)).unwrap_or_default(),
+        transfer: duration(r.get("transfer_s")?),
+        bytes: r.get::<_, i64>("bytes")?.max(0) as u64,
+        window: w,
+        rtt: duration(r.get("rtt_s")?),
+        compression_factor: r.get("compression_factor")?,
+        client_window_cpu: client_window_cpu(r, w)?,
+        server_cpu: server_cpu(r)?,
+        phases: json("phases_json")?.and_then(|j| serde_json::from_str(&j).ok()),
+        rekey,
+        echoes: r
+            .get::<_, Option<Vec<u8>>>("echoes")?
+            .map(|b| decode_echoes(&b))
+            .unwrap_or_default(),
+        client_cpu: user.zip(sys).map(|(u, s)| CpuTimes {
+            user: Duration::from_secs_f64(u.max(0.0)),
+            system: Duration::from_secs_f64(s.max(0.0)),
+        }),
+        negotiated: json("negotiated_json")?
+            .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok()),
+    })
+}
+
+impl Store {
+    /// Commit one sample (its own transaction). A resumed run measures failed slots
+    /// again and replaces them.
+    pub fn add_sample(&self, run_id: i64, item: usize, round: u32, s: &Sample) -> Result<()> {
+        let values = values(run_id, item, round, s)?;
+        let names: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
+        let marks: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
+        let sql = format!(
+            "INSERT OR REPLACE INTO samples ({}) VALUES ({})",
+            names.join(", "),
+            marks.join(", ")
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        stmt.execute(params_from_iter(values.iter().map(|(_, v)| v.as_ref())))?;
+        Ok(())
+    }
+
+    /// The (item, round) slots a run already holds.
+    pub fn done_slots(&self, run_id: i64) -> Result<HashSet<(usize, u32)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT item, round FROM samples WHERE run_id = ?1")?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, u32>(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Samples of the given runs (all runs when `runs` is empty).
+    pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
+        let mut sql = format!("SELECT {} FROM samples", COLUMNS.join(", "));
+        if !runs.is_empty() {
+            let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
+            sql.push_str(&format!(" WHERE run_id IN ({})", ids.join(",")));
+        }
+        sql.push_str(" ORDER BY id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], |r| {
+            Ok(StoredSample {
+                run_id: r.get("run_id")?,
+                item: r.get::<_, i64>("item")? as usize,
+                round: r.get("round")?,
+                payload: Default::default(),
+                sample: sample(r)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

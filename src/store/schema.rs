@@ -1,0 +1,118 @@
+//! The schema and its migrations: `PRAGMA user_version` says which of [`MIGRATIONS`] a
+//! file has had.
+
+use crate::model::{LabOptions, Placement};
+use crate::target;
+use anyhow::Result;
+use rusqlite::params;
+use serde::Deserialize;
+
+/// Schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 6;
+
+/// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE runs (
+    id               INTEGER PRIMARY KEY,
+    started_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    finished_at      TEXT,
+    status           TEXT NOT NULL,      -- running | complete | interrupted | failed | budget
+    destination      TEXT NOT NULL,      -- as given, or 'local sandbox' (v6: with its setup)
+    target_json      TEXT NOT NULL,      -- ssh options and destination argument
+    resolved_host    TEXT,
+    resolved_port    INTEGER,
+    resolved_user    TEXT,
+    client_version   TEXT NOT NULL,
+    client_defaults_json TEXT,          -- ssh -G preference lists: what ssh uses unforced
+    server_version   TEXT,
+    machine_json     TEXT NOT NULL,      -- client CPU model, cores, AES/SHA, OS
+    options_json     TEXT NOT NULL,      -- modes, size, rounds, stop rules, filters
+    plan_json        TEXT NOT NULL,      -- the planned (mode, suite) items, in order
+    seed             INTEGER NOT NULL,   -- shuffles every round's order
+    sshbench_version TEXT NOT NULL
+);
+CREATE TABLE samples (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    item            INTEGER NOT NULL,   -- index into the run's plan
+    round           INTEGER NOT NULL,   -- 0 = warm-up (not counted)
+    mode            TEXT NOT NULL,      -- connect | send | receive (| echo, v3)
+    kex             TEXT,
+    hostkey         TEXT,
+    cipher          TEXT,
+    mac             TEXT,               -- NULL for AEAD ciphers
+    outcome         TEXT NOT NULL,      -- ok | refused | failed
+    failure_kind    TEXT,               -- auth, network, timeout, byte-count, ...
+    error           TEXT,               -- ssh's own message
+    wall_s          REAL NOT NULL,      -- ssh spawn to exit
+    transfer_s      REAL,               -- ready signal to last byte (send/receive)
+    bytes           INTEGER NOT NULL,   -- moved and verified
+    window_bytes    INTEGER,            -- steady-state part the throughput is taken from
+    window_s        REAL,
+    rtt_s           REAL,               -- send: one round trip through the session
+    client_user_s   REAL,
+    client_sys_s    REAL,
+    negotiated_json TEXT,
+    measured_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (run_id, item, round)
+);
+CREATE INDEX samples_by_suite ON samples (mode, cipher, mac, kex, hostkey);
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN compression TEXT;            -- zlib@openssh.com, or NULL (off)
+ALTER TABLE samples ADD COLUMN compression_factor REAL;     -- compressed / raw bytes (ssh -v)
+ALTER TABLE samples ADD COLUMN client_window_cpu_s REAL;    -- client CPU over the window
+ALTER TABLE samples ADD COLUMN server_cpu_s REAL;           -- server session CPU (sshd + command)
+ALTER TABLE samples ADD COLUMN server_sshd_cpu_s REAL;      -- ... of which the sshd process
+ALTER TABLE samples ADD COLUMN server_cpu_limit REAL;       -- cores allowed by a cgroup quota
+ALTER TABLE samples ADD COLUMN server_throttled REAL;       -- share of quota periods throttled
+ALTER TABLE samples ADD COLUMN server_cpu_interval_s REAL;  -- ... over this long
+ALTER TABLE samples ADD COLUMN server_cpu_bytes INTEGER;    -- ... while this many bytes moved
+ALTER TABLE samples ADD COLUMN phases_json TEXT;            -- connect: tcp, version, kex, auth, session
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN echoes BLOB;                 -- echo: each round trip, f32 seconds (LE)
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN server_strict_kex INTEGER;      -- 1/0: the server offered strict KEX (Terrapin), NULL: unknown
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN rekey_bytes INTEGER;         -- send/receive: encrypted bytes between rekeys
+ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey's stall (the connection's kex)
+"#,
+    // v6: each setup of the local sandbox is a destination of its own
+    // (`target::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
+    "",
+];
+
+/// The version whose upgrade also relabels the sandbox runs stored before it.
+pub const RELABEL_SANDBOX_AT: usize = 6;
+
+/// Give every run stored as `local sandbox` the label of the setup it ran in (its
+/// options say: shared CPUs, a lab), so that reports stop pooling them with runs of the
+/// default setup. Runs from before the placement existed ran with shared CPUs.
+pub fn relabel_sandbox_runs(tx: &rusqlite::Transaction) -> Result<()> {
+    #[derive(Default, Deserialize)]
+    struct Setup {
+        #[serde(default)]
+        lab: LabOptions,
+        #[serde(default)]
+        sandbox_cpus: Placement,
+    }
+    let runs: Vec<(i64, String)> = tx
+        .prepare("SELECT id, options_json FROM runs WHERE destination = ?1")?
+        .query_map([target::SANDBOX], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, options) in runs {
+        let setup: Setup = serde_json::from_str(&options).unwrap_or_default();
+        let label = target::sandbox_label(setup.sandbox_cpus, &setup.lab);
+        if label != target::SANDBOX {
+            tx.execute(
+                "UPDATE runs SET destination = ?1 WHERE id = ?2",
+                params![label, id],
+            )?;
+        }
+    }
+    Ok(())
+}
