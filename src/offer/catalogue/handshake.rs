@@ -1,0 +1,210 @@
+//! The catalogue's key exchange and host key algorithms.
+
+use super::*;
+use AlgoKind::{HostKey as H, Kex as K};
+use Grade::{Acceptable as OK, Broken as BAD, Legacy as OLD, Recommended as TOP};
+
+pub static HANDSHAKE: &[Entry] = &[
+    // Key exchange.
+    e(
+        "mlkem768x25519-sha256",
+        K,
+        TOP,
+        "hybrid post-quantum (ML-KEM) + X25519",
+    ),
+    e(
+        "sntrup761x25519-sha512",
+        K,
+        TOP,
+        "hybrid post-quantum (NTRU Prime) + X25519",
+    ),
+    alias(
+        e(
+            "sntrup761x25519-sha512@openssh.com",
+            K,
+            TOP,
+            "hybrid post-quantum (NTRU Prime) + X25519",
+        ),
+        "sntrup761x25519-sha512",
+    ),
+    e(
+        "mlkem768nistp256-sha256",
+        K,
+        OK,
+        "hybrid post-quantum (ML-KEM) + NIST P-256",
+    ),
+    e(
+        "mlkem1024nistp384-sha384",
+        K,
+        OK,
+        "hybrid post-quantum (ML-KEM) + NIST P-384",
+    ),
+    e(
+        "curve25519-sha256",
+        K,
+        TOP,
+        "X25519, fast and constant-time",
+    ),
+    alias(
+        e(
+            "curve25519-sha256@libssh.org",
+            K,
+            TOP,
+            "X25519, fast and constant-time",
+        ),
+        "curve25519-sha256",
+    ),
+    e("curve448-sha512", K, TOP, "X448"),
+    e("ecdh-sha2-nistp256", K, OK, "NIST P-256 ECDH"),
+    e("ecdh-sha2-nistp384", K, OK, "NIST P-384 ECDH"),
+    e("ecdh-sha2-nistp521", K, OK, "NIST P-521 ECDH"),
+    e(
+        "diffie-hellman-group14-sha256",
+        K,
+        OK,
+        "2048-bit MODP group, SHA-256",
+    ),
+    e(
+        "diffie-hellman-group15-sha512",
+        K,
+        OK,
+        "3072-bit MODP group, SHA-512",
+    ),
+    e(
+        "diffie-hellman-group16-sha512",
+        K,
+        OK,
+        "4096-bit MODP group, SHA-512",
+    ),
+    e(
+        "diffie-hellman-group17-sha512",
+        K,
+        OK,
+        "6144-bit MODP group, SHA-512",
+    ),
+    e(
+        "diffie-hellman-group18-sha512",
+        K,
+        OK,
+        "8192-bit MODP group, SHA-512",
+    ),
+    e(
+        "diffie-hellman-group-exchange-sha256",
+        K,
+        OK,
+        "server-chosen MODP group, SHA-256",
+    ),
+    e("diffie-hellman-group14-sha1", K, OLD, SHA1_KEX),
+    e("diffie-hellman-group-exchange-sha1", K, OLD, SHA1_KEX),
+    e(
+        "diffie-hellman-group1-sha1",
+        K,
+        BAD,
+        "1024-bit MODP group (Logjam) and SHA-1",
+    ),
+    // Host key (signature) algorithms.
+    e("ssh-ed25519", H, TOP, "Ed25519 signatures"),
+    e(
+        "ssh-ed25519-cert-v01@openssh.com",
+        H,
+        TOP,
+        "Ed25519 certificate",
+    ),
+    e(
+        "sk-ssh-ed25519@openssh.com",
+        H,
+        TOP,
+        "Ed25519 on a security key",
+    ),
+    e(
+        "sk-ssh-ed25519-cert-v01@openssh.com",
+        H,
+        TOP,
+        "Ed25519 security-key certificate",
+    ),
+    e("ssh-ed448", H, TOP, "Ed448 signatures"),
+    e("ecdsa-sha2-nistp256", H, OK, "ECDSA on NIST P-256"),
+    e("ecdsa-sha2-nistp384", H, OK, "ECDSA on NIST P-384"),
+    e("ecdsa-sha2-nistp521", H, OK, "ECDSA on NIST P-521"),
+    e(
+        "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        H,
+        OK,
+        "ECDSA P-256 certificate",
+    ),
+    e(
+        "ecdsa-sha2-nistp384-cert-v01@openssh.com",
+        H,
+        OK,
+        "ECDSA P-384 certificate",
+    ),
+    e(
+        "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+        H,
+        OK,
+        "ECDSA P-521 certificate",
+    ),
+    e(
+        "sk-ecdsa-sha2-nistp256@openssh.com",
+        H,
+        OK,
+        "ECDSA P-256 on a security key",
+    ),
+    e(
+        "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        H,
+        OK,
+        "ECDSA security-key certificate",
+    ),
+    e(
+        "webauthn-sk-ecdsa-sha2-nistp256@openssh.com",
+        H,
+        OK,
+        "ECDSA P-256 via WebAuthn",
+    ),
+    e("rsa-sha2-256", H, OK, "RSA with SHA-256 signatures"),
+    e("rsa-sha2-512", H, OK, "RSA with SHA-512 signatures"),
+    e(
+        "rsa-sha2-256-cert-v01@openssh.com",
+        H,
+        OK,
+        "RSA SHA-256 certificate",
+    ),
+    e(
+        "rsa-sha2-512-cert-v01@openssh.com",
+        H,
+        OK,
+        "RSA SHA-512 certificate",
+    ),
+    e(
+        "ssh-rsa",
+        H,
+        OLD,
+        "RSA with SHA-1 signatures, off by default since OpenSSH 8.8",
+    ),
+    e(
+        "ssh-rsa-cert-v01@openssh.com",
+        H,
+        OLD,
+        "RSA SHA-1 certificate",
+    ),
+    e(
+        "ssh-rsa-cert-v00@openssh.com",
+        H,
+        OLD,
+        "obsolete certificate format, removed in OpenSSH 7.2",
+    ),
+    e("ssh-dss", H, BAD, "1024-bit DSA, removed in OpenSSH 10.0"),
+    e(
+        "ssh-dss-cert-v00@openssh.com",
+        H,
+        BAD,
+        "obsolete 1024-bit DSA certificate",
+    ),
+    e(
+        "ssh-dss-cert-v01@openssh.com",
+        H,
+        BAD,
+        "1024-bit DSA certificate",
+    ),
+];
