@@ -1,0 +1,285 @@
+//! The real transport: one OpenSSH `ssh` process per sample, suite forced by `-o` options.
+//!
+//! Threads per sample: one reaps the process with `wait4` (exact exit time, client CPU),
+//! one reads stderr (ssh's `-v` lines, timestamped, bounded), one reads stdout (the
+//! remote ready line, then the data or the byte count), one feeds stdin. The calling
+//! thread only waits, enforces the timeout and watches for cancellation; a sample that
+//! overruns is killed with its whole process group.
+
+mod judge;
+mod streams;
+
+use super::payload::Payload;
+use super::{Transport, rekey, remote, sshlog};
+use crate::model::{
+    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,
+};
+use crate::sys::cancel::Cancel;
+use crate::sys::proc::{self, Exit};
+use crate::target::Target;
+use judge::*;
+use std::io::{BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use streams::*;
+
+/// Lines of ssh stderr kept per sample, and their maximum length.
+const MAX_STDERR_LINES: usize = 4000;
+const MAX_LINE: usize = 1024;
+/// Output a login shell may print before the ready line (motd-like noise).
+const MAX_PRE_READY: usize = 64 * 1024;
+/// How often the waiting thread checks for cancellation.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Spawns the system's OpenSSH client.
+pub struct OpenSsh {
+    ssh: PathBuf,
+    target: Target,
+    payload: Payload,
+}
+
+impl OpenSsh {
+    pub fn new(ssh: PathBuf, target: Target, payload: Payload) -> Self {
+        OpenSsh {
+            ssh,
+            target,
+            payload,
+        }
+    }
+
+    /// The full argument list for one sample (without the program name).
+    pub fn args(&self, req: &SampleRequest) -> Vec<String> {
+        let timeout = req.timeout.as_secs().clamp(1, 30);
+        let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
+        let mut opt = |kv: String| {
+            args.push("-o".into());
+            args.push(kv);
+        };
+        for fixed in [
+            "BatchMode=yes",
+            "ControlMaster=no",
+            "ControlPath=none",
+            "ClearAllForwardings=yes",
+            "ForwardAgent=no",
+            "ForwardX11=no",
+            "RequestTTY=no",
+            "PermitLocalCommand=no",
+        ] {
+            opt(fixed.to_string());
+        }
+        opt(format!("ConnectTimeout={timeout}"));
+        opt(format!(
+            "Compression={}",
+            if req.suite.compression.is_some() {
+                "yes"
+            } else {
+                "no"
+            }
+        ));
+        let s = &req.suite;
+        for (key, value) in [
+            ("KexAlgorithms", &s.kex),
+            ("HostKeyAlgorithms", &s.hostkey),
+            ("Ciphers", &s.cipher),
+            ("MACs", &s.mac),
+        ] {
+            if let Some(v) = value {
+                opt(format!("{key}={v}"));
+            }
+        }
+        args.extend(self.target.ssh_options.iter().cloned());
+        args.push("--".into());
+        args.push(self.target.destination.clone());
+        args.push(match req.mode {
+            Mode::Connect => remote::connect_command(),
+            Mode::Send => remote::send_command(req.ramp),
+            Mode::Receive => remote::receive_command(req.bytes),
+            Mode::Echo => remote::echo_command(),
+        });
+        args
+    }
+}
+
+impl Transport for OpenSsh {
+    fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+        let start = Instant::now();
+        let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
+        let mut cmd = Command::new(&self.ssh);
+        cmd.args(self.args(req))
+            .stdin(if req.mode == Mode::Connect {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Own process group: a timeout kills ssh and any ProxyCommand together,
+            // and the terminal's Ctrl-C reaches sshbench, which decides.
+            .process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                sample.outcome = Outcome::failed(
+                    FailureKind::Client,
+                    format!("cannot run {}: {e}", self.ssh.display()),
+                );
+                return sample;
+            }
+        };
+        let pid = child.id();
+        let exited = proc::reap_in_background(pid);
+        let stderr = read_stderr(&mut child, start);
+        let (stdout, writer) = if req.mode == Mode::Echo {
+            (echo_session(&mut child, req), None)
+        } else {
+            let (go_tx, go_rx) = mpsc::channel::<Go>();
+            let stdout = read_stdout(&mut child, req, go_tx);
+            (stdout, feed_stdin(&mut child, req, &self.payload, go_rx))
+        };
+
+        let deadline = start + req.timeout;
+        let mut killed: Option<FailureKind> = None;
+        let exit: Exit = loop {
+            match exited.recv_timeout(POLL) {
+                Ok(exit) => break exit,
+                Err(RecvTimeoutError::Disconnected) => {
+                    unreachable!("the reaper always reports")
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
+                        killed = Some(if cancel.is_cancelled() {
+                            FailureKind::Cancelled
+                        } else {
+                            FailureKind::Timeout
+                        });
+                        proc::kill_group(pid, libc::SIGKILL);
+                    }
+                }
+            }
+        };
+        // Every process of the group is gone or going; its pipes close, the readers end.
+        // A descendant that escaped the group could hold a pipe open, so wait boundedly.
+        proc::kill_group(pid, libc::SIGKILL);
+        let grace = Duration::from_secs(2);
+        let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
+        let mut out = stdout.recv_timeout(grace).unwrap_or_default();
+        let written = writer
+            .and_then(|w| w.recv_timeout(grace).ok())
+            .unwrap_or_default();
+        // What the sample moved: all it was asked to, or, for a time-bounded send, what
+        // the writer wrote before its time was up (the server's count must agree).
+        let moved = match (req.mode, req.until) {
+            (Mode::Send, Some(_)) => written.written,
+            _ => req.bytes,
+        };
+
+        sample.wall = exit.at - start;
+        sample.client_cpu = Some(exit.cpu);
+        sample.negotiated = sshlog::negotiated(&lines);
+        sample.outcome = judge(
+            req,
+            moved,
+            &Observed {
+                exit: &exit,
+                killed,
+                lines: &lines,
+                out: &out,
+                write_error: written.error.as_deref(),
+                negotiated: sample.negotiated.as_ref(),
+            },
+        );
+        if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
+            sample.transfer = Some(e - r);
+        }
+        if sample.outcome.is_success() && req.mode.is_transfer() {
+            sample.bytes = moved;
+            if let (Some(ping), Some(pong)) = (written.ping_at, out.pong_at) {
+                sample.rtt = Some(pong.saturating_duration_since(ping));
+            }
+            sample.window = steady_window(req, moved, &out, sample.rtt);
+            if let (Some(a), Some(b), Some(w)) =
+                (out.client_cpu_mark, out.client_cpu_end, sample.window)
+            {
+                let seconds = b.saturating_sub(a).as_secs_f64();
+                sample.client_window_cpu = Some(CpuWindow {
+                    seconds,
+                    peak: seconds,
+                    limit: None,
+                    throttled: None,
+                    interval: w.time,
+                    bytes: w.bytes,
+                });
+            }
+            sample.server_cpu = server_cpu(req, &lines, &sample);
+            sample.compression_factor = sshlog::compression_factor(&lines);
+            let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
+                Mode::Send => n.cipher_cs.clone(),
+                _ => n.cipher_sc.clone(),
+            });
+            sample.rekey = match (sshlog::phases(&lines, &times, sample.wall), cipher) {
+                (Some(p), Some(c)) => rekey::rekey(&lines, req.mode, &c, p.kex),
+                _ => None,
+            };
+        }
+        if sample.outcome.is_success() && req.mode == Mode::Connect {
+            sample.phases = sshlog::phases(&lines, &times, sample.wall);
+        }
+        if sample.outcome.is_success() && req.mode == Mode::Echo {
+            sample.bytes = req.bytes;
+            sample.echoes = std::mem::take(&mut out.echoes);
+            sample.compression_factor = sshlog::compression_factor(&lines);
+        }
+        sample
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Suite;
+
+    fn transport() -> OpenSsh {
+        OpenSsh::new(
+            "ssh".into(),
+            Target::parse("bob@example.org:2222").unwrap(),
+            Payload::random(16, 1),
+        )
+    }
+
+    #[test]
+    fn args_force_suite_and_disable_extras() {
+        let req = SampleRequest {
+            suite: Suite {
+                cipher: Some("aes128-ctr".into()),
+                mac: Some("hmac-sha1".into()),
+                ..Suite::default()
+            },
+            mode: Mode::Send,
+            bytes: 10,
+            ramp: 5,
+            timeout: Duration::from_secs(60),
+            until: None,
+        };
+        let args = transport().args(&req).join(" ");
+        for want in [
+            "-o BatchMode=yes",
+            "-o ControlMaster=no",
+            "-o ControlPath=none",
+            "-o Compression=no",
+            "-o Ciphers=aes128-ctr",
+            "-o MACs=hmac-sha1",
+            "-o ConnectTimeout=30",
+            "-p 2222 -- bob@example.org sh -c",
+        ] {
+            assert!(args.contains(want), "{want:?} missing from {args}");
+        }
+        assert!(!args.contains("KexAlgorithms"));
+        assert!(
+            !args.contains("StrictHostKeyChecking"),
+            "never weaken host key checks"
+        );
+    }
+}

@@ -1,0 +1,307 @@
+//! The threads that talk to one ssh process: stderr lines, stdout (ready line, data,
+//! reports), the echo session, and the stdin feeder.
+
+use super::*;
+
+/// What the stdout reader saw.
+#[derive(Debug, Default)]
+pub(super) struct StdoutReport {
+    pub(super) ready_at: Option<Instant>,
+    /// Send: when the PONG line arrived.
+    pub(super) pong_at: Option<Instant>,
+    /// Send: when the MARK line arrived. Receive: when `ramp` bytes had arrived.
+    pub(super) mark_at: Option<Instant>,
+    /// Receive: bytes received when `mark_at` was taken.
+    pub(super) mark_bytes: u64,
+    /// Send: when the count line arrived. Receive: when the last expected byte arrived.
+    pub(super) end_at: Option<Instant>,
+    /// Send: the count line. Receive: unused.
+    pub(super) count_line: Option<String>,
+    /// Receive: bytes after the ready line.
+    pub(super) received: u64,
+    /// Echo: each timed keystroke's round trip, in seconds.
+    pub(super) echoes: Vec<f64>,
+    /// The ssh client's CPU time at the mark and at the end (where the OS tells).
+    pub(super) client_cpu_mark: Option<Duration>,
+    pub(super) client_cpu_end: Option<Duration>,
+    pub(super) error: Option<String>,
+}
+
+/// Steps the stdout reader tells the stdin writer to take (send mode).
+#[derive(Debug)]
+pub(super) enum Go {
+    /// Write the ping line.
+    Ping,
+    /// Write the ramp-up bytes.
+    Ramp,
+    /// Write the rest and close stdin.
+    Rest,
+}
+
+/// What the stdin writer did.
+#[derive(Debug, Default)]
+pub(super) struct WriterReport {
+    pub(super) ping_at: Option<Instant>,
+    /// Send: bytes written, ramp included.
+    pub(super) written: u64,
+    pub(super) error: Option<String>,
+}
+
+/// Send: the rest after the ramp is written in pieces of this size, so that a
+/// time-bounded transfer stops within one piece of its time.
+pub(super) const SEND_PIECE: u64 = 1 << 20;
+
+/// Collect ssh's stderr lines (bounded) until EOF.
+/// ssh's stderr lines and when each arrived (since spawn).
+pub(super) type StderrLines = (Vec<String>, Vec<Duration>);
+
+pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<StderrLines> {
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr piped");
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stderr);
+        let (mut lines, mut times) = (Vec::new(), Vec::new());
+        while let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
+            if lines.len() < MAX_STDERR_LINES {
+                times.push(start.elapsed());
+                lines.push(line);
+            }
+        }
+        let _ = tx.send((lines, times));
+    });
+    rx
+}
+
+/// Follow the remote protocol on stdout: noise, the ready line, then data or a count.
+pub(super) fn read_stdout(
+    child: &mut Child,
+    req: &SampleRequest,
+    go: mpsc::Sender<Go>,
+) -> mpsc::Receiver<StdoutReport> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout piped");
+    let mode = req.mode;
+    if mode == Mode::Receive {
+        // So ssh writes on while this thread waits for the CPU (see `widen_pipe`).
+        proc::widen_pipe(&stdout);
+    }
+    let expected = req.bytes;
+    let ramp = req.ramp;
+    let pid = child.id();
+    std::thread::spawn(move || {
+        // Lines (the ready line, send's replies) need little; a receive's reads of a
+        // whole pipe's worth go past this buffer once it is drained.
+        let mut r = BufReader::with_capacity(256 * 1024, stdout);
+        let mut report = StdoutReport::default();
+        if mode == Mode::Connect {
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
+            let _ = tx.send(report);
+            return;
+        }
+        if wait_ready(&mut r, &mut report) {
+            match mode {
+                Mode::Send => follow_send(&mut r, &go, &mut report, pid),
+                _ => {
+                    let mut buf = vec![0u8; proc::WIDE_PIPE];
+                    loop {
+                        match r.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => {
+                                report.received += n as u64;
+                                let now = Instant::now();
+                                if report.mark_at.is_none() && report.received >= ramp {
+                                    report.mark_at = Some(now);
+                                    report.mark_bytes = report.received;
+                                    report.client_cpu_mark = proc::cpu_time(pid);
+                                }
+                                if report.received >= expected && report.end_at.is_none() {
+                                    report.end_at = Some(now);
+                                    report.client_cpu_end = proc::cpu_time(pid);
+                                }
+                            }
+                        }
+                    }
+                    if report.received != expected {
+                        report.end_at = None;
+                    }
+                }
+            }
+        }
+        // Drain anything left so ssh never blocks on a full pipe.
+        let _ = std::io::copy(&mut r, &mut std::io::sink());
+        let _ = tx.send(report);
+    });
+    rx
+}
+
+/// Skip what a login shell prints before the ready line (bounded); true once it came.
+pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutReport) -> bool {
+    let mut noise = 0usize;
+    loop {
+        match proc::read_bounded_line(r, MAX_LINE) {
+            Ok(Some(line)) if line == remote::READY => {
+                report.ready_at = Some(Instant::now());
+                return true;
+            }
+            Ok(Some(line)) => {
+                noise += line.len() + 1;
+                if noise > MAX_PRE_READY {
+                    report.error = Some(format!(
+                        "more than {MAX_PRE_READY} bytes of output before {}",
+                        remote::READY
+                    ));
+                    return false;
+                }
+            }
+            Ok(None) | Err(_) => return false,
+        }
+    }
+}
+
+/// Echo: after the ready line, type `req.bytes` keystrokes one at a time, each only
+/// after the previous one came back, and time each round trip (the first `req.ramp`
+/// are not timed). Every echoed byte is checked. One thread owns both pipes, so a round
+/// trip is one write and one read with nothing in between.
+pub(super) fn echo_session(child: &mut Child, req: &SampleRequest) -> mpsc::Receiver<StdoutReport> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout piped");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let (total, untimed) = (req.bytes, req.ramp.min(req.bytes));
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        let mut report = StdoutReport::default();
+        if wait_ready(&mut r, &mut report) {
+            report.echoes.reserve((total - untimed) as usize);
+            let typed = (|| -> Result<(), String> {
+                for i in 0..total {
+                    let key = [b'a' + (i % 26) as u8];
+                    let t0 = Instant::now();
+                    stdin
+                        .write_all(&key)
+                        .map_err(|e| format!("writing to ssh: {e}"))?;
+                    let mut back = [0u8; 1];
+                    r.read_exact(&mut back).map_err(|_| {
+                        format!("the session ended after {i} of {total} keystrokes")
+                    })?;
+                    let rtt = t0.elapsed();
+                    if back != key {
+                        return Err(format!(
+                            "keystroke {i}: sent {:?}, got {:?} back",
+                            key[0] as char, back[0] as char
+                        ));
+                    }
+                    if i >= untimed {
+                        report.echoes.push(rtt.as_secs_f64());
+                    }
+                }
+                Ok(())
+            })();
+            match typed {
+                Ok(()) => report.end_at = Some(Instant::now()),
+                Err(e) => report.error = Some(e),
+            }
+        }
+        // EOF ends the remote `cat`, and with it the session.
+        drop(stdin);
+        let extra = std::io::copy(&mut r, &mut std::io::sink()).unwrap_or(0);
+        if extra > 0 && report.error.is_none() {
+            report.error = Some(format!("{extra} unexpected bytes after the last echo"));
+        }
+        let _ = tx.send(report);
+    });
+    rx
+}
+
+/// The send protocol after READY: ping/PONG, ramp bytes/MARK, rest/count. Each step
+/// waits for the remote side's line before telling the writer to go on.
+pub(super) fn follow_send(
+    r: &mut impl std::io::BufRead,
+    go: &mpsc::Sender<Go>,
+    report: &mut StdoutReport,
+    pid: u32,
+) {
+    let _ = go.send(Go::Ping);
+    let mut expect = |want: &str, report: &mut StdoutReport| -> Option<Instant> {
+        match proc::read_bounded_line(r, MAX_LINE) {
+            Ok(Some(line)) if line == want => Some(Instant::now()),
+            Ok(Some(line)) => {
+                report.error = Some(format!("expected {want} from the server, got {line:?}"));
+                None
+            }
+            _ => None,
+        }
+    };
+    let Some(pong) = expect(remote::PONG, report) else {
+        return;
+    };
+    report.pong_at = Some(pong);
+    let _ = go.send(Go::Ramp);
+    let Some(mark) = expect(remote::MARK, report) else {
+        return;
+    };
+    report.mark_at = Some(mark);
+    report.client_cpu_mark = proc::cpu_time(pid);
+    let _ = go.send(Go::Rest);
+    if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
+        report.end_at = Some(Instant::now());
+        report.client_cpu_end = proc::cpu_time(pid);
+        report.count_line = Some(line);
+    }
+}
+
+/// Feed stdin: for `send`, each step of the protocol when the reader says so; for
+/// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
+pub(super) fn feed_stdin(
+    child: &mut Child,
+    req: &SampleRequest,
+    payload: &Payload,
+    go: mpsc::Receiver<Go>,
+) -> Option<mpsc::Receiver<WriterReport>> {
+    let mut stdin = child.stdin.take()?;
+    let (tx, rx) = mpsc::channel();
+    let mode = req.mode;
+    let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
+    let payload = payload.clone();
+    std::thread::spawn(move || {
+        let mut report = WriterReport::default();
+        let result = match mode {
+            Mode::Send => (|| {
+                // A closed channel means the reader gave up; it reports why.
+                while let Ok(step) = go.recv() {
+                    match step {
+                        Go::Ping => {
+                            report.ping_at = Some(Instant::now());
+                            stdin.write_all(b"ping\n")?;
+                            stdin.flush()?;
+                        }
+                        Go::Ramp => {
+                            payload.write_repeated(&mut stdin, ramp, 0)?;
+                            report.written = ramp;
+                        }
+                        Go::Rest => {
+                            let started = Instant::now();
+                            while report.written < bytes
+                                && until.is_none_or(|u| started.elapsed() < u)
+                            {
+                                let n = (bytes - report.written).min(SEND_PIECE);
+                                payload.write_repeated(&mut stdin, n, report.written)?;
+                                report.written += n;
+                            }
+                            break;
+                        }
+                    }
+                }
+                Ok(())
+            })(),
+            Mode::Receive => {
+                let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
+                stdin.write_all(block).and_then(|()| stdin.flush())
+            }
+            Mode::Connect | Mode::Echo => Ok(()),
+        };
+        drop(stdin);
+        report.error = result.err().map(|e: std::io::Error| e.to_string());
+        let _ = tx.send(report);
+    });
+    Some(rx)
+}
