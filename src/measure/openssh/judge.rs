@@ -80,17 +80,13 @@ pub(super) struct Observed<'a> {
     pub(super) negotiated: Option<&'a Negotiated>,
 }
 
-/// Decide the outcome from everything observed.
-pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outcome {
-    let Observed {
-        exit,
-        killed,
-        lines,
-        out,
-        write_error,
-        negotiated,
-    } = *seen;
-    if let Some(kind) = killed {
+/// A check that either passes or decides the outcome.
+type Check = Result<(), Outcome>;
+
+/// Killed by sshbench, or ssh (or the remote command) failed.
+fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
+    let (exit, lines) = (seen.exit, seen.lines);
+    if let Some(kind) = seen.killed {
         let message = match kind {
             FailureKind::Cancelled => "interrupted".to_string(),
             _ => format!(
@@ -101,105 +97,143 @@ pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outc
                     .unwrap_or_default()
             ),
         };
-        return Outcome::failed(kind, message);
+        return Err(Outcome::failed(kind, message));
     }
-    if exit.code != Some(0) {
-        if let Some(outcome) = sshlog::classify(lines) {
-            return outcome;
-        }
-        let how = match (exit.code, exit.signal) {
-            (Some(255), _) => "ssh failed".to_string(),
-            (Some(c), _) => format!("remote command exited with status {c}"),
-            (None, Some(s)) => format!("ssh killed by signal {s}"),
-            (None, None) => "ssh ended abnormally".to_string(),
-        };
-        let detail = proc::last_message(lines)
-            .or_else(|| out.error.clone())
-            .map(|m| format!(": {m}"))
-            .unwrap_or_default();
-        let kind = if exit.code == Some(255) {
-            FailureKind::Network
-        } else {
-            FailureKind::Remote
-        };
-        return Outcome::failed(kind, format!("{how}{detail}"));
+    if exit.code == Some(0) {
+        return Ok(());
     }
-    let forced = [
-        &req.suite.kex,
-        &req.suite.hostkey,
-        &req.suite.cipher,
-        &req.suite.mac,
-    ]
-    .iter()
-    .any(|v| v.is_some());
+    if let Some(outcome) = sshlog::classify(lines) {
+        return Err(outcome);
+    }
+    let how = match (exit.code, exit.signal) {
+        (Some(255), _) => "ssh failed".to_string(),
+        (Some(c), _) => format!("remote command exited with status {c}"),
+        (None, Some(s)) => format!("ssh killed by signal {s}"),
+        (None, None) => "ssh ended abnormally".to_string(),
+    };
+    let detail = proc::last_message(lines)
+        .or_else(|| seen.out.error.clone())
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
+    let kind = if exit.code == Some(255) {
+        FailureKind::Network
+    } else {
+        FailureKind::Remote
+    };
+    Err(Outcome::failed(kind, format!("{how}{detail}")))
+}
+
+/// What ssh negotiated is what was forced.
+fn negotiation(req: &SampleRequest, negotiated: Option<&Negotiated>) -> Check {
+    let s = &req.suite;
+    let forced = [&s.kex, &s.hostkey, &s.cipher, &s.mac]
+        .iter()
+        .any(|v| v.is_some());
     match negotiated {
-        None if forced => {
-            return Outcome::failed(
-                FailureKind::Mismatch,
-                "ssh did not report the negotiated algorithms (no 'debug1: kex:' lines)",
-            );
-        }
-        None => {}
+        None if forced => Err(Outcome::failed(
+            FailureKind::Mismatch,
+            "ssh did not report the negotiated algorithms (no 'debug1: kex:' lines)",
+        )),
+        None => Ok(()),
         Some(n) => {
-            let diffs = n.mismatches(&req.suite);
-            if !diffs.is_empty() {
-                return Outcome::failed(FailureKind::Mismatch, diffs.join("; "));
+            let diffs = n.mismatches(s);
+            if diffs.is_empty() {
+                Ok(())
+            } else {
+                Err(Outcome::failed(FailureKind::Mismatch, diffs.join("; ")))
             }
         }
     }
-    if req.mode == Mode::Connect {
-        return Outcome::Success;
-    }
+}
+
+/// The remote side followed the protocol: no error, a ready line.
+fn remote_side(out: &StdoutReport) -> Check {
     if let Some(e) = &out.error {
-        return Outcome::failed(FailureKind::Remote, e.clone());
+        return Err(Outcome::failed(FailureKind::Remote, e.clone()));
     }
     if out.ready_at.is_none() {
-        return Outcome::failed(
+        return Err(Outcome::failed(
             FailureKind::Remote,
             format!("the remote side never printed {}", remote::READY),
-        );
+        ));
     }
-    if req.mode == Mode::Echo {
-        let timed = req.bytes - req.ramp.min(req.bytes);
-        return if out.end_at.is_some() && out.echoes.len() as u64 == timed {
-            Outcome::Success
-        } else {
-            Outcome::failed(
-                FailureKind::ByteCount,
-                format!(
-                    "{timed} keystrokes expected back, {} timed",
-                    out.echoes.len()
-                ),
-            )
-        };
+    Ok(())
+}
+
+/// Echo: every timed keystroke came back.
+fn echo_count(req: &SampleRequest, out: &StdoutReport) -> Check {
+    let timed = req.bytes - req.ramp.min(req.bytes);
+    if out.end_at.is_some() && out.echoes.len() as u64 == timed {
+        return Ok(());
     }
-    if let Some(e) = write_error {
-        return Outcome::failed(FailureKind::Network, format!("writing to ssh: {e}"));
+    Err(Outcome::failed(
+        FailureKind::ByteCount,
+        format!(
+            "{timed} keystrokes expected back, {} timed",
+            out.echoes.len()
+        ),
+    ))
+}
+
+/// Transfers: the far end counted exactly the bytes moved.
+fn byte_count(req: &SampleRequest, expected: u64, seen: &Observed) -> Check {
+    let out = seen.out;
+    if let Some(e) = seen.write_error {
+        return Err(Outcome::failed(
+            FailureKind::Network,
+            format!("writing to ssh: {e}"),
+        ));
     }
     let counted = match req.mode {
         // The ramp bytes were swallowed (exactly, see remote::send_command) before wc.
         Mode::Send => match out.count_line.as_deref().map(|l| l.trim().parse::<u64>()) {
             Some(Ok(n)) => n + req.ramp,
             Some(Err(_)) => {
-                return Outcome::failed(
+                return Err(Outcome::failed(
                     FailureKind::Remote,
                     format!(
                         "the server's byte count is not a number: {:?}",
                         out.count_line.as_deref().unwrap_or("")
                     ),
-                );
+                ));
             }
             None => {
-                return Outcome::failed(FailureKind::Remote, "the server reported no byte count");
+                return Err(Outcome::failed(
+                    FailureKind::Remote,
+                    "the server reported no byte count",
+                ));
             }
         },
         _ => out.received,
     };
     if counted != expected || out.end_at.is_none() {
-        return Outcome::failed(
+        return Err(Outcome::failed(
             FailureKind::ByteCount,
             format!("{expected} bytes expected, {counted} counted at the far end"),
-        );
+        ));
     }
-    Outcome::Success
+    Ok(())
+}
+
+/// Decide the outcome from everything observed, the checks in order.
+pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outcome {
+    let checks = || -> Check {
+        process_end(req, seen)?;
+        negotiation(req, seen.negotiated)?;
+        match req.mode {
+            Mode::Connect => Ok(()),
+            Mode::Echo => {
+                remote_side(seen.out)?;
+                echo_count(req, seen.out)
+            }
+            Mode::Send | Mode::Receive => {
+                remote_side(seen.out)?;
+                byte_count(req, expected, seen)
+            }
+        }
+    };
+    match checks() {
+        Ok(()) => Outcome::Success,
+        Err(outcome) => outcome,
+    }
 }

@@ -103,29 +103,133 @@ impl OpenSsh {
     }
 }
 
+impl OpenSsh {
+    /// Start ssh for one sample in its own process group: a timeout kills ssh and any
+    /// ProxyCommand together, and the terminal's Ctrl-C reaches sshbench, which decides.
+    fn spawn(&self, req: &SampleRequest) -> Result<Child, String> {
+        let stdin = if req.mode == Mode::Connect {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        };
+        Command::new(&self.ssh)
+            .args(self.args(req))
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.ssh.display()))
+    }
+}
+
+/// Wait for ssh to exit, killing its group at the deadline or on cancellation; says
+/// which of the two killed it, if one did.
+fn wait_exit(
+    exited: &mpsc::Receiver<Exit>,
+    pid: u32,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> (Exit, Option<FailureKind>) {
+    let mut killed: Option<FailureKind> = None;
+    loop {
+        match exited.recv_timeout(POLL) {
+            Ok(exit) => return (exit, killed),
+            Err(RecvTimeoutError::Disconnected) => unreachable!("the reaper always reports"),
+            Err(RecvTimeoutError::Timeout) => {
+                if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
+                    killed = Some(if cancel.is_cancelled() {
+                        FailureKind::Cancelled
+                    } else {
+                        FailureKind::Timeout
+                    });
+                    proc::kill_group(pid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
+
+/// What the reading and writing threads saw of one sample.
+struct Seen {
+    lines: Vec<String>,
+    times: Vec<Duration>,
+    out: StdoutReport,
+    written: WriterReport,
+}
+
+/// A successful transfer's figures: bytes, round trip, steady window, CPU on both sides,
+/// compression and rekeying.
+fn fill_transfer(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &Seen) {
+    let (lines, out) = (&seen.lines, &seen.out);
+    sample.bytes = moved;
+    if let (Some(ping), Some(pong)) = (seen.written.ping_at, out.pong_at) {
+        sample.rtt = Some(pong.saturating_duration_since(ping));
+    }
+    sample.window = steady_window(req, moved, out, sample.rtt);
+    if let (Some(a), Some(b), Some(w)) = (out.client_cpu_mark, out.client_cpu_end, sample.window) {
+        let seconds = b.saturating_sub(a).as_secs_f64();
+        sample.client_window_cpu = Some(CpuWindow {
+            seconds,
+            peak: seconds,
+            limit: None,
+            throttled: None,
+            interval: w.time,
+            bytes: w.bytes,
+        });
+    }
+    sample.server_cpu = server_cpu(req, lines, sample);
+    sample.compression_factor = sshlog::compression_factor(lines);
+    let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
+        Mode::Send => n.cipher_cs.clone(),
+        _ => n.cipher_sc.clone(),
+    });
+    sample.rekey = match (sshlog::phases(lines, &seen.times, sample.wall), cipher) {
+        (Some(p), Some(c)) => rekey::rekey(lines, req.mode, &c, p.kex),
+        _ => None,
+    };
+}
+
+/// The reading and writing threads' reports, each waited for boundedly: a descendant
+/// that escaped the process group could hold a pipe open.
+fn collect(
+    stderr: mpsc::Receiver<StderrLines>,
+    stdout: mpsc::Receiver<StdoutReport>,
+    writer: Option<mpsc::Receiver<WriterReport>>,
+) -> Seen {
+    let grace = Duration::from_secs(2);
+    let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
+    Seen {
+        lines,
+        times,
+        out: stdout.recv_timeout(grace).unwrap_or_default(),
+        written: writer
+            .and_then(|w| w.recv_timeout(grace).ok())
+            .unwrap_or_default(),
+    }
+}
+
+/// A successful sample's figures, by mode.
+fn fill(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &mut Seen) {
+    match req.mode {
+        Mode::Send | Mode::Receive => fill_transfer(sample, req, moved, seen),
+        Mode::Connect => sample.phases = sshlog::phases(&seen.lines, &seen.times, sample.wall),
+        Mode::Echo => {
+            sample.bytes = req.bytes;
+            sample.echoes = std::mem::take(&mut seen.out.echoes);
+            sample.compression_factor = sshlog::compression_factor(&seen.lines);
+        }
+    }
+}
+
 impl Transport for OpenSsh {
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
-        let mut cmd = Command::new(&self.ssh);
-        cmd.args(self.args(req))
-            .stdin(if req.mode == Mode::Connect {
-                Stdio::null()
-            } else {
-                Stdio::piped()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Own process group: a timeout kills ssh and any ProxyCommand together,
-            // and the terminal's Ctrl-C reaches sshbench, which decides.
-            .process_group(0);
-        let mut child = match cmd.spawn() {
+        let mut child = match self.spawn(req) {
             Ok(c) => c,
             Err(e) => {
-                sample.outcome = Outcome::failed(
-                    FailureKind::Client,
-                    format!("cannot run {}: {e}", self.ssh.display()),
-                );
+                sample.outcome = Outcome::failed(FailureKind::Client, e);
                 return sample;
             }
         };
@@ -139,98 +243,33 @@ impl Transport for OpenSsh {
             let stdout = read_stdout(&mut child, req, go_tx);
             (stdout, feed_stdin(&mut child, req, &self.payload, go_rx))
         };
-
-        let deadline = start + req.timeout;
-        let mut killed: Option<FailureKind> = None;
-        let exit: Exit = loop {
-            match exited.recv_timeout(POLL) {
-                Ok(exit) => break exit,
-                Err(RecvTimeoutError::Disconnected) => {
-                    unreachable!("the reaper always reports")
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
-                        killed = Some(if cancel.is_cancelled() {
-                            FailureKind::Cancelled
-                        } else {
-                            FailureKind::Timeout
-                        });
-                        proc::kill_group(pid, libc::SIGKILL);
-                    }
-                }
-            }
-        };
+        let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
         // Every process of the group is gone or going; its pipes close, the readers end.
-        // A descendant that escaped the group could hold a pipe open, so wait boundedly.
         proc::kill_group(pid, libc::SIGKILL);
-        let grace = Duration::from_secs(2);
-        let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
-        let mut out = stdout.recv_timeout(grace).unwrap_or_default();
-        let written = writer
-            .and_then(|w| w.recv_timeout(grace).ok())
-            .unwrap_or_default();
+        let mut seen = collect(stderr, stdout, writer);
         // What the sample moved: all it was asked to, or, for a time-bounded send, what
         // the writer wrote before its time was up (the server's count must agree).
         let moved = match (req.mode, req.until) {
-            (Mode::Send, Some(_)) => written.written,
+            (Mode::Send, Some(_)) => seen.written.written,
             _ => req.bytes,
         };
-
         sample.wall = exit.at - start;
         sample.client_cpu = Some(exit.cpu);
-        sample.negotiated = sshlog::negotiated(&lines);
-        sample.outcome = judge(
-            req,
-            moved,
-            &Observed {
-                exit: &exit,
-                killed,
-                lines: &lines,
-                out: &out,
-                write_error: written.error.as_deref(),
-                negotiated: sample.negotiated.as_ref(),
-            },
-        );
-        if let (Some(r), Some(e)) = (out.ready_at, out.end_at) {
+        sample.negotiated = sshlog::negotiated(&seen.lines);
+        let observed = Observed {
+            exit: &exit,
+            killed,
+            lines: &seen.lines,
+            out: &seen.out,
+            write_error: seen.written.error.as_deref(),
+            negotiated: sample.negotiated.as_ref(),
+        };
+        sample.outcome = judge(req, moved, &observed);
+        if let (Some(r), Some(e)) = (seen.out.ready_at, seen.out.end_at) {
             sample.transfer = Some(e - r);
         }
-        if sample.outcome.is_success() && req.mode.is_transfer() {
-            sample.bytes = moved;
-            if let (Some(ping), Some(pong)) = (written.ping_at, out.pong_at) {
-                sample.rtt = Some(pong.saturating_duration_since(ping));
-            }
-            sample.window = steady_window(req, moved, &out, sample.rtt);
-            if let (Some(a), Some(b), Some(w)) =
-                (out.client_cpu_mark, out.client_cpu_end, sample.window)
-            {
-                let seconds = b.saturating_sub(a).as_secs_f64();
-                sample.client_window_cpu = Some(CpuWindow {
-                    seconds,
-                    peak: seconds,
-                    limit: None,
-                    throttled: None,
-                    interval: w.time,
-                    bytes: w.bytes,
-                });
-            }
-            sample.server_cpu = server_cpu(req, &lines, &sample);
-            sample.compression_factor = sshlog::compression_factor(&lines);
-            let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
-                Mode::Send => n.cipher_cs.clone(),
-                _ => n.cipher_sc.clone(),
-            });
-            sample.rekey = match (sshlog::phases(&lines, &times, sample.wall), cipher) {
-                (Some(p), Some(c)) => rekey::rekey(&lines, req.mode, &c, p.kex),
-                _ => None,
-            };
-        }
-        if sample.outcome.is_success() && req.mode == Mode::Connect {
-            sample.phases = sshlog::phases(&lines, &times, sample.wall);
-        }
-        if sample.outcome.is_success() && req.mode == Mode::Echo {
-            sample.bytes = req.bytes;
-            sample.echoes = std::mem::take(&mut out.echoes);
-            sample.compression_factor = sshlog::compression_factor(&lines);
+        if sample.outcome.is_success() {
+            fill(&mut sample, req, moved, &mut seen);
         }
         sample
     }
