@@ -9,6 +9,13 @@
 //! Destinations behind ProxyJump/ProxyCommand cannot be reached by a direct socket; for
 //! them [`parse_ssh_vv`] reads the server's proposal from `ssh -vv` output.
 
+mod verbose;
+mod wire;
+
+pub use verbose::{parse_ssh_vv, probe_via_ssh};
+use wire::probe_stream;
+pub use wire::{build_kexinit, check_framing, frame_packet, parse_kexinit, parse_stream};
+
 use super::client::SoftwareVersion;
 use crate::model::{AlgoKind, AlgoLists};
 use serde::Serialize;
@@ -176,229 +183,6 @@ pub fn parse_banner(line: &str) -> Result<SoftwareVersion, ProbeError> {
     })
 }
 
-/// A reader that enforces one deadline over every read.
-struct Deadline<R> {
-    inner: R,
-    until: Instant,
-    total: Duration,
-    set_timeout: fn(&R, Duration) -> std::io::Result<()>,
-}
-
-impl<R: Read> Deadline<R> {
-    fn read_some(&mut self, buf: &mut [u8]) -> Result<usize, ProbeError> {
-        let left = self.until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(ProbeError::Timeout(self.total.as_secs_f64()));
-        }
-        (self.set_timeout)(&self.inner, left).map_err(|e| ProbeError::Io(e.to_string()))?;
-        match self.inner.read(buf) {
-            Ok(n) => Ok(n),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Err(ProbeError::Timeout(self.total.as_secs_f64()))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.read_some(buf),
-            // A reset is the server closing abruptly: report it as a close.
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => Ok(0),
-            Err(e) => Err(ProbeError::Io(e.to_string())),
-        }
-    }
-
-    fn read_exact(&mut self, buf: &mut [u8], during: &'static str) -> Result<(), ProbeError> {
-        let mut got = 0;
-        while got < buf.len() {
-            match self.read_some(&mut buf[got..])? {
-                0 => return Err(ProbeError::Closed(during)),
-                n => got += n,
-            }
-        }
-        Ok(())
-    }
-
-    /// One line ending in LF (CR stripped), at most [`MAX_LINE`] bytes. Reads byte by
-    /// byte so nothing after the line is consumed.
-    fn read_line(&mut self) -> Result<String, ProbeError> {
-        let mut line = Vec::new();
-        let mut b = [0u8; 1];
-        loop {
-            if self.read_some(&mut b)? == 0 {
-                return Err(ProbeError::Closed(if line.is_empty() {
-                    "before sending its SSH version line"
-                } else {
-                    "in the middle of a line"
-                }));
-            }
-            if b[0] == b'\n' {
-                break;
-            }
-            line.push(b[0]);
-            if line.len() > MAX_LINE {
-                return Err(ProbeError::LineTooLong);
-            }
-        }
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        Ok(String::from_utf8_lossy(&line).into_owned())
-    }
-}
-
-/// Read the version exchange and the server's KEXINIT from a stream (the client's own
-/// version line has already been sent).
-fn read_offer<R: Read>(
-    r: &mut Deadline<R>,
-    method: ProbeMethod,
-) -> Result<ServerOffer, ProbeError> {
-    let mut pre = Vec::new();
-    let (banner, software) = loop {
-        let line = r.read_line()?;
-        if line.starts_with("SSH-") {
-            let sw = parse_banner(&line)?;
-            break (line, sw);
-        }
-        if pre.len() >= MAX_PRE_LINES {
-            return Err(ProbeError::TooManyLines);
-        }
-        pre.push(line);
-    };
-    for _ in 0..MAX_EARLY_MESSAGES {
-        let payload = read_packet(r)?;
-        match payload.first() {
-            Some(&MSG_KEXINIT) => {
-                return Ok(ServerOffer {
-                    banner,
-                    software,
-                    pre_banner: pre,
-                    kexinit: parse_kexinit(&payload)?,
-                    method,
-                });
-            }
-            Some(&MSG_IGNORE) | Some(&MSG_DEBUG) => continue,
-            Some(&t) => return Err(ProbeError::NotKexinit(t)),
-            None => return Err(ProbeError::BadKexinit("empty packet".into())),
-        }
-    }
-    Err(ProbeError::BadKexinit(format!(
-        "more than {MAX_EARLY_MESSAGES} messages before KEXINIT"
-    )))
-}
-
-/// One unencrypted binary packet's payload (RFC 4253 §6).
-fn read_packet<R: Read>(r: &mut Deadline<R>) -> Result<Vec<u8>, ProbeError> {
-    let mut head = [0u8; 5];
-    r.read_exact(&mut head, "before sending a whole packet")?;
-    let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
-    let pad = head[4] as u32;
-    check_framing(len, pad)?;
-    let mut rest = vec![0u8; len as usize - 1];
-    r.read_exact(&mut rest, "in the middle of a packet")?;
-    rest.truncate((len - pad - 1) as usize);
-    Ok(rest)
-}
-
-/// Reject absurd lengths and padding before allocating anything.
-pub fn check_framing(len: u32, pad: u32) -> Result<(), ProbeError> {
-    if len > MAX_PACKET {
-        return Err(ProbeError::PacketTooLarge(len));
-    }
-    if len < 5 {
-        return Err(ProbeError::BadPadding(format!(
-            "packet length {len} is too short"
-        )));
-    }
-    if pad < 4 {
-        return Err(ProbeError::BadPadding(format!(
-            "{pad} bytes, at least 4 required"
-        )));
-    }
-    if pad + 1 >= len {
-        return Err(ProbeError::BadPadding(format!(
-            "{pad} bytes leave no payload in a {len}-byte packet"
-        )));
-    }
-    Ok(())
-}
-
-/// Parse a KEXINIT payload (message type byte included).
-pub fn parse_kexinit(p: &[u8]) -> Result<Kexinit, ProbeError> {
-    let bad = |what: String| ProbeError::BadKexinit(what);
-    if p.first() != Some(&MSG_KEXINIT) {
-        return Err(ProbeError::NotKexinit(p.first().copied().unwrap_or(0)));
-    }
-    let mut at = 1 + 16; // type, cookie
-    if p.len() < at {
-        return Err(bad("shorter than its cookie".into()));
-    }
-    const NAMES: [&str; 10] = [
-        "kex_algorithms",
-        "server_host_key_algorithms",
-        "encryption_algorithms_client_to_server",
-        "encryption_algorithms_server_to_client",
-        "mac_algorithms_client_to_server",
-        "mac_algorithms_server_to_client",
-        "compression_algorithms_client_to_server",
-        "compression_algorithms_server_to_client",
-        "languages_client_to_server",
-        "languages_server_to_client",
-    ];
-    let mut lists: Vec<Vec<String>> = Vec::with_capacity(10);
-    for name in NAMES {
-        let Some(len_bytes) = p.get(at..at + 4) else {
-            return Err(bad(format!("{name} is missing")));
-        };
-        let len = u32::from_be_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
-        at += 4;
-        let Some(text) = p.get(at..at.saturating_add(len)) else {
-            return Err(bad(format!(
-                "{name} claims {len} bytes, only {} left",
-                p.len() - at
-            )));
-        };
-        at += len;
-        if let Some(c) = text
-            .iter()
-            .find(|&&c| !(0x20..0x7f).contains(&c) || c == b' ')
-        {
-            return Err(bad(format!("{name} contains byte 0x{c:02x}")));
-        }
-        let text = std::str::from_utf8(text).expect("checked ASCII");
-        let names: Vec<String> = if text.is_empty() {
-            Vec::new()
-        } else {
-            text.split(',').map(str::to_string).collect()
-        };
-        if names.iter().any(String::is_empty) {
-            return Err(bad(format!("{name} has an empty name")));
-        }
-        lists.push(names);
-    }
-    let Some(&follows) = p.get(at) else {
-        return Err(bad("first_kex_packet_follows is missing".into()));
-    };
-    if p.len() < at + 1 + 4 {
-        return Err(bad("the reserved field is missing".into()));
-    }
-    let mut it = lists.into_iter();
-    let mut next = || it.next().expect("ten lists");
-    Ok(Kexinit {
-        kex: next(),
-        hostkey: next(),
-        ciphers_cs: next(),
-        ciphers_sc: next(),
-        macs_cs: next(),
-        macs_sc: next(),
-        compression_cs: next(),
-        compression_sc: next(),
-        languages_cs: next(),
-        languages_sc: next(),
-        first_kex_follows: follows != 0,
-    })
-}
-
 /// Connect to `host:port` (every address it resolves to, in order) and read the offer.
 /// `timeout` bounds each connection attempt and, separately, the whole exchange.
 pub fn probe(host: &str, port: u16, timeout: Duration) -> Result<ServerOffer, ProbeError> {
@@ -417,175 +201,6 @@ pub fn probe(host: &str, port: u16, timeout: Duration) -> Result<ServerOffer, Pr
         }
     }
     Err(ProbeError::Connect(errors.join("; ")))
-}
-
-fn probe_stream(
-    mut stream: TcpStream,
-    address: &str,
-    timeout: Duration,
-) -> Result<ServerOffer, ProbeError> {
-    let _ = stream.set_write_timeout(Some(timeout));
-    let _ = stream.set_nodelay(true);
-    // Our version line first: many servers wait for it before sending KEXINIT.
-    stream
-        .write_all(format!("SSH-2.0-sshbench_{}\r\n", env!("CARGO_PKG_VERSION")).as_bytes())
-        .map_err(|e| ProbeError::Io(e.to_string()))?;
-    let mut r = Deadline {
-        inner: stream,
-        until: Instant::now() + timeout,
-        total: timeout,
-        set_timeout: |s: &TcpStream, d| s.set_read_timeout(Some(d)),
-    };
-    read_offer(
-        &mut r,
-        ProbeMethod::Direct {
-            address: address.to_string(),
-        },
-    )
-}
-
-/// Read the server's proposal from `ssh -vv` stderr (the lines after
-/// `debug2: peer server KEXINIT proposal`), for servers behind a jump host.
-pub fn parse_ssh_vv(lines: &[String]) -> Option<ServerOffer> {
-    let mut banner = None;
-    let mut k = Kexinit::default();
-    let mut in_peer = false;
-    let mut seen = 0;
-    for line in lines {
-        let l = line.trim_end();
-        if let Some(v) = l.split("remote software version ").nth(1) {
-            banner = Some(v.trim().to_string());
-        }
-        if l.contains("peer server KEXINIT proposal") {
-            in_peer = true;
-            continue;
-        }
-        if !in_peer {
-            continue;
-        }
-        let Some(rest) = l.strip_prefix("debug2: ") else {
-            continue;
-        };
-        let Some((key, value)) = rest.split_once(": ") else {
-            if rest.starts_with("first_kex_follows") {
-                k.first_kex_follows = rest.ends_with('1');
-            }
-            if rest.starts_with("reserved") {
-                break;
-            }
-            continue;
-        };
-        let names: Vec<String> = value
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        let slot = match key {
-            "KEX algorithms" => &mut k.kex,
-            "host key algorithms" => &mut k.hostkey,
-            "ciphers ctos" => &mut k.ciphers_cs,
-            "ciphers stoc" => &mut k.ciphers_sc,
-            "MACs ctos" => &mut k.macs_cs,
-            "MACs stoc" => &mut k.macs_sc,
-            "compression ctos" => &mut k.compression_cs,
-            "compression stoc" => &mut k.compression_sc,
-            "languages ctos" => &mut k.languages_cs,
-            "languages stoc" => &mut k.languages_sc,
-            _ => continue,
-        };
-        *slot = names;
-        seen += 1;
-    }
-    if seen < 8 {
-        return None;
-    }
-    let banner_line = banner.unwrap_or_default();
-    let software = parse_banner(&format!("SSH-2.0-{banner_line}")).unwrap_or_default();
-    Some(ServerOffer {
-        banner: format!("SSH-2.0-{banner_line}"),
-        software,
-        pre_banner: Vec::new(),
-        kexinit: k,
-        method: ProbeMethod::SshVerbose,
-    })
-}
-
-/// Build a KEXINIT payload (for tests and fuzz corpora).
-pub fn build_kexinit(lists: [&str; 10]) -> Vec<u8> {
-    let mut p = vec![MSG_KEXINIT];
-    p.extend([0x5a; 16]);
-    for l in lists {
-        p.extend((l.len() as u32).to_be_bytes());
-        p.extend(l.as_bytes());
-    }
-    p.push(0);
-    p.extend([0; 4]);
-    p
-}
-
-/// Frame a payload as an unencrypted binary packet with valid padding.
-pub fn frame_packet(payload: &[u8]) -> Vec<u8> {
-    let mut pad = 8 - (payload.len() + 5) % 8;
-    if pad < 4 {
-        pad += 8;
-    }
-    let len = (payload.len() + pad + 1) as u32;
-    let mut out = len.to_be_bytes().to_vec();
-    out.push(pad as u8);
-    out.extend(payload);
-    out.extend(std::iter::repeat_n(0u8, pad));
-    out
-}
-
-/// Parse a whole server byte stream (version exchange + packets) without a socket.
-/// Used by the fuzz target and unit tests.
-pub fn parse_stream(bytes: &[u8]) -> Result<ServerOffer, ProbeError> {
-    let mut r = Deadline {
-        inner: std::io::Cursor::new(bytes),
-        until: Instant::now() + Duration::from_secs(3600),
-        total: Duration::from_secs(3600),
-        set_timeout: |_, _| Ok(()),
-    };
-    read_offer(
-        &mut r,
-        ProbeMethod::Direct {
-            address: "(stream)".into(),
-        },
-    )
-}
-
-/// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
-/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
-/// authentication, so this works even where login would fail.
-pub fn probe_via_ssh(
-    ssh: &std::path::Path,
-    target: &crate::target::Target,
-    timeout: Duration,
-) -> Result<ServerOffer, ProbeError> {
-    let out = std::process::Command::new(ssh)
-        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
-        .args(["-o", "ControlPath=none"])
-        .arg("-o")
-        .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
-        .args(&target.ssh_options)
-        .arg("--")
-        .arg(&target.destination)
-        .arg("exit 0")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .take(20_000)
-        .map(|l| l.chars().take(4096).collect())
-        .collect();
-    parse_ssh_vv(&lines).ok_or_else(|| {
-        ProbeError::Io(format!(
-            "ssh -vv did not show the server's proposal: {}",
-            crate::sys::proc::last_message(&lines).unwrap_or_default()
-        ))
-    })
 }
 
 #[cfg(test)]
@@ -618,19 +233,19 @@ mod tests {
     const FIXTURES: &[(&str, &[u8])] = &[
         (
             "openssh-9.2p1",
-            include_bytes!("../../tests/fixtures/kexinit/openssh-9.2p1.bin"),
+            include_bytes!("../../../tests/fixtures/kexinit/openssh-9.2p1.bin"),
         ),
         (
             "dropbear-2022.83",
-            include_bytes!("../../tests/fixtures/kexinit/dropbear-2022.83.bin"),
+            include_bytes!("../../../tests/fixtures/kexinit/dropbear-2022.83.bin"),
         ),
         (
             "openssh-5.8",
-            include_bytes!("../../tests/fixtures/kexinit/openssh-5.8-handbuilt.bin"),
+            include_bytes!("../../../tests/fixtures/kexinit/openssh-5.8-handbuilt.bin"),
         ),
         (
             "dropbear-2013.58",
-            include_bytes!("../../tests/fixtures/kexinit/dropbear-2013.58-handbuilt.bin"),
+            include_bytes!("../../../tests/fixtures/kexinit/dropbear-2013.58-handbuilt.bin"),
         ),
     ];
 

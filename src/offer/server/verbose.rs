@@ -1,0 +1,110 @@
+//! The offer through `ssh -vv` (for servers behind a ProxyJump or ProxyCommand): the
+//! proposal ssh logs as `debug2: peer server KEXINIT proposal`.
+
+use super::*;
+
+/// The list of a KEXINIT that `ssh -vv` logs under this key.
+fn slot<'a>(k: &'a mut Kexinit, key: &str) -> Option<&'a mut Vec<String>> {
+    Some(match key {
+        "KEX algorithms" => &mut k.kex,
+        "host key algorithms" => &mut k.hostkey,
+        "ciphers ctos" => &mut k.ciphers_cs,
+        "ciphers stoc" => &mut k.ciphers_sc,
+        "MACs ctos" => &mut k.macs_cs,
+        "MACs stoc" => &mut k.macs_sc,
+        "compression ctos" => &mut k.compression_cs,
+        "compression stoc" => &mut k.compression_sc,
+        "languages ctos" => &mut k.languages_cs,
+        "languages stoc" => &mut k.languages_sc,
+        _ => return None,
+    })
+}
+
+/// Read the server's proposal from `ssh -vv` stderr (the lines after
+/// `debug2: peer server KEXINIT proposal`), for servers behind a jump host.
+pub fn parse_ssh_vv(lines: &[String]) -> Option<ServerOffer> {
+    let mut banner = None;
+    let mut k = Kexinit::default();
+    let mut in_peer = false;
+    let mut seen = 0;
+    for line in lines {
+        let l = line.trim_end();
+        if let Some(v) = l.split("remote software version ").nth(1) {
+            banner = Some(v.trim().to_string());
+        }
+        if l.contains("peer server KEXINIT proposal") {
+            in_peer = true;
+            continue;
+        }
+        if !in_peer {
+            continue;
+        }
+        let Some(rest) = l.strip_prefix("debug2: ") else {
+            continue;
+        };
+        let Some((key, value)) = rest.split_once(": ") else {
+            if rest.starts_with("first_kex_follows") {
+                k.first_kex_follows = rest.ends_with('1');
+            }
+            if rest.starts_with("reserved") {
+                break;
+            }
+            continue;
+        };
+        let Some(slot) = slot(&mut k, key) else {
+            continue;
+        };
+        *slot = value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        seen += 1;
+    }
+    if seen < 8 {
+        return None;
+    }
+    let banner_line = banner.unwrap_or_default();
+    let software = parse_banner(&format!("SSH-2.0-{banner_line}")).unwrap_or_default();
+    Some(ServerOffer {
+        banner: format!("SSH-2.0-{banner_line}"),
+        software,
+        pre_banner: Vec::new(),
+        kexinit: k,
+        method: ProbeMethod::SshVerbose,
+    })
+}
+
+/// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
+/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
+/// authentication, so this works even where login would fail.
+pub fn probe_via_ssh(
+    ssh: &std::path::Path,
+    target: &crate::target::Target,
+    timeout: Duration,
+) -> Result<ServerOffer, ProbeError> {
+    let out = std::process::Command::new(ssh)
+        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
+        .args(["-o", "ControlPath=none"])
+        .arg("-o")
+        .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
+        .args(&target.ssh_options)
+        .arg("--")
+        .arg(&target.destination)
+        .arg("exit 0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .take(20_000)
+        .map(|l| l.chars().take(4096).collect())
+        .collect();
+    parse_ssh_vv(&lines).ok_or_else(|| {
+        ProbeError::Io(format!(
+            "ssh -vv did not show the server's proposal: {}",
+            crate::sys::proc::last_message(&lines).unwrap_or_default()
+        ))
+    })
+}
