@@ -6,60 +6,21 @@
 //! samples in parallel (they would disturb each other); progress goes to a callback and
 //! every sample to a [`Sink`] as soon as it is measured.
 
+mod leads;
+mod retry;
+mod sizing;
+
+pub use leads::leads;
+pub use retry::{ATTEMPTS, MAX_CONSECUTIVE_FAILURES};
+pub use sizing::*;
+
 use crate::analysis::{self, figure};
 use crate::measure::Transport;
-use crate::model::{FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest};
+use crate::model::{FailureKind, Outcome, RunOptions, Sample, SampleRequest};
 use crate::plan::Plan;
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-
-/// Bytes of a warm-up transfer when the size is calibrated.
-pub const WARMUP_BYTES: u64 = 8 << 20;
-/// A calibrated transfer's ramp is at least this long (at most two sample times at the
-/// suite's rate): a shorter ramp ends before the server's buffers have grown to hold a
-/// flow-control window (OpenSSH's sshd grows its buffer in 32 KiB steps, a fresh copy
-/// each time), and a slow suite's measured window then pays for that growth. 3des-cbc
-/// on loopback, 100 send samples each: 36 more than 5% below the steady rate with a ramp
-/// of a quarter (2 MB), 27 with 8 MiB.
-pub const RAMP_MIN: u64 = 8 << 20;
-/// A calibrated send's ramp also lasts at least this long at the suite's rate: the first
-/// few tenths of a second of a connection are slower client → server than what follows
-/// (sshd's input buffers still growing, each step a fresh allocation and copy). On
-/// loopback, 15 samples per setting, alternating: aes128-gcm@openssh.com sent 825 MB/s
-/// with the byte ramp alone (~0.06 s), 906, 889 and 922 with ramps of 0.25, 0.5 and 1 s;
-/// aes256-ctr + hmac-sha2-256-etm 559 against 601, 614 and 614; aes128-cbc + hmac-sha1
-/// 388 against 428 (0.3 s) and 418 (0.6 s). Receive showed no such difference (809
-/// against 771-784, 564 against 560-590), so its ramp stays short. A ramp of 0.2 s did
-/// as well as 0.3 s (five suites, 20 samples each: means 852/853, 645/614, 622/624,
-/// 410/427 and 423/419 MB/s) and costs a default run half as much; against the short
-/// ramp (809, 594, 625, 402, 431) the gain was smaller in that set and nil for two suites:
-/// up to 10%, ~5% in the median over nine comparisons (with chacha20 in a second set).
-pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
-/// A send warm-up with nothing to go on ramps up over the minimum ramp (which is also past
-/// the stall at the start of a connection), then streams for
-/// [`warmup_window`].
-pub const WARMUP_RAMP: u64 = RAMP_MIN;
-/// Calibrated sizes stay within these bounds.
-pub const MIN_BYTES: u64 = 1 << 20;
-pub const MAX_BYTES: u64 = 4 << 30;
-/// Echo: keystrokes of a warm-up session; counted sessions type enough to last about
-/// the sample time, within these bounds (a session's round trips are stored one by one).
-pub const ECHO_WARMUP: u64 = 100;
-pub const ECHO_MIN: u64 = 100;
-pub const ECHO_MAX: u64 = 5_000;
-/// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
-pub const ECHO_UNTIMED: u64 = 10;
-/// Further receive warm-ups, each sized from the previous one, while a warm-up is over
-/// in less than half the sample time. (Sized transfers need the whole sample time: on
-/// loopback a transfer of a few MiB is dominated by the stall where ssh's first channel
-/// window runs out, which makes it look slow and long enough, and counted samples sized
-/// from it come out far too small. Send warm-ups stream for a time instead.)
-pub const WARMUP_RETRIES: u32 = 3;
-/// Attempts for a transient failure before it is recorded.
-pub const ATTEMPTS: u32 = 3;
-/// Consecutive failed samples that stop the run.
-pub const MAX_CONSECUTIVE_FAILURES: u32 = 10;
 
 /// Settings that apply to every sample of a run.
 #[derive(Clone, Debug)]
@@ -136,60 +97,6 @@ pub enum Abort {
     Store(anyhow::Error),
 }
 
-/// How long a send warm-up streams after its ramp: enough to tell the steady rate, which
-/// is all a warm-up is for.
-pub fn warmup_window(sample_time: Duration) -> Duration {
-    sample_time / 2
-}
-
-/// Transfer size and ramp (the bytes before the measured window) for a suite at an
-/// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a third
-/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less), and for
-/// send at least [`SEND_RAMP_TIME`] at that rate.
-pub fn calibrate(rate: Option<f64>, sample_time: Duration, mode: Mode) -> (u64, u64) {
-    let Some(rate) = rate.filter(|r| *r > 0.0) else {
-        return (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES));
-    };
-    let window = rate * sample_time.as_secs_f64();
-    let mut ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
-    if mode == Mode::Send {
-        ramp = ramp.max(rate * SEND_RAMP_TIME.as_secs_f64());
-    }
-    let rounded = ((window + ramp) as u64).div_ceil(64 << 10) * (64 << 10);
-    let bytes = rounded.clamp(MIN_BYTES, MAX_BYTES);
-    let ramp = if bytes < rounded {
-        ramp_bytes(bytes)
-    } else {
-        ramp as u64
-    };
-    (bytes, ramp)
-}
-
-/// Keystrokes for an echo session at an estimated median round trip `rtt` (seconds).
-pub fn calibrate_echo(rtt: Option<f64>, sample_time: Duration) -> u64 {
-    match rtt.filter(|r| *r > 0.0) {
-        None => ECHO_WARMUP,
-        Some(r) => ((sample_time.as_secs_f64() / r) as u64).clamp(ECHO_MIN, ECHO_MAX),
-    }
-}
-
-/// Bytes at the start of a transfer of a fixed size (`--size`, a warm-up's first size)
-/// that ramp the connection up and are not measured.
-pub fn ramp_bytes(bytes: u64) -> u64 {
-    bytes / 4
-}
-
-fn is_transient(kind: FailureKind) -> bool {
-    matches!(
-        kind,
-        FailureKind::Network
-            | FailureKind::Timeout
-            | FailureKind::Remote
-            | FailureKind::ByteCount
-            | FailureKind::Other
-    )
-}
-
 /// Per-item state.
 #[derive(Default)]
 struct ItemState {
@@ -223,34 +130,6 @@ struct Runner<'a> {
     started: Instant,
     done_count: usize,
     total: usize,
-}
-
-/// For each item, its lead: the earlier item whose warm-up stands for it, if any. A
-/// connect item is led by the plan's first connect item; a send, receive or echo item by
-/// the first such item of the same cipher (and compression), whatever its MAC and mode.
-/// Every sample is a new connection (a fresh ssh and a fresh sshd process), so nothing
-/// a warm-up does carries over to the next sample of its own suite rather than to any
-/// other: what a warm-up is for is telling the rate and round trip the counted samples
-/// are sized from, and a cipher's suites are of the same order (round 1 is sized from
-/// the lead's warm-up, later rounds from the suite's own samples). Items with a lead
-/// skip their own warm-up.
-pub fn leads(plan: &Plan) -> Vec<Option<usize>> {
-    let items = &plan.items;
-    (0..items.len())
-        .map(|i| {
-            let (mode, suite) = (items[i].mode, &items[i].suite);
-            (0..i).find(|&j| {
-                let other = &items[j];
-                if mode == Mode::Connect {
-                    other.mode == Mode::Connect
-                } else {
-                    other.mode != Mode::Connect
-                        && other.suite.cipher == suite.cipher
-                        && other.suite.compression == suite.compression
-                }
-            })
-        })
-        .collect()
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -339,52 +218,6 @@ pub fn run(
 }
 
 impl Runner<'_> {
-    /// `item`'s lead's warm-up, if it succeeded.
-    fn lead_warmup(&self, item: usize) -> Option<&Sample> {
-        let w = self.state[self.leads[item]?].warmup.as_ref()?;
-        w.outcome.is_success().then_some(w)
-    }
-
-    /// Whether `item`'s lead's warm-up succeeded and told what `item` needs (a connect
-    /// item needs nothing but the success).
-    fn lead_warmed(&self, item: usize) -> bool {
-        match self.plan.items[item].mode {
-            Mode::Connect => self.lead_warmup(item).is_some(),
-            _ => self.lead_estimate(item).is_some(),
-        }
-    }
-
-    /// What `item`'s lead's warm-up says about it: the rate for a transfer, the round
-    /// trip for echo (an echo lead's median; else the lead's ping, when it measured one;
-    /// else 0, which sizes the first session like a warm-up). None when there is no lead
-    /// or it told nothing.
-    fn lead_estimate(&self, item: usize) -> Option<f64> {
-        let w = self.lead_warmup(item)?;
-        match self.plan.items[item].mode {
-            Mode::Send | Mode::Receive => w.throughput(),
-            Mode::Echo if w.mode == Mode::Echo => figure(w),
-            Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
-            Mode::Connect => None,
-        }
-    }
-
-    /// The state of the other suites of `item`'s cipher (and compression) measured in
-    /// the same mode: same order of rate, so each tells about the others.
-    fn siblings(&self, item: usize) -> impl Iterator<Item = &ItemState> {
-        let planned = &self.plan.items[item];
-        self.plan
-            .items
-            .iter()
-            .zip(&self.state)
-            .filter(move |(p, _)| {
-                p.mode == planned.mode
-                    && p.suite != planned.suite
-                    && p.suite.cipher == planned.suite.cipher
-                    && p.suite.compression == planned.suite.compression
-            })
-            .map(|(_, st)| st)
-    }
-
     fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
         let st = &mut self.state[item];
         match &s.outcome {
@@ -435,166 +268,6 @@ impl Runner<'_> {
             }
         }
         Ok(None)
-    }
-
-    /// One sample of `item` in `round`, sized for it (warm-ups calibrate).
-    fn measure(&mut self, item: usize, round: u32) -> Result<Sample, Abort> {
-        let planned = &self.plan.items[item];
-        let st = &self.state[item];
-        // The best estimate of the figure: the counted samples' median, else the
-        // warm-up's, else the lead's warm-up's. A transfer with fewer than two counted
-        // samples of its own takes the median of everything its cipher (and
-        // compression) has shown in this direction so far: its own figure and
-        // warm-up, its sibling suites' counted samples and the lead's warm-up. One
-        // warm-up can read far low (a slow spell of the machine: AES-CBC warm-ups at
-        // 36-38 MB/s against 266-425 counted), and sizing every suite of the cipher
-        // from it alone left their first samples' windows at 20-30 ms, where one
-        // hiccup of the machine decides the figure; a cipher's suites differ by less
-        // than 2x, which sizing tolerates.
-        let estimate = || {
-            let own = analysis::summarize(&st.figures);
-            if planned.mode.is_transfer() && own.as_ref().is_none_or(|s| s.n < 2) {
-                let mut known: Vec<f64> = st.figures.clone();
-                for other in self.siblings(item) {
-                    known.extend(&other.figures);
-                }
-                known.extend(st.warmup.as_ref().and_then(analysis::figure));
-                known.extend(self.lead_estimate(item));
-                return analysis::summarize(&known).map(|s| s.median);
-            }
-            own.map(|s| s.median)
-                .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
-                .or_else(|| self.lead_estimate(item))
-        };
-        let t = self.settings.sample_time;
-        let (bytes, ramp, until) = match (planned.mode, self.settings.size) {
-            (Mode::Connect, _) => (0, 0, None),
-            (Mode::Echo, _) => {
-                let n = if round == 0 {
-                    ECHO_WARMUP
-                } else {
-                    calibrate_echo(estimate(), self.settings.sample_time)
-                };
-                (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
-            }
-            (Mode::Send | Mode::Receive, size) => {
-                // A warm-up starts from the rate of a warmed-up suite of the same cipher
-                // (and compression) in this direction, which is of the same order; else
-                // from a fixed small size. (The same suite's other direction never has
-                // a rate to offer: it is this item's lead, or led by it.)
-                let sibling = || {
-                    self.siblings(item)
-                        .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
-                };
-                match size {
-                    Some(fixed) => (fixed, ramp_bytes(fixed), None),
-                    // A send warm-up streams for a while after its ramp, whatever the
-                    // rate (the client decides when to stop): one connection tells the
-                    // steady rate, where a fixed size could end inside the ramp-up and
-                    // look slow, or be over too soon to tell.
-                    None if round == 0 && planned.mode == Mode::Send => (
-                        MAX_BYTES,
-                        sibling()
-                            .map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
-                        Some(warmup_window(t)),
-                    ),
-                    None => {
-                        let rate = if round == 0 { sibling() } else { estimate() };
-                        let (bytes, ramp) = calibrate(rate, t, planned.mode);
-                        (bytes, ramp, None)
-                    }
-                }
-            }
-        };
-        let mut request = SampleRequest {
-            suite: planned.suite.clone(),
-            mode: planned.mode,
-            bytes,
-            ramp,
-            timeout: self.settings.timeout,
-            until,
-        };
-        let mut sample = self.attempt(item, round, &request)?;
-        // A warm-up transfer that was over in a fraction of the sample time says little
-        // about the steady rate (the first megabytes of a connection are often slow), and
-        // sizing the counted samples from it would keep them small, and slow, too: warm
-        // up again with the size it suggests, a few times at most.
-        if round == 0
-            && request.mode.is_transfer()
-            && request.until.is_none()
-            && self.settings.size.is_none()
-        {
-            for _ in 0..WARMUP_RETRIES {
-                let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
-                    break;
-                };
-                if w.time * 2 >= self.settings.sample_time {
-                    break;
-                }
-                let (next, ramp) =
-                    calibrate(sample.throughput(), self.settings.sample_time, request.mode);
-                if next < request.bytes * 3 / 2 {
-                    break;
-                }
-                request.bytes = next;
-                request.ramp = ramp;
-                sample = self.attempt(item, round, &request)?;
-            }
-        }
-        Ok(sample)
-    }
-
-    /// One sample with retries for transient failures.
-    fn attempt(
-        &mut self,
-        item: usize,
-        round: u32,
-        request: &SampleRequest,
-    ) -> Result<Sample, Abort> {
-        let mut attempt = 1;
-        loop {
-            (self.progress)(Event::Starting {
-                round,
-                done: self.done_count,
-                total: self.total,
-                request,
-            });
-            let sample = self.transport.measure(request, self.cancel);
-            if self.cancel.is_cancelled() {
-                return Err(Abort::Cancelled);
-            }
-            let (retry, fatal) = match &sample.outcome {
-                Outcome::Failed { kind, message } => {
-                    let fatal = match kind {
-                        FailureKind::Auth | FailureKind::HostKey => true,
-                        FailureKind::Network => !self.any_success,
-                        _ => false,
-                    };
-                    if fatal {
-                        (false, Some((*kind, message.clone())))
-                    } else {
-                        (is_transient(*kind) && attempt < ATTEMPTS, None)
-                    }
-                }
-                _ => (false, None),
-            };
-            (self.progress)(Event::Finished {
-                round,
-                done: self.done_count + 1,
-                total: self.total,
-                sample: &sample,
-                retrying: retry,
-            });
-            if let Some((kind, message)) = fatal {
-                // Recorded, so the database says why the run stopped.
-                let _ = self.sink.record(item, round, &sample);
-                return Err(Abort::Fatal { kind, message });
-            }
-            if !retry {
-                return Ok(sample);
-            }
-            attempt += 1;
-        }
     }
 }
 

@@ -1,0 +1,77 @@
+//! One sample with its retries: transient failures are tried again, failures every
+//! further sample would repeat stop the run.
+
+use super::{Abort, Event, Runner};
+use crate::model::{FailureKind, Outcome, Sample, SampleRequest};
+
+/// Attempts for a transient failure before it is recorded.
+pub const ATTEMPTS: u32 = 3;
+
+/// Consecutive failed samples that stop the run.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 10;
+
+fn is_transient(kind: FailureKind) -> bool {
+    matches!(
+        kind,
+        FailureKind::Network
+            | FailureKind::Timeout
+            | FailureKind::Remote
+            | FailureKind::ByteCount
+            | FailureKind::Other
+    )
+}
+
+impl Runner<'_> {
+    /// One sample with retries for transient failures.
+    pub(super) fn attempt(
+        &mut self,
+        item: usize,
+        round: u32,
+        request: &SampleRequest,
+    ) -> Result<Sample, Abort> {
+        let mut attempt = 1;
+        loop {
+            (self.progress)(Event::Starting {
+                round,
+                done: self.done_count,
+                total: self.total,
+                request,
+            });
+            let sample = self.transport.measure(request, self.cancel);
+            if self.cancel.is_cancelled() {
+                return Err(Abort::Cancelled);
+            }
+            let (retry, fatal) = match &sample.outcome {
+                Outcome::Failed { kind, message } => {
+                    let fatal = match kind {
+                        FailureKind::Auth | FailureKind::HostKey => true,
+                        FailureKind::Network => !self.any_success,
+                        _ => false,
+                    };
+                    if fatal {
+                        (false, Some((*kind, message.clone())))
+                    } else {
+                        (is_transient(*kind) && attempt < ATTEMPTS, None)
+                    }
+                }
+                _ => (false, None),
+            };
+            (self.progress)(Event::Finished {
+                round,
+                done: self.done_count + 1,
+                total: self.total,
+                sample: &sample,
+                retrying: retry,
+            });
+            if let Some((kind, message)) = fatal {
+                // Recorded, so the database says why the run stopped.
+                let _ = self.sink.record(item, round, &sample);
+                return Err(Abort::Fatal { kind, message });
+            }
+            if !retry {
+                return Ok(sample);
+            }
+            attempt += 1;
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! How big each sample is: warm-ups calibrate, and counted samples are sized so that
+//! their measured window lasts the sample time at the suite's estimated rate (or round
+//! trip, for echo), after a ramp the connection needs to reach its steady rate.
+
+use super::Runner;
+use super::{Abort, analysis};
+use crate::model::{Mode, Sample, SampleRequest};
+use std::time::Duration;
+
+/// Bytes of a warm-up transfer when the size is calibrated.
+pub const WARMUP_BYTES: u64 = 8 << 20;
+/// A calibrated transfer's ramp is at least this long (at most two sample times at the
+/// suite's rate): a shorter one ends before sshd's buffers have grown to hold a
+/// flow-control window, and a slow suite's window then pays for that growth.
+pub const RAMP_MIN: u64 = 8 << 20;
+/// A calibrated send's ramp also lasts at least this long at the suite's rate: a
+/// connection's first tenths of a second move client → server slower than what follows
+/// (BENCHMARKS.md, "the send ramp").
+pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
+/// A send warm-up with nothing to go on ramps over the minimum ramp, then streams for
+/// [`warmup_window`].
+pub const WARMUP_RAMP: u64 = RAMP_MIN;
+/// Calibrated sizes stay within these bounds.
+pub const MIN_BYTES: u64 = 1 << 20;
+pub const MAX_BYTES: u64 = 4 << 30;
+/// Echo: keystrokes of a warm-up session; counted sessions type enough to last about
+/// the sample time, within these bounds (a session's round trips are stored one by one).
+pub const ECHO_WARMUP: u64 = 100;
+pub const ECHO_MIN: u64 = 100;
+pub const ECHO_MAX: u64 = 5_000;
+/// Echo: keystrokes at the start of each session that are echoed and checked, not timed.
+pub const ECHO_UNTIMED: u64 = 10;
+/// Further receive warm-ups, each sized from the previous one, while a warm-up is over
+/// in less than half the sample time: a transfer of a few MiB is dominated by the stall
+/// where ssh's first channel window runs out, and samples sized from it come out far
+/// too small. (Send warm-ups stream for a time instead.)
+pub const WARMUP_RETRIES: u32 = 3;
+
+/// How long a send warm-up streams after its ramp: enough to tell the steady rate, which
+/// is all a warm-up is for.
+pub fn warmup_window(sample_time: Duration) -> Duration {
+    sample_time / 2
+}
+
+/// Transfer size and ramp (the bytes before the measured window) for a suite at an
+/// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a third
+/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less), and for
+/// send at least [`SEND_RAMP_TIME`] at that rate.
+pub fn calibrate(rate: Option<f64>, sample_time: Duration, mode: Mode) -> (u64, u64) {
+    let Some(rate) = rate.filter(|r| *r > 0.0) else {
+        return (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES));
+    };
+    let window = rate * sample_time.as_secs_f64();
+    let mut ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
+    if mode == Mode::Send {
+        ramp = ramp.max(rate * SEND_RAMP_TIME.as_secs_f64());
+    }
+    let rounded = ((window + ramp) as u64).div_ceil(64 << 10) * (64 << 10);
+    let bytes = rounded.clamp(MIN_BYTES, MAX_BYTES);
+    let ramp = if bytes < rounded {
+        ramp_bytes(bytes)
+    } else {
+        ramp as u64
+    };
+    (bytes, ramp)
+}
+
+/// Keystrokes for an echo session at an estimated median round trip `rtt` (seconds).
+pub fn calibrate_echo(rtt: Option<f64>, sample_time: Duration) -> u64 {
+    match rtt.filter(|r| *r > 0.0) {
+        None => ECHO_WARMUP,
+        Some(r) => ((sample_time.as_secs_f64() / r) as u64).clamp(ECHO_MIN, ECHO_MAX),
+    }
+}
+
+/// Bytes at the start of a transfer of a fixed size (`--size`, a warm-up's first size)
+/// that ramp the connection up and are not measured.
+pub fn ramp_bytes(bytes: u64) -> u64 {
+    bytes / 4
+}
+
+impl Runner<'_> {
+    /// The best estimate of `item`'s figure: its counted samples' median, else its
+    /// warm-up's, else its lead's. A transfer with fewer than two counted samples of its
+    /// own takes the median of everything its cipher (and compression) has shown in this
+    /// direction: one warm-up can read far low in a slow spell of the machine, and a
+    /// cipher's suites differ by less than sizing cares about.
+    fn estimate(&self, item: usize) -> Option<f64> {
+        let (planned, st) = (&self.plan.items[item], &self.state[item]);
+        let own = analysis::summarize(&st.figures);
+        if planned.mode.is_transfer() && own.as_ref().is_none_or(|s| s.n < 2) {
+            let mut known: Vec<f64> = st.figures.clone();
+            for other in self.siblings(item) {
+                known.extend(&other.figures);
+            }
+            known.extend(st.warmup.as_ref().and_then(analysis::figure));
+            known.extend(self.lead_estimate(item));
+            return analysis::summarize(&known).map(|s| s.median);
+        }
+        own.map(|s| s.median)
+            .or_else(|| st.warmup.as_ref().and_then(analysis::figure))
+            .or_else(|| self.lead_estimate(item))
+    }
+
+    /// A transfer's bytes, ramp and time bound. A warm-up starts from the rate of a
+    /// warmed-up sibling suite in this direction, else from a fixed small size; a send
+    /// warm-up streams for a while after its ramp whatever the rate, so that one
+    /// connection tells the steady rate.
+    fn transfer_size(&self, item: usize, round: u32) -> (u64, u64, Option<Duration>) {
+        let mode = self.plan.items[item].mode;
+        let t = self.settings.sample_time;
+        let sibling = || {
+            self.siblings(item)
+                .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
+        };
+        match self.settings.size {
+            Some(fixed) => (fixed, ramp_bytes(fixed), None),
+            None if round == 0 && mode == Mode::Send => (
+                MAX_BYTES,
+                sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
+                Some(warmup_window(t)),
+            ),
+            None => {
+                let rate = if round == 0 {
+                    sibling()
+                } else {
+                    self.estimate(item)
+                };
+                let (bytes, ramp) = calibrate(rate, t, mode);
+                (bytes, ramp, None)
+            }
+        }
+    }
+
+    /// The request for one sample of `item` in `round`.
+    pub(super) fn request(&self, item: usize, round: u32) -> SampleRequest {
+        let planned = &self.plan.items[item];
+        let (bytes, ramp, until) = match planned.mode {
+            Mode::Connect => (0, 0, None),
+            Mode::Echo => {
+                let n = if round == 0 {
+                    ECHO_WARMUP
+                } else {
+                    calibrate_echo(self.estimate(item), self.settings.sample_time)
+                };
+                (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
+            }
+            Mode::Send | Mode::Receive => self.transfer_size(item, round),
+        };
+        SampleRequest {
+            suite: planned.suite.clone(),
+            mode: planned.mode,
+            bytes,
+            ramp,
+            timeout: self.settings.timeout,
+            until,
+        }
+    }
+
+    /// One sample of `item` in `round`, sized for it. A sized warm-up transfer that was
+    /// over in a fraction of the sample time says little about the steady rate: warm up
+    /// again with the size it suggests, a few times at most.
+    pub(super) fn measure(&mut self, item: usize, round: u32) -> Result<Sample, Abort> {
+        let mut request = self.request(item, round);
+        let mut sample = self.attempt(item, round, &request)?;
+        let sized_warmup = round == 0
+            && request.mode.is_transfer()
+            && request.until.is_none()
+            && self.settings.size.is_none();
+        if !sized_warmup {
+            return Ok(sample);
+        }
+        for _ in 0..WARMUP_RETRIES {
+            let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
+                break;
+            };
+            if w.time * 2 >= self.settings.sample_time {
+                break;
+            }
+            let (next, ramp) =
+                calibrate(sample.throughput(), self.settings.sample_time, request.mode);
+            if next < request.bytes * 3 / 2 {
+                break;
+            }
+            request.bytes = next;
+            request.ramp = ramp;
+            sample = self.attempt(item, round, &request)?;
+        }
+        Ok(sample)
+    }
+}
