@@ -160,55 +160,13 @@ pub fn run(
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
     };
-    for (item, round, s) in previous {
-        if *item >= n {
-            continue;
-        }
-        r.done.insert((*item, *round));
-        r.done_count += 1;
-        r.absorb(*item, *round, s);
-    }
-    // Round 0: warm-up and calibration, first of the items without a lead; then of
-    // those whose lead's warm-up gave nothing to go on (it failed, or was refused: then
-    // this item finds out for itself, and may be refused where its lead was not).
-    let all: Vec<usize> = (0..n).collect();
-    let (first, followers): (Vec<usize>, Vec<usize>) =
-        all.iter().partition(|&&i| r.leads[i].is_none());
-    r.total -= followers.len();
-    if let Some(end) = r.round(0, &first)? {
-        return Ok(end);
-    }
-    let cold: Vec<usize> = followers
-        .into_iter()
-        .filter(|&i| r.done.contains(&(i, 0)) || !r.lead_warmed(i))
-        .collect();
-    r.total += cold.len();
-    if let Some(end) = r.round(0, &cold)? {
+    r.replay(previous);
+    if let Some(end) = r.warm_up()? {
         return Ok(end);
     }
     for round in 1..=settings.max_rounds {
-        let live: Vec<usize> = all
-            .iter()
-            .copied()
-            .filter(|&i| !r.state[i].refused)
-            .collect();
-        let items: Vec<usize> = if round <= settings.rounds {
-            live
-        } else {
-            let Some(p) = settings.precision else { break };
-            let imprecise: Vec<usize> = live
-                .into_iter()
-                .filter(|&i| {
-                    analysis::summarize(&r.state[i].figures)
-                        .and_then(|s| s.relative_ci())
-                        .is_none_or(|rel| rel > p)
-                })
-                .collect();
-            if imprecise.is_empty() {
-                break;
-            }
-            r.total = r.done_count + imprecise.len();
-            imprecise
+        let Some(items) = r.round_items(round) else {
+            break;
         };
         if let Some(end) = r.round(round, &items)? {
             return Ok(end);
@@ -218,6 +176,63 @@ pub fn run(
 }
 
 impl Runner<'_> {
+    /// Take in what an interrupted run already stored.
+    fn replay(&mut self, previous: &[(usize, u32, Sample)]) {
+        for (item, round, s) in previous {
+            if *item >= self.plan.items.len() {
+                continue;
+            }
+            self.done.insert((*item, *round));
+            self.done_count += 1;
+            self.absorb(*item, *round, s);
+        }
+    }
+
+    /// Round 0: warm-up and calibration, first of the items without a lead; then of
+    /// those whose lead's warm-up gave nothing to go on (it failed, or was refused: then
+    /// this item finds out for itself, and may be refused where its lead was not).
+    fn warm_up(&mut self) -> Result<Option<End>, Abort> {
+        let all: Vec<usize> = (0..self.plan.items.len()).collect();
+        let (first, followers): (Vec<usize>, Vec<usize>) =
+            all.iter().partition(|&&i| self.leads[i].is_none());
+        self.total -= followers.len();
+        if let Some(end) = self.round(0, &first)? {
+            return Ok(Some(end));
+        }
+        let cold: Vec<usize> = followers
+            .into_iter()
+            .filter(|&i| self.done.contains(&(i, 0)) || !self.lead_warmed(i))
+            .collect();
+        self.total += cold.len();
+        self.round(0, &cold)
+    }
+
+    /// The items of a counted round: every item not refused in the fixed rounds; past
+    /// them, with `--precision`, those whose interval is still wider than asked (`None`:
+    /// no more rounds).
+    fn round_items(&mut self, round: u32) -> Option<Vec<usize>> {
+        let live: Vec<usize> = (0..self.plan.items.len())
+            .filter(|&i| !self.state[i].refused)
+            .collect();
+        if round <= self.settings.rounds {
+            return Some(live);
+        }
+        let p = self.settings.precision?;
+        let imprecise: Vec<usize> = live
+            .into_iter()
+            .filter(|&i| {
+                analysis::summarize(&self.state[i].figures)
+                    .and_then(|s| s.relative_ci())
+                    .is_none_or(|rel| rel > p)
+            })
+            .collect();
+        if imprecise.is_empty() {
+            return None;
+        }
+        self.total = self.done_count + imprecise.len();
+        Some(imprecise)
+    }
+
     fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
         let st = &mut self.state[item];
         match &s.outcome {
@@ -1004,23 +1019,55 @@ mod tests {
         assert_eq!(sink.0.iter().filter(|x| x.0 == 1).count(), 1);
     }
 
-    #[test]
-    fn precision_adds_rounds_until_tight() {
+    /// Suite `noisy` alternates between two rates from one of its samples to the next;
+    /// every other suite moves at one steady rate.
+    struct Noisy {
+        calls: u32,
+    }
+    impl Transport for Noisy {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let noisy = req.suite.cipher.as_deref() == Some("noisy");
+            self.calls += u32::from(noisy);
+            let rate = match (noisy, self.calls % 2) {
+                (true, 0) => 100e6,
+                (true, _) => 300e6,
+                (false, _) => 200e6,
+            };
+            at_rate(req, cancel, rate)
+        }
+    }
+
+    /// Counted samples per item of a run of `noisy` and `steady`.
+    fn counted_with(precision: Option<f64>, max_rounds: u32) -> (usize, usize) {
         let mut sink = VecSink::default();
         let mut s = settings(2);
-        s.precision = Some(0.5);
+        s.precision = precision;
+        s.max_rounds = max_rounds;
         run(
-            &plan(&["a"]),
+            &plan(&["noisy", "steady"]),
             &s,
-            &mut Mock::default(),
+            &mut Noisy { calls: 0 },
             &Cancel::new(),
             &mut sink,
             &[],
             &mut |_| {},
         )
         .unwrap();
-        // The mock's figures are identical, so two counted rounds already give CI 0.
-        assert_eq!(sink.0.len(), 3);
+        let count = |item| sink.0.iter().filter(|(i, r, _)| *i == item && *r > 0).count();
+        (count(0), count(1))
+    }
+
+    #[test]
+    fn precision_adds_rounds_until_tight() {
+        // Without --precision, the fixed rounds only.
+        assert_eq!(counted_with(None, 8), (2, 2));
+        // With it, the noisy suite (a coefficient of variation near 50%) gets rounds
+        // until --max-rounds; the steady one (interval 0) stops at the fixed rounds.
+        assert_eq!(counted_with(Some(0.05), 8), (8, 2));
+        // A loose target is met by the noisy suite after a few more rounds.
+        let (noisy, steady) = counted_with(Some(0.5), 20);
+        assert!((3..20).contains(&noisy), "{noisy}");
+        assert_eq!(steady, 2);
     }
 
     #[test]
