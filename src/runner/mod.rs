@@ -1053,7 +1053,12 @@ mod tests {
             &mut |_| {},
         )
         .unwrap();
-        let count = |item| sink.0.iter().filter(|(i, r, _)| *i == item && *r > 0).count();
+        let count = |item| {
+            sink.0
+                .iter()
+                .filter(|(i, r, _)| *i == item && *r > 0)
+                .count()
+        };
         (count(0), count(1))
     }
 

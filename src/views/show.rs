@@ -432,3 +432,58 @@ pub fn bars(ranked: &[Ranked], mode: Mode, width: usize, ascii: bool) -> String 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::SuiteStats;
+    use crate::model::Suite;
+
+    fn ranked(figs: &[(&str, &[f64])]) -> Vec<Ranked> {
+        let stats: Vec<SuiteStats> = figs
+            .iter()
+            .map(|(c, v)| SuiteStats {
+                mode: Mode::Send,
+                suite: Suite {
+                    cipher: Some(c.to_string()),
+                    ..Suite::default()
+                },
+                ok: v.len(),
+                failed: 0,
+                refused: false,
+                figure: analysis::summarize(v),
+                client_cpu: None,
+                server_cpu: None,
+                client_busy: None,
+                server_busy: None,
+                phases: None,
+                compression_factor: None,
+                rekey: None,
+                echo: None,
+                bytes: 0,
+                last_error: None,
+            })
+            .collect();
+        analysis::rank(&stats, Mode::Send)
+    }
+
+    #[test]
+    fn bars_scale_to_the_largest_and_mark_intervals() {
+        let r = ranked(&[("fast", &[800e6, 820e6, 780e6]), ("slow", &[200e6])]);
+        let text = bars(&r, Mode::Send, 20, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("fast + <implicit> ") && lines[0].contains('┤'),
+            "{text}"
+        );
+        assert!(lines[0].ends_with("800.0 ±49.7"), "{text}");
+        let full = lines[0].matches('█').count();
+        let quarter = lines[1].matches('█').count();
+        assert!(full >= 17 && (4..=5).contains(&quarter), "{text}");
+        let ascii = bars(&r, Mode::Send, 20, true);
+        assert!(
+            ascii.is_ascii() && ascii.contains('#') && ascii.contains('|'),
+            "{ascii}"
+        );
+    }
+}

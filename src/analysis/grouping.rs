@@ -1,0 +1,39 @@
+//! How reports group samples into suites beyond (mode, suite): a compressed transfer
+//! measured on other data than random is a row of its own.
+
+use super::{SuiteStats, aggregate};
+use crate::model::{PayloadKind, Sample};
+
+/// A compressed transfer's figure depends on the data (text shrinks several times,
+/// random data not at all), so one measured on other data than the default random is a
+/// suite of its own in reports: its compression reads `zlib@openssh.com, text data`.
+/// Reports over runs with different `--payload`s then never pool the two. Uncompressed
+/// suites are left as they are: the data does not change what a cipher costs.
+pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
+    let data = match payload {
+        PayloadKind::Random => return,
+        PayloadKind::Text => "text",
+        PayloadKind::Zeros => "zeros",
+    };
+    if sample.mode.is_transfer()
+        && let Some(c) = &mut sample.suite.compression
+    {
+        *c = format!("{c}, {data} data");
+    }
+}
+
+/// [`aggregate`] over samples as reports group them: each with the payload its run
+/// carried (see [`mark_payload`]).
+pub fn aggregate_reported<'a>(
+    samples: impl IntoIterator<Item = (&'a Sample, PayloadKind)>,
+) -> Vec<SuiteStats> {
+    let marked: Vec<Sample> = samples
+        .into_iter()
+        .map(|(s, payload)| {
+            let mut s = s.clone();
+            mark_payload(&mut s, payload);
+            s
+        })
+        .collect();
+    aggregate(&marked)
+}

@@ -1,0 +1,299 @@
+//! Per-suite statistics: samples grouped by (mode, suite) into figures with intervals,
+//! CPU per GB, busy fractions and the bottleneck verdict, phases, echo percentiles and
+//! the rekeying spread into the figures.
+
+use super::{Percentiles, Summary, median, percentiles, summarize};
+use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
+
+/// Everything known about one suite in one mode.
+#[derive(Clone, Debug)]
+pub struct SuiteStats {
+    pub mode: Mode,
+    pub suite: Suite,
+    pub ok: usize,
+    pub failed: usize,
+    pub refused: bool,
+    /// Connect: seconds. Send/receive: bytes per second. Echo: each session's median
+    /// round trip, seconds.
+    pub figure: Option<Summary>,
+    /// Echo: percentiles over every timed keystroke of every session.
+    pub echo: Option<Percentiles>,
+    /// Client CPU seconds per GB moved (transfers: over the steady window where the OS
+    /// tells, else the whole process) or per connection (connect).
+    pub client_cpu: Option<Summary>,
+    /// Server session CPU seconds per GB moved, where the server tells.
+    pub server_cpu: Option<Summary>,
+    /// Busy fraction of one core during transfers (1.0 = saturated): see [`busy`].
+    pub client_busy: Option<f64>,
+    pub server_busy: Option<f64>,
+    /// Connect: median time of each phase.
+    pub phases: Option<Phases>,
+    /// Median compressed/raw ratio with compression.
+    pub compression_factor: Option<f64>,
+    /// Transfers: the rekeying spread into the figure (the shortest interval seen, the
+    /// median stall), where the samples recorded it.
+    pub rekey: Option<Rekey>,
+    /// Median bytes per transfer sample.
+    pub bytes: u64,
+    /// The last failure or refusal message.
+    pub last_error: Option<String>,
+}
+
+/// Which side limits a transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bound {
+    /// The ssh client saturates a core.
+    Client,
+    /// The server's sshd saturates a core.
+    Server,
+    Both,
+    /// Neither side's CPU is saturated: the network or flow control limits.
+    Network,
+    /// Not enough is known (the server does not expose its CPU).
+    Unknown,
+}
+
+impl Bound {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bound::Client => "client CPU",
+            Bound::Server => "server CPU",
+            Bound::Both => "both CPUs",
+            Bound::Network => "network/window",
+            Bound::Unknown => "?",
+        }
+    }
+}
+
+/// A side counts as the bottleneck when its busiest process uses this much of a core.
+pub const SATURATED: f64 = 0.85;
+
+impl SuiteStats {
+    /// The bottleneck of a transfer suite, from the busy fractions.
+    pub fn bound(&self) -> Option<Bound> {
+        if !self.mode.is_transfer() || self.figure.is_none() {
+            return None;
+        }
+        let c = self.client_busy.map(|b| b >= SATURATED);
+        let s = self.server_busy.map(|b| b >= SATURATED);
+        Some(match (c, s) {
+            (Some(true), Some(true)) => Bound::Both,
+            (Some(true), _) => Bound::Client,
+            (_, Some(true)) => Bound::Server,
+            (Some(false), Some(false)) => Bound::Network,
+            _ => Bound::Unknown,
+        })
+    }
+}
+
+/// How saturated a side is over a suite's samples (1.0 = a core fully used). CPU times
+/// come in clock ticks (10 ms on most systems), so one 200 ms window is only good to a
+/// tick or two: a saturated process can read 0.85 in one window and 0.95 in the next.
+/// The windows are therefore pooled (all the busiest process's CPU over all the time),
+/// which averages the rounding out. Under an enforced quota each window's own figure
+/// (from its throttled periods) is used, and the median of those.
+pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
+    if windows
+        .iter()
+        .any(|w| w.limit.is_some_and(|l| l < 1.0) && w.throttled.is_some())
+    {
+        let mut each: Vec<f64> = windows.iter().filter_map(CpuWindow::busy).collect();
+        return median(&mut each);
+    }
+    let time: f64 = windows.iter().map(|w| w.interval.as_secs_f64()).sum();
+    let cpu: f64 = windows.iter().map(|w| w.peak).sum();
+    (time > 0.0).then(|| cpu / time)
+}
+
+/// Echo: the median round trip of a session, in seconds.
+pub fn echo_median(s: &Sample) -> Option<f64> {
+    if !s.outcome.is_success() {
+        return None;
+    }
+    summarize(&s.echoes).map(|s| s.median)
+}
+
+/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, the
+/// median round trip (seconds) for echo.
+pub fn figure(s: &Sample) -> Option<f64> {
+    if !s.outcome.is_success() {
+        return None;
+    }
+    match s.mode {
+        Mode::Connect => Some(s.wall.as_secs_f64()),
+        Mode::Echo => echo_median(s),
+        Mode::Send | Mode::Receive => s.throughput(),
+    }
+}
+
+/// Samples grouped by (mode, suite), in the order suites first appear.
+fn group<'a>(
+    samples: impl IntoIterator<Item = &'a Sample>,
+) -> Vec<(Mode, &'a Suite, Vec<&'a Sample>)> {
+    let mut groups: Vec<(Mode, &Suite, Vec<&Sample>)> = Vec::new();
+    let mut index: std::collections::HashMap<(Mode, &Suite), usize> =
+        std::collections::HashMap::new();
+    for s in samples {
+        match index.get(&(s.mode, &s.suite)) {
+            Some(&i) => groups[i].2.push(s),
+            None => {
+                index.insert((s.mode, &s.suite), groups.len());
+                groups.push((s.mode, &s.suite, vec![s]));
+            }
+        }
+    }
+    groups
+}
+
+/// Client CPU of one sample: seconds per connection for connect, per GB over the
+/// steady window (or the whole transfer, for samples without one) for transfers.
+fn client_cpu(mode: Mode, s: &Sample) -> Option<f64> {
+    match (mode, s.client_window_cpu) {
+        (Mode::Connect, _) => Some(s.client_cpu?.total().as_secs_f64()),
+        (Mode::Echo, _) => None,
+        (_, Some(w)) => w.per_gb(),
+        _ => {
+            let c = s.client_cpu?.total().as_secs_f64();
+            (s.bytes > 0).then(|| c / s.bytes as f64 * 1e9)
+        }
+    }
+}
+
+/// The median of each connect phase.
+fn median_phases(good: &[&Sample]) -> Option<Phases> {
+    let list: Vec<Phases> = good.iter().filter_map(|s| s.phases).collect();
+    if list.is_empty() {
+        return None;
+    }
+    let m = |f: fn(&Phases) -> f64| {
+        let mut v: Vec<f64> = list.iter().map(f).collect();
+        median(&mut v).unwrap_or(0.0)
+    };
+    Some(Phases {
+        tcp: m(|p| p.tcp),
+        version: m(|p| p.version),
+        kex: m(|p| p.kex),
+        auth: m(|p| p.auth),
+        session: m(|p| p.session),
+    })
+}
+
+/// Everything known about one suite in one mode, from its samples.
+fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
+    let figures: Vec<f64> = list.iter().filter_map(|s| figure(s)).collect();
+    let good: Vec<&Sample> = list
+        .iter()
+        .copied()
+        .filter(|s| s.outcome.is_success())
+        .collect();
+    let cpu: Vec<f64> = good.iter().filter_map(|s| client_cpu(mode, s)).collect();
+    let server: Vec<f64> = good.iter().filter_map(|s| s.server_cpu?.per_gb()).collect();
+    let client_windows: Vec<CpuWindow> = good.iter().filter_map(|s| s.client_window_cpu).collect();
+    let server_windows: Vec<CpuWindow> = good.iter().filter_map(|s| s.server_cpu).collect();
+    let mut factors: Vec<f64> = good.iter().filter_map(|s| s.compression_factor).collect();
+    let mut bytes: Vec<u64> = good.iter().map(|s| s.bytes).collect();
+    bytes.sort();
+    let echoes: Vec<f64> = good.iter().flat_map(|s| s.echoes.iter().copied()).collect();
+    SuiteStats {
+        mode,
+        suite: suite.clone(),
+        ok: good.len(),
+        failed: list
+            .iter()
+            .filter(|s| matches!(s.outcome, Outcome::Failed { .. }))
+            .count(),
+        refused: list
+            .iter()
+            .any(|s| matches!(s.outcome, Outcome::Refused { .. })),
+        figure: summarize(&figures),
+        echo: percentiles(&echoes),
+        client_cpu: summarize(&cpu),
+        server_cpu: summarize(&server),
+        client_busy: busy(&client_windows),
+        server_busy: busy(&server_windows),
+        phases: median_phases(&good),
+        compression_factor: median(&mut factors),
+        rekey: rekey_of(&good),
+        bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
+        last_error: list
+            .iter()
+            .rev()
+            .find_map(|s| s.outcome.message().map(str::to_string)),
+    }
+}
+
+/// Group samples by (mode, suite), in the order suites first appear.
+pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
+    group(samples)
+        .into_iter()
+        .map(|(mode, suite, list)| suite_stats(mode, suite, &list))
+        .collect()
+}
+
+/// The rekeying of a suite's samples: the shortest interval any recorded (the one a
+/// long transfer meets first) and the median stall.
+fn rekey_of(samples: &[&Sample]) -> Option<Rekey> {
+    let recorded: Vec<Rekey> = samples.iter().filter_map(|s| s.rekey).collect();
+    let every = recorded.iter().map(|r| r.every).min()?;
+    let mut seconds: Vec<f64> = recorded.iter().map(|r| r.seconds).collect();
+    Some(Rekey {
+        every,
+        seconds: median(&mut seconds)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CpuTimes, FailureKind};
+    use std::time::Duration;
+
+    fn sample(cipher: &str, transfer_ms: u64, outcome: Outcome) -> Sample {
+        Sample {
+            suite: Suite {
+                cipher: Some(cipher.into()),
+                ..Suite::default()
+            },
+            mode: Mode::Send,
+            outcome,
+            wall: Duration::from_millis(transfer_ms + 200),
+            transfer: Some(Duration::from_millis(transfer_ms)),
+            bytes: 100_000_000,
+            window: None,
+            rtt: None,
+            client_cpu: Some(CpuTimes {
+                user: Duration::from_millis(400),
+                system: Duration::from_millis(100),
+            }),
+            negotiated: None,
+            client_window_cpu: None,
+            server_cpu: None,
+            phases: None,
+            compression_factor: None,
+            rekey: None,
+            echoes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn groups_by_suite_and_counts_outcomes() {
+        let samples = vec![
+            sample("a", 100, Outcome::Success),
+            sample("b", 200, Outcome::Success),
+            sample("a", 300, Outcome::Success),
+            sample("a", 100, Outcome::failed(FailureKind::Timeout, "slow")),
+        ];
+        let stats = aggregate(&samples);
+        assert_eq!(stats.len(), 2);
+        let a = &stats[0];
+        assert_eq!((a.ok, a.failed, a.refused), (2, 1, false));
+        let f = a.figure.unwrap();
+        // 1e8 bytes in 0.1 s and 0.3 s.
+        assert!((f.max - 1e9).abs() < 1.0 && (f.min - 1e8 / 0.3).abs() < 1.0);
+        // 0.5 s of CPU per 1e8 bytes = 5 s per GB.
+        assert!((a.client_cpu.unwrap().median - 5.0).abs() < 1e-9);
+        assert_eq!(a.last_error.as_deref(), Some("slow"));
+        assert_eq!(stats[1].ok, 1);
+    }
+}
