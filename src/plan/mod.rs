@@ -100,33 +100,90 @@ fn join(names: &[&String]) -> String {
         .join(", ")
 }
 
+/// Connect items: each key exchange with each host key algorithm (host keys vary only
+/// where every one is known to verify: the sandbox, or when asked for).
+fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanItem>> {
+    let kexes = select(input, AlgoKind::Kex, notes)?;
+    let hostkeys: Vec<Option<String>> =
+        if input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some() {
+            select(input, AlgoKind::HostKey, notes)?
+                .into_iter()
+                .map(Some)
+                .collect()
+        } else {
+            vec![None]
+        };
+    let mut items = Vec::new();
+    for kex in &kexes {
+        for hk in &hostkeys {
+            items.push(PlanItem {
+                mode: Mode::Connect,
+                suite: Suite {
+                    kex: Some(kex.clone()),
+                    hostkey: hk.clone(),
+                    ..Suite::default()
+                },
+            });
+        }
+    }
+    Ok(items)
+}
+
+/// The session suites: cipher × MAC, each AEAD cipher once (with `--full`, with every
+/// MAC and every key exchange, as the classic scripts' whole product), and with
+/// `--compression` each again with zlib.
+fn session_suites(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<Suite>> {
+    let ciphers = select(input, AlgoKind::Cipher, notes)?;
+    let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
+    let macs = if needs_mac {
+        select(input, AlgoKind::Mac, notes)?
+    } else {
+        Vec::new()
+    };
+    let kexes: Vec<Option<String>> = if input.full {
+        select(input, AlgoKind::Kex, notes)?
+            .into_iter()
+            .map(Some)
+            .collect()
+    } else {
+        vec![None]
+    };
+    let mut suites = Vec::new();
+    for kex in &kexes {
+        for c in &ciphers {
+            let pairs: Vec<Option<&String>> = if input.client.is_aead(c) && !input.full {
+                vec![None]
+            } else {
+                macs.iter().map(Some).collect()
+            };
+            for m in pairs {
+                suites.push(Suite {
+                    kex: kex.clone(),
+                    cipher: Some(c.clone()),
+                    mac: m.cloned(),
+                    ..Suite::default()
+                });
+            }
+        }
+    }
+    if input.compression {
+        let zlib: Vec<Suite> = suites
+            .iter()
+            .map(|s| Suite {
+                compression: Some("zlib@openssh.com".into()),
+                ..s.clone()
+            })
+            .collect();
+        suites.extend(zlib);
+    }
+    Ok(suites)
+}
+
 /// Build the plan: connect suites first, then send, then receive.
 pub fn build(input: &PlanInput) -> Result<Plan> {
     let mut plan = Plan::default();
     if input.modes.contains(&Mode::Connect) {
-        let kexes = select(input, AlgoKind::Kex, &mut plan.notes)?;
-        let hostkeys: Vec<Option<String>> =
-            if input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some() {
-                select(input, AlgoKind::HostKey, &mut plan.notes)?
-                    .into_iter()
-                    .map(Some)
-                    .collect()
-            } else {
-                vec![None]
-            };
-        let connect = |kex: &String, hk: &Option<String>| PlanItem {
-            mode: Mode::Connect,
-            suite: Suite {
-                kex: Some(kex.clone()),
-                hostkey: hk.clone(),
-                ..Suite::default()
-            },
-        };
-        for kex in &kexes {
-            for hk in &hostkeys {
-                plan.items.push(connect(kex, hk));
-            }
-        }
+        plan.items = connect_items(input, &mut plan.notes)?;
     }
     // Send, receive and echo all vary what an established session uses.
     let session: Vec<Mode> = input
@@ -136,50 +193,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
         .filter(|m| m.varies_cipher())
         .collect();
     if !session.is_empty() {
-        let ciphers = select(input, AlgoKind::Cipher, &mut plan.notes)?;
-        let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
-        let macs = if needs_mac {
-            select(input, AlgoKind::Mac, &mut plan.notes)?
-        } else {
-            Vec::new()
-        };
-        // The classic scripts' whole product also varies the key exchange.
-        let kexes: Vec<Option<String>> = if input.full {
-            select(input, AlgoKind::Kex, &mut plan.notes)?
-                .into_iter()
-                .map(Some)
-                .collect()
-        } else {
-            vec![None]
-        };
-        let mut suites = Vec::new();
-        for kex in &kexes {
-            for c in &ciphers {
-                let pairs: Vec<Option<&String>> = if input.client.is_aead(c) && !input.full {
-                    vec![None]
-                } else {
-                    macs.iter().map(Some).collect()
-                };
-                for m in pairs {
-                    suites.push(Suite {
-                        kex: kex.clone(),
-                        cipher: Some(c.clone()),
-                        mac: m.cloned(),
-                        ..Suite::default()
-                    });
-                }
-            }
-        }
-        if input.compression {
-            let zlib: Vec<Suite> = suites
-                .iter()
-                .map(|s| Suite {
-                    compression: Some("zlib@openssh.com".into()),
-                    ..s.clone()
-                })
-                .collect();
-            suites.extend(zlib);
-        }
+        let suites = session_suites(input, &mut plan.notes)?;
         for mode in session {
             plan.items.extend(suites.iter().map(|s| PlanItem {
                 mode,

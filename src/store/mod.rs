@@ -370,7 +370,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CpuTimes, FailureKind, Mode, Negotiated, Outcome, Rekey, Suite, Window};
+    use crate::model::{
+        CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Rekey, Suite, Window,
+    };
     use std::collections::HashSet;
 
     fn sample(cipher: &str, outcome: Outcome) -> Sample {
@@ -407,6 +409,56 @@ mod tests {
                 ..Negotiated::default()
             }),
         }
+    }
+
+    /// Every field of a sample comes back as it went in (the stored forms: the
+    /// client's window CPU as seconds over the sample's window, echoes as f32).
+    #[test]
+    fn every_sample_field_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let machine = Machine::default();
+        let plan = [PlanItem {
+            mode: Mode::Send,
+            suite: Suite::default(),
+        }];
+        let id = store.create_run(&new_run(&machine, &plan)).unwrap();
+        let mut full = sample("aes128-ctr", Outcome::Success);
+        full.suite.kex = Some("curve25519-sha256".into());
+        full.suite.hostkey = Some("ssh-ed25519".into());
+        full.suite.mac = Some("hmac-sha2-256".into());
+        full.suite.compression = Some("zlib@openssh.com".into());
+        let w = full.window.unwrap();
+        full.client_window_cpu = Some(CpuWindow {
+            seconds: 0.03,
+            peak: 0.03,
+            limit: None,
+            throttled: None,
+            interval: w.time,
+            bytes: w.bytes,
+        });
+        full.server_cpu = Some(CpuWindow {
+            seconds: 0.04,
+            peak: 0.035,
+            limit: Some(0.25),
+            throttled: Some(0.5),
+            interval: Duration::from_millis(45),
+            bytes: 1 << 19,
+        });
+        full.phases = Some(Phases {
+            tcp: 0.01,
+            version: 0.02,
+            kex: 0.03,
+            auth: 0.04,
+            session: 0.05,
+        });
+        full.compression_factor = Some(0.5);
+        full.echoes = vec![0.5, 0.25, 0.125];
+        store.add_sample(id, 0, 1, &full).unwrap();
+        let back = store.samples(&[id]).unwrap();
+        let json = |s: &Sample| serde_json::to_value(s).unwrap();
+        assert_eq!(json(&back[0].sample), json(&full));
+        assert_eq!((back[0].run_id, back[0].item, back[0].round), (id, 0, 1));
     }
 
     fn new_run<'a>(machine: &'a Machine, plan: &'a [PlanItem]) -> NewRun<'a> {

@@ -1,5 +1,5 @@
-//! The samples table: its columns declared once ([`COLUMNS`]), written with named
-//! parameters and read back by column name.
+//! The samples table: each column named once per direction, written from a sample as
+//! (name, value) pairs and read back by name, never by position.
 
 use super::{Store, StoredSample};
 use crate::model::{
@@ -10,43 +10,6 @@ use rusqlite::types::{ToSql, Type};
 use rusqlite::{Row, params_from_iter};
 use std::collections::HashSet;
 use std::time::Duration;
-
-/// Every column a sample is stored in, in the order of the table's definition.
-pub const COLUMNS: &[&str] = &[
-    "run_id",
-    "item",
-    "round",
-    "mode",
-    "kex",
-    "hostkey",
-    "cipher",
-    "mac",
-    "outcome",
-    "failure_kind",
-    "error",
-    "wall_s",
-    "transfer_s",
-    "bytes",
-    "client_user_s",
-    "client_sys_s",
-    "negotiated_json",
-    "window_bytes",
-    "window_s",
-    "rtt_s",
-    "compression",
-    "compression_factor",
-    "client_window_cpu_s",
-    "server_cpu_s",
-    "server_cpu_interval_s",
-    "server_cpu_bytes",
-    "phases_json",
-    "server_sshd_cpu_s",
-    "server_cpu_limit",
-    "server_throttled",
-    "echoes",
-    "rekey_bytes",
-    "rekey_s",
-];
 
 /// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
 /// 7 significant digits, far below timer noise).
@@ -64,21 +27,17 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-/// One sample's values, by column name.
-fn values(
-    run_id: i64,
-    item: usize,
-    round: u32,
-    s: &Sample,
-) -> Result<Vec<(&'static str, Box<dyn ToSql>)>> {
+/// A column's name and the value a sample stores in it.
+type Value = (&'static str, Box<dyn ToSql>);
+
+/// The columns that say which sample this is and how it ended.
+fn key_values(run_id: i64, item: usize, round: u32, s: &Sample) -> Vec<Value> {
     let (outcome, kind) = match &s.outcome {
         Outcome::Success => ("ok", None),
         Outcome::Refused { .. } => ("refused", None),
         Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
     };
-    let json = |v: Option<String>| v;
-    let server = s.server_cpu;
-    let v: Vec<(&'static str, Box<dyn ToSql>)> = vec![
+    vec![
         ("run_id", Box::new(run_id)),
         ("item", Box::new(item as i64)),
         ("round", Box::new(round)),
@@ -90,6 +49,17 @@ fn values(
         ("outcome", Box::new(outcome)),
         ("failure_kind", Box::new(kind)),
         ("error", Box::new(s.outcome.message().map(str::to_string))),
+    ]
+}
+
+/// The columns of what the sample measured.
+fn figure_values(s: &Sample) -> Result<Vec<Value>> {
+    let negotiated = s
+        .negotiated
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()?;
+    Ok(vec![
         ("wall_s", Box::new(secs(s.wall))),
         ("transfer_s", Box::new(s.transfer.map(secs))),
         ("bytes", Box::new(s.bytes as i64)),
@@ -101,20 +71,22 @@ fn values(
             "client_sys_s",
             Box::new(s.client_cpu.map(|c| secs(c.system))),
         ),
-        (
-            "negotiated_json",
-            Box::new(json(
-                s.negotiated
-                    .as_ref()
-                    .map(serde_json::to_string)
-                    .transpose()?,
-            )),
-        ),
+        ("negotiated_json", Box::new(negotiated)),
         ("window_bytes", Box::new(s.window.map(|w| w.bytes as i64))),
         ("window_s", Box::new(s.window.map(|w| secs(w.time)))),
         ("rtt_s", Box::new(s.rtt.map(secs))),
         ("compression", Box::new(s.suite.compression.clone())),
         ("compression_factor", Box::new(s.compression_factor)),
+    ])
+}
+
+/// The columns of CPU, phases, echoes and rekeying.
+fn detail_values(s: &Sample) -> Result<Vec<Value>> {
+    let server = s.server_cpu;
+    let phases = s.phases.as_ref().map(serde_json::to_string).transpose()?;
+    let echoes = (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes));
+    let rekey_bytes = s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64);
+    Ok(vec![
         (
             "client_window_cpu_s",
             Box::new(s.client_window_cpu.map(|c| c.seconds)),
@@ -125,29 +97,24 @@ fn values(
             Box::new(server.map(|c| secs(c.interval))),
         ),
         ("server_cpu_bytes", Box::new(server.map(|c| c.bytes as i64))),
-        (
-            "phases_json",
-            Box::new(json(
-                s.phases.as_ref().map(serde_json::to_string).transpose()?,
-            )),
-        ),
+        ("phases_json", Box::new(phases)),
         ("server_sshd_cpu_s", Box::new(server.map(|c| c.peak))),
         ("server_cpu_limit", Box::new(server.and_then(|c| c.limit))),
         (
             "server_throttled",
             Box::new(server.and_then(|c| c.throttled)),
         ),
-        (
-            "echoes",
-            Box::new((!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes))),
-        ),
-        (
-            "rekey_bytes",
-            Box::new(s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64)),
-        ),
+        ("echoes", Box::new(echoes)),
+        ("rekey_bytes", Box::new(rekey_bytes)),
         ("rekey_s", Box::new(s.rekey.map(|r| r.seconds))),
-    ];
-    debug_assert!(v.iter().map(|(c, _)| *c).eq(COLUMNS.iter().copied()));
+    ])
+}
+
+/// One sample's values, by column name.
+fn values(run_id: i64, item: usize, round: u32, s: &Sample) -> Result<Vec<Value>> {
+    let mut v = key_values(run_id, item, round, s);
+    v.extend(figure_values(s)?);
+    v.extend(detail_values(s)?);
     Ok(v)
 }
 
@@ -215,9 +182,8 @@ fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
 fn mode(r: &Row) -> rusqlite::Result<Mode> {
     let mode: String = r.get("mode")?;
     Mode::parse(&mode).ok_or_else(|| {
-        let i = COLUMNS.iter().position(|c| *c == "mode").unwrap_or(0);
         rusqlite::Error::FromSqlConversionFailure(
-            i,
+            0,
             Type::Text,
             format!("unknown mode {mode:?}").into(),
         )
@@ -299,7 +265,7 @@ impl Store {
 
     /// Samples of the given runs (all runs when `runs` is empty).
     pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
-        let mut sql = format!("SELECT {} FROM samples", COLUMNS.join(", "));
+        let mut sql = "SELECT * FROM samples".to_string();
         if !runs.is_empty() {
             let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
             sql.push_str(&format!(" WHERE run_id IN ({})", ids.join(",")));

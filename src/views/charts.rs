@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
 use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -167,6 +168,38 @@ pub fn stacked_bar_chart(
     })
 }
 
+/// The heat map's chart: segmented columns and rows.
+type HeatChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<SegmentedCoord<RangedCoordusize>, SegmentedCoord<RangedCoordusize>>,
+>;
+
+/// One cell at column `c`, row `y` (from the bottom): coloured by `t` (0 slowest, 1
+/// fastest), with its figure.
+fn heat_cell(chart: &mut HeatChart, c: usize, y: usize, v: f64, t: f64) -> Result<()> {
+    let color = HSLColor(t * 0.33, 0.65, 0.55);
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [
+                (SegmentValue::Exact(c), SegmentValue::Exact(y)),
+                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+            ],
+            color.filled(),
+        )))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let style =
+        TextStyle::from(("sans-serif", 11).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
+    chart
+        .draw_series(std::iter::once(Text::new(
+            format!("{v:.0}"),
+            (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
+            style,
+        )))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
 /// A grid of cells coloured from slow (red) to fast (green), with the figure in each.
 pub fn heat_map(
     title: &str,
@@ -218,26 +251,7 @@ pub fn heat_map(
             for c in 0..cols.len() {
                 let Some(v) = cell(r, c) else { continue };
                 let t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
-                let color = HSLColor(t * 0.33, 0.65, 0.55);
-                let y = nr - 1 - r;
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [
-                            (SegmentValue::Exact(c), SegmentValue::Exact(y)),
-                            (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
-                        ],
-                        color.filled(),
-                    )))
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-                let style = TextStyle::from(("sans-serif", 11).into_font())
-                    .pos(Pos::new(HPos::Center, VPos::Center));
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        format!("{v:.0}"),
-                        (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
-                        style,
-                    )))
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                heat_cell(&mut chart, c, nr - 1 - r, v, t)?;
             }
         }
         root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
