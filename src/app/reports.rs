@@ -2,15 +2,13 @@
 //! and `report`.
 
 use super::{db_path, emit};
-use anyhow::{Context, Result, anyhow, bail};
-use sshbench::analysis;
-use sshbench::cli::{
-    AllowArg, CompareArgs, GoalArg, ModeArg, RecommendArgs, ReportArgs, ShowArgs, SortArg,
-    SummaryArgs, Which,
-};
+use anyhow::{Context, Result, bail};
+use sshbench::analysis::{self, SuiteStats};
+use sshbench::cli::reports as args;
+use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, ShowArgs, SummaryArgs, Which};
 use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
-use sshbench::store::{self, Store};
+use sshbench::store::{RunRecord, Selection, Store};
 use sshbench::views::export::{self, Format, Style};
 use sshbench::views::recommend::{self, Goal};
 use sshbench::views::scope::Scope;
@@ -29,40 +27,29 @@ fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
     Store::open(&path)
 }
 
-fn check_since(since: &Option<String>) -> Result<()> {
-    if let Some(s) = since {
-        let ok = s.len() >= 10
-            && s.as_bytes()[..10].iter().enumerate().all(|(i, c)| {
-                if i == 4 || i == 7 {
-                    *c == b'-'
-                } else {
-                    c.is_ascii_digit()
-                }
-            })
-            && s[10..]
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, 'T' | ':' | '.' | 'Z'));
-        if !ok {
-            bail!("--since {s:?} is not a date like 2026-11-30 or 2026-11-30T14:00");
-        }
-    }
-    Ok(())
+/// The stored results a report covers: its runs and their statistics per suite.
+struct Loaded {
+    destination: String,
+    runs: Vec<RunRecord>,
+    stats: Vec<SuiteStats>,
 }
 
-/// The stored results a report covers, aggregated per suite.
-fn load_scope(
-    store: &Store,
-    sel: &store::Selection,
-) -> Result<(Vec<store::RunRecord>, Vec<analysis::SuiteStats>, String)> {
+impl Loaded {
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            destination: self.destination.clone(),
+            runs: &self.runs,
+            stats: self.stats.clone(),
+        }
+    }
+}
+
+fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
     let (runs, samples) = store.select(sel)?;
     if runs.is_empty() {
-        let all = store.runs()?;
-        let known: Vec<String> = all
-            .iter()
-            .map(|r| r.destination.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let known: std::collections::BTreeSet<String> =
+            store.runs()?.into_iter().map(|r| r.destination).collect();
+        let known: Vec<String> = known.into_iter().collect();
         bail!(
             "no stored runs match; destinations with results: {}",
             if known.is_empty() {
@@ -79,140 +66,17 @@ fn load_scope(
         .map(|r| r.destination.clone())
         .unwrap_or_default();
     let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
-    Ok((runs, stats, destination))
+    Ok(Loaded {
+        destination,
+        runs,
+        stats,
+    })
 }
 
 /// The stored results a report command covers: its selection, from its database.
-fn load_which(which: &Which) -> Result<(Vec<store::RunRecord>, Vec<analysis::SuiteStats>, String)> {
-    let sel = selection(which)?;
-    let store = open_existing(&which.db)?;
-    load_scope(&store, &sel)
-}
-
-fn selection(sel: &Which) -> Result<store::Selection> {
-    check_since(&sel.since)?;
-    Ok(store::Selection {
-        destination: sel.destination.clone(),
-        run: sel.run,
-        since: sel.since.clone(),
-    })
-}
-
-fn modes_of(m: &[ModeArg]) -> Vec<Mode> {
-    m.iter().map(|m| Mode::from(*m)).collect()
-}
-
-/// `sshbench show`.
-pub fn show(args: ShowArgs) -> Result<u8> {
-    let top = match args.top.as_str() {
-        "all" => None,
-        n => Some(
-            n.parse::<usize>()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| anyhow!("--top {n:?}: give a positive number or `all`"))?,
-        ),
-    };
-    let (runs, stats, destination) = load_which(&args.sel.which)?;
-    let scope = Scope {
-        destination,
-        runs: &runs,
-        stats,
-    };
-    let (doc, json) = show::show(
-        &scope,
-        &ShowOptions {
-            chart: args.chart.then(|| args.ascii || !utf8_locale()),
-            modes: modes_of(&args.mode),
-            top,
-            worst: args.worst,
-            sort: match args.sort {
-                SortArg::Fastest => SortKey::Speed,
-                SortArg::Cpu => SortKey::Cpu,
-                SortArg::Name => SortKey::Name,
-            },
-        },
-    );
-    emit(&doc, &json, args.sel.format)
-}
-
-/// `sshbench summary`.
-pub fn summary(args: SummaryArgs) -> Result<u8> {
-    let (runs, stats, destination) = load_which(&args.sel.which)?;
-    let scope = Scope {
-        destination,
-        runs: &runs,
-        stats,
-    };
-    let (doc, json) = summary_view::summary(&scope, args.top.max(1));
-    emit(&doc, &json, args.sel.format)
-}
-
-/// `sshbench recommend`.
-pub fn recommend(args: RecommendArgs) -> Result<u8> {
-    let (runs, stats, destination) = load_which(&args.sel.which)?;
-    let scope = Scope {
-        destination,
-        runs: &runs,
-        stats,
-    };
-    let goal = match args.goal {
-        GoalArg::Send => Goal::Send,
-        GoalArg::Receive => Goal::Receive,
-        GoalArg::Connect => Goal::Connect,
-        GoalArg::Balanced => Goal::Balanced,
-        GoalArg::Interactive => Goal::Interactive,
-    };
-    let max = match args.allow {
-        None => Grade::Acceptable,
-        Some(AllowArg::Legacy) => Grade::Legacy,
-        Some(AllowArg::Broken) => Grade::Broken,
-    };
-    let (doc, json) = recommend::recommend(&scope, goal, max);
-    emit(&doc, &json, args.sel.format)
-}
-
-/// `run:ID` or a destination.
-fn compare_side(s: &str) -> Result<store::Selection> {
-    Ok(match s.strip_prefix("run:") {
-        Some(id) => store::Selection {
-            run: Some(
-                id.parse()
-                    .map_err(|_| anyhow!("{s:?}: run:ID needs a number"))?,
-            ),
-            ..Default::default()
-        },
-        None => store::Selection {
-            destination: Some(s.to_string()),
-            ..Default::default()
-        },
-    })
-}
-
-/// `sshbench compare`.
-pub fn compare(args: CompareArgs) -> Result<u8> {
-    let store = open_existing(&args.db)?;
-    let (ra, sa, da) = load_scope(&store, &compare_side(&args.a)?)?;
-    let (rb, sb, db) = load_scope(&store, &compare_side(&args.b)?)?;
-    let label = |s: &str, d: String| {
-        if s.starts_with("run:") {
-            format!("{s} ({d})")
-        } else {
-            d
-        }
-    };
-    let a = Scope {
-        destination: label(&args.a, da),
-        runs: &ra,
-        stats: sa,
-    };
-    let b = Scope {
-        destination: label(&args.b, db),
-        runs: &rb,
-        stats: sb,
-    };
-    let (doc, json) = compare_view::compare(&a, &b);
-    emit(&doc, &json, args.format)
+fn load_which(which: &Which) -> Result<Loaded> {
+    let sel = args::selection(which)?;
+    load(&open_existing(&which.db)?, &sel)
 }
 
 /// Whether the locale says UTF-8 (for Unicode bars).
@@ -223,37 +87,64 @@ fn utf8_locale() -> bool {
         .is_some_and(|v| v.to_ascii_uppercase().replace('-', "").contains("UTF8"))
 }
 
-/// `sshbench report`.
-pub fn report(args: ReportArgs) -> Result<u8> {
-    let (runs, stats, destination) = load_which(&args.which)?;
-    let scope = Scope {
-        destination,
-        runs: &runs,
-        stats,
-    };
+/// `sshbench show`.
+pub fn show(a: ShowArgs) -> Result<u8> {
+    let opts = args::show_options(&a, utf8_locale())?;
+    let loaded = load_which(&a.sel.which)?;
+    let (doc, view) = show::show(&loaded.scope(), &opts);
+    emit(&doc, &view, a.sel.format)
+}
+
+/// `sshbench summary`.
+pub fn summary(a: SummaryArgs) -> Result<u8> {
+    let loaded = load_which(&a.sel.which)?;
+    let (doc, view) = summary_view::summary(&loaded.scope(), a.top.max(1));
+    emit(&doc, &view, a.sel.format)
+}
+
+/// `sshbench recommend`.
+pub fn recommend(a: RecommendArgs) -> Result<u8> {
+    let loaded = load_which(&a.sel.which)?;
+    let (doc, view) =
+        recommend::recommend(&loaded.scope(), args::goal(a.goal), args::allowed(a.allow));
+    emit(&doc, &view, a.sel.format)
+}
+
+/// `sshbench compare`.
+pub fn compare(a: CompareArgs) -> Result<u8> {
+    let (sel_a, sel_b) = (args::compare_side(&a.a)?, args::compare_side(&a.b)?);
+    let store = open_existing(&a.db)?;
+    let (mut la, mut lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
+    // A run is named with its destination.
+    for (given, l) in [(&a.a, &mut la), (&a.b, &mut lb)] {
+        if given.starts_with("run:") {
+            l.destination = format!("{given} ({})", l.destination);
+        }
+    }
+    let (doc, view) = compare_view::compare(&la.scope(), &lb.scope());
+    emit(&doc, &view, a.format)
+}
+
+/// `sshbench report`: the page, and with `--png` its charts as pictures.
+pub fn report(a: ReportArgs) -> Result<u8> {
+    let loaded = load_which(&a.which)?;
+    let scope = loaded.scope();
     let (rec_doc, _) = recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable);
     let recommendation = export::render(&rec_doc, &(), Format::Table, Style::default());
-    let warnings = summary_view::warnings(&scope);
-    let (_, all) = show::show(
-        &scope,
-        &ShowOptions {
-            chart: None,
-            modes: Mode::ALL.to_vec(),
-            top: None,
-            worst: false,
-            sort: SortKey::Speed,
-        },
-    );
+    let every_suite = ShowOptions {
+        chart: None,
+        modes: Mode::ALL.to_vec(),
+        top: None,
+        worst: false,
+        sort: SortKey::Speed,
+    };
+    let (_, all) = show::show(&scope, &every_suite);
     let charts = html::charts(&all)?;
+    let warnings = summary_view::warnings(&scope);
     let page = html::render(&scope, &all, &recommendation, &warnings, &charts)?;
-    std::fs::write(&args.output, &page)
-        .with_context(|| format!("writing {}", args.output.display()))?;
-    eprintln!(
-        "wrote {} ({} KiB)",
-        args.output.display(),
-        page.len() / 1024
-    );
-    if let Some(dir) = &args.png {
+    std::fs::write(&a.output, &page).with_context(|| format!("writing {}", a.output.display()))?;
+    eprintln!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
+    if let Some(dir) = &a.png {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for c in &charts {
             let path = dir.join(format!("{}.png", c.name));

@@ -25,69 +25,79 @@ pub struct RunConfig {
     pub mock_transport: bool,
 }
 
-impl RunConfig {
-    pub fn from_args(a: RunArgs) -> Result<RunConfig> {
-        let mut modes: Vec<Mode> = a.mode.iter().map(|m| Mode::from(*m)).collect();
-        modes.sort();
-        modes.dedup();
-        if a.timeout == 0 {
-            bail!("--timeout must be at least 1 second");
-        }
-        if a.rounds == 0 {
-            bail!("--rounds must be at least 1");
-        }
-        if a.max_rounds < a.rounds {
-            bail!(
-                "--max-rounds ({}) is below --rounds ({})",
-                a.max_rounds,
-                a.rounds
-            );
-        }
-        let parse_filter = |v: &Option<String>| v.as_deref().map(filter::parse).transpose();
-        let sample_time = parse_duration(&a.sample_time)?;
-        if sample_time < Duration::from_millis(10) {
-            bail!("--sample-time must be at least 10ms");
-        }
+/// The counts and times that have a floor: a clear error before anything starts.
+fn check_limits(a: &RunArgs) -> Result<Duration> {
+    if a.timeout == 0 {
+        bail!("--timeout must be at least 1 second");
+    }
+    if a.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    if a.max_rounds < a.rounds {
+        bail!(
+            "--max-rounds ({}) is below --rounds ({})",
+            a.max_rounds,
+            a.rounds
+        );
+    }
+    let sample_time = parse_duration(&a.sample_time)?;
+    if sample_time < Duration::from_millis(10) {
+        bail!("--sample-time must be at least 10ms");
+    }
+    Ok(sample_time)
+}
+
+fn filters(a: &RunArgs) -> Result<Filters> {
+    let parse = |v: &Option<String>| v.as_deref().map(filter::parse).transpose();
+    Ok(Filters {
+        kex: parse(&a.kex)?,
+        hostkeys: parse(&a.hostkeys)?,
+        ciphers: parse(&a.ciphers)?,
+        macs: parse(&a.macs)?,
+    })
+}
+
+/// The options stored with the run.
+fn run_options(a: &RunArgs) -> Result<RunOptions> {
+    let sample_time = check_limits(a)?;
+    let mut modes: Vec<Mode> = a.mode.iter().map(|m| Mode::from(*m)).collect();
+    modes.sort();
+    modes.dedup();
+    let budget = a.budget.as_deref().map(parse_duration).transpose()?;
+    Ok(RunOptions {
+        modes,
+        size: a.size.as_deref().map(parse_size).transpose()?,
+        sample_time_s: sample_time.as_secs_f64(),
+        rounds: a.rounds,
+        precision: a.precision.as_deref().map(parse_percent).transpose()?,
+        max_rounds: a.max_rounds,
+        budget_s: budget.map(|d| d.as_secs_f64()),
+        timeout_s: a.timeout,
+        full: a.full,
+        compression: a.compression,
+        lab: LabOptions {
+            cpu: a.sandbox_cpu,
+            rate_kbit: a.sandbox_rate.as_deref().map(parse_rate).transpose()?,
+        },
         // Only the sandbox is placed; a real server's run records none.
-        let sandbox_cpus = match a.destination {
+        sandbox_cpus: match a.destination {
             Some(_) => Placement::Shared,
             None => placement(a.sandbox_cpus),
-        };
+        },
+        payload: match a.payload {
+            PayloadArg::Random => PayloadKind::Random,
+            PayloadArg::Text => PayloadKind::Text,
+            PayloadArg::Zeros => PayloadKind::Zeros,
+        },
+        filters: filters(a)?,
+    })
+}
+
+impl RunConfig {
+    pub fn from_args(a: RunArgs) -> Result<RunConfig> {
         Ok(RunConfig {
+            options: run_options(&a)?,
             destination: a.destination,
-            options: RunOptions {
-                modes,
-                size: a.size.as_deref().map(parse_size).transpose()?,
-                sample_time_s: sample_time.as_secs_f64(),
-                rounds: a.rounds,
-                precision: a.precision.as_deref().map(parse_percent).transpose()?,
-                max_rounds: a.max_rounds,
-                budget_s: a
-                    .budget
-                    .as_deref()
-                    .map(parse_duration)
-                    .transpose()?
-                    .map(|d| d.as_secs_f64()),
-                timeout_s: a.timeout,
-                full: a.full,
-                compression: a.compression,
-                lab: LabOptions {
-                    cpu: a.sandbox_cpu,
-                    rate_kbit: a.sandbox_rate.as_deref().map(parse_rate).transpose()?,
-                },
-                sandbox_cpus,
-                payload: match a.payload {
-                    PayloadArg::Random => PayloadKind::Random,
-                    PayloadArg::Text => PayloadKind::Text,
-                    PayloadArg::Zeros => PayloadKind::Zeros,
-                },
-                filters: Filters {
-                    kex: parse_filter(&a.kex)?,
-                    hostkeys: parse_filter(&a.hostkeys)?,
-                    ciphers: parse_filter(&a.ciphers)?,
-                    macs: parse_filter(&a.macs)?,
-                },
-            },
             seed: a.seed,
             db: a.db,
             resume: a.resume,

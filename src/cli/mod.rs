@@ -3,5 +3,6 @@
 
 pub mod args;
 pub mod config;
+pub mod reports;
 
 pub use args::*;

@@ -1,0 +1,147 @@
+//! The report commands' arguments, validated into what the store and the views take:
+//! selections (`--since` checked), `show`'s options (`--top` checked), goals and grades.
+
+use super::args::{AllowArg, GoalArg, ModeArg, ShowArgs, SortArg, Which};
+use crate::model::Mode;
+use crate::offer::catalogue::Grade;
+use crate::store::Selection;
+use crate::views::recommend::Goal;
+use crate::views::show::{ShowOptions, SortKey};
+use anyhow::{Result, anyhow, bail};
+
+/// `--since`: a UTC date or date and time, compared as text with the stored times.
+pub fn parse_since(s: &str) -> Result<String> {
+    let date = s.len() >= 10
+        && s.as_bytes()[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    let time = s.get(10..).is_some_and(|t| {
+        t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, 'T' | ':' | '.' | 'Z'))
+    });
+    if !(date && time) {
+        bail!("--since {s:?} is not a date like 2026-11-30 or 2026-11-30T14:00");
+    }
+    Ok(s.to_string())
+}
+
+/// The stored results a report command asks for.
+pub fn selection(w: &Which) -> Result<Selection> {
+    Ok(Selection {
+        destination: w.destination.clone(),
+        run: w.run,
+        since: w.since.as_deref().map(parse_since).transpose()?,
+    })
+}
+
+/// One side of `compare`: `run:ID` or a destination.
+pub fn compare_side(s: &str) -> Result<Selection> {
+    Ok(match s.strip_prefix("run:") {
+        Some(id) => Selection {
+            run: Some(
+                id.parse()
+                    .map_err(|_| anyhow!("{s:?}: run:ID needs a number"))?,
+            ),
+            ..Default::default()
+        },
+        None => Selection {
+            destination: Some(s.to_string()),
+            ..Default::default()
+        },
+    })
+}
+
+/// `--top`: a positive number, or `all` (`None`).
+pub fn parse_top(s: &str) -> Result<Option<usize>> {
+    match s {
+        "all" => Ok(None),
+        n => n
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(Some)
+            .ok_or_else(|| anyhow!("--top {n:?}: give a positive number or `all`")),
+    }
+}
+
+pub fn modes(m: &[ModeArg]) -> Vec<Mode> {
+    m.iter().map(|m| Mode::from(*m)).collect()
+}
+
+/// `show`'s options; `utf8` says whether the terminal can draw Unicode bars.
+pub fn show_options(a: &ShowArgs, utf8: bool) -> Result<ShowOptions> {
+    Ok(ShowOptions {
+        chart: a.chart.then_some(a.ascii || !utf8),
+        modes: modes(&a.mode),
+        top: parse_top(&a.top)?,
+        worst: a.worst,
+        sort: match a.sort {
+            SortArg::Fastest => SortKey::Speed,
+            SortArg::Cpu => SortKey::Cpu,
+            SortArg::Name => SortKey::Name,
+        },
+    })
+}
+
+pub fn goal(g: GoalArg) -> Goal {
+    match g {
+        GoalArg::Send => Goal::Send,
+        GoalArg::Receive => Goal::Receive,
+        GoalArg::Connect => Goal::Connect,
+        GoalArg::Balanced => Goal::Balanced,
+        GoalArg::Interactive => Goal::Interactive,
+    }
+}
+
+/// The worst grade `recommend` may list.
+pub fn allowed(a: Option<AllowArg>) -> Grade {
+    match a {
+        None => Grade::Acceptable,
+        Some(AllowArg::Legacy) => Grade::Legacy,
+        Some(AllowArg::Broken) => Grade::Broken,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_dates_and_times_only() {
+        for ok in ["2026-11-30", "2026-11-30T14:00", "2026-11-30T14:00:05.5Z"] {
+            assert_eq!(parse_since(ok).unwrap(), ok);
+        }
+        for bad in [
+            "yesterday",
+            "2026-1-30",
+            "30-11-2026",
+            "2026-11-30 14:00",
+            "",
+        ] {
+            assert!(parse_since(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn top_is_positive_or_all() {
+        assert_eq!(parse_top("all").unwrap(), None);
+        assert_eq!(parse_top("3").unwrap(), Some(3));
+        assert!(parse_top("0").is_err());
+        assert!(parse_top("-1").is_err());
+        assert!(parse_top("ten").is_err());
+    }
+
+    #[test]
+    fn compare_sides_are_runs_or_destinations() {
+        assert_eq!(compare_side("run:7").unwrap().run, Some(7));
+        assert!(compare_side("run:x").is_err());
+        assert_eq!(
+            compare_side("pi@nas").unwrap().destination.as_deref(),
+            Some("pi@nas")
+        );
+    }
+}
