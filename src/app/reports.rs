@@ -5,7 +5,7 @@ use super::{db_path, emit};
 use anyhow::{Context, Result, bail};
 use sshbench::analysis::{self, SuiteStats};
 use sshbench::cli::reports as args;
-use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, ShowArgs, SummaryArgs, Which};
+use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs};
 use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
 use sshbench::store::{RunRecord, Selection, Store};
@@ -74,9 +74,9 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
 }
 
 /// The stored results a report command covers: its selection, from its database.
-fn load_which(which: &Which) -> Result<Loaded> {
-    let sel = args::selection(which)?;
-    load(&open_existing(&which.db)?, &sel)
+fn load_selected(selection: &SelectionArgs) -> Result<Loaded> {
+    let sel = args::selection(selection)?;
+    load(&open_existing(&selection.db)?, &sel)
 }
 
 /// Whether the locale says UTF-8 (for Unicode bars).
@@ -90,24 +90,24 @@ fn utf8_locale() -> bool {
 /// `sshbench show`.
 pub fn show(a: ShowArgs) -> Result<u8> {
     let opts = args::show_options(&a, utf8_locale())?;
-    let loaded = load_which(&a.sel.which)?;
+    let loaded = load_selected(&a.view.selection)?;
     let (doc, view) = show::show(&loaded.scope(), &opts);
-    emit(&doc, &view, a.sel.format)
+    emit(&doc, &view, a.view.format)
 }
 
 /// `sshbench summary`.
 pub fn summary(a: SummaryArgs) -> Result<u8> {
-    let loaded = load_which(&a.sel.which)?;
+    let loaded = load_selected(&a.view.selection)?;
     let (doc, view) = summary_view::summary(&loaded.scope(), a.top.max(1));
-    emit(&doc, &view, a.sel.format)
+    emit(&doc, &view, a.view.format)
 }
 
 /// `sshbench recommend`.
 pub fn recommend(a: RecommendArgs) -> Result<u8> {
-    let loaded = load_which(&a.sel.which)?;
+    let loaded = load_selected(&a.view.selection)?;
     let (doc, view) =
         recommend::recommend(&loaded.scope(), args::goal(a.goal), args::allowed(a.allow));
-    emit(&doc, &view, a.sel.format)
+    emit(&doc, &view, a.view.format)
 }
 
 /// `sshbench compare`.
@@ -127,7 +127,7 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
 
 /// `sshbench report`: the page, and with `--png` its charts as pictures.
 pub fn report(a: ReportArgs) -> Result<u8> {
-    let loaded = load_which(&a.which)?;
+    let loaded = load_selected(&a.selection)?;
     let scope = loaded.scope();
     let (rec_doc, _) = recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable);
     let recommendation = export::render(&rec_doc, &(), Format::Table, Style::default());

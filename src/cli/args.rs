@@ -92,7 +92,7 @@ pub enum FormatArg {
 
 /// Which stored results a report covers.
 #[derive(Debug, Args)]
-pub struct Which {
+pub struct SelectionArgs {
     /// The destination as given to `run` (`sandbox` for the local sandbox); default:
     /// the newest run's. Results of all its runs are combined. A sandbox run in another
     /// setup is a destination of its own, named as `sshbench runs` lists it, e.g.
@@ -114,9 +114,9 @@ pub struct Which {
 
 /// Which stored results, and in what format.
 #[derive(Debug, Args)]
-pub struct Selector {
+pub struct ViewArgs {
     #[command(flatten)]
-    pub which: Which,
+    pub selection: SelectionArgs,
 
     /// Output format (JSON carries raw figures, units and run ids).
     #[arg(long, value_enum, default_value = "table")]
@@ -136,7 +136,7 @@ pub enum SortArg {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     #[command(flatten)]
-    pub sel: Selector,
+    pub view: ViewArgs,
 
     /// Modes to show, comma-separated.
     #[arg(
@@ -171,7 +171,7 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     #[command(flatten)]
-    pub which: Which,
+    pub selection: SelectionArgs,
 
     /// Where to write the page.
     #[arg(
@@ -190,7 +190,7 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
     #[command(flatten)]
-    pub sel: Selector,
+    pub view: ViewArgs,
 
     /// Suites in each top list.
     #[arg(long, default_value_t = 5, value_name = "N")]
@@ -219,7 +219,7 @@ pub enum AllowArg {
 #[derive(Debug, Args)]
 pub struct RecommendArgs {
     #[command(flatten)]
-    pub sel: Selector,
+    pub view: ViewArgs,
 
     /// What to optimize.
     #[arg(long = "for", value_enum, default_value = "balanced")]

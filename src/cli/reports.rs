@@ -1,7 +1,7 @@
 //! The report commands' arguments, validated into what the store and the views take:
 //! selections (`--since` checked), `show`'s options (`--top` checked), goals and grades.
 
-use super::args::{AllowArg, GoalArg, ModeArg, ShowArgs, SortArg, Which};
+use super::args::{AllowArg, GoalArg, ModeArg, SelectionArgs, ShowArgs, SortArg};
 use crate::model::Mode;
 use crate::offer::catalogue::Grade;
 use crate::store::Selection;
@@ -30,7 +30,7 @@ pub fn parse_since(s: &str) -> Result<String> {
 }
 
 /// The stored results a report command asks for.
-pub fn selection(w: &Which) -> Result<Selection> {
+pub fn selection(w: &SelectionArgs) -> Result<Selection> {
     Ok(Selection {
         destination: w.destination.clone(),
         run: w.run,

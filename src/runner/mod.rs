@@ -184,7 +184,7 @@ impl Runner<'_> {
             }
             self.done.insert((*item, *round));
             self.done_count += 1;
-            self.absorb(*item, *round, s);
+            self.take_in(*item, *round, s);
         }
     }
 
@@ -233,7 +233,7 @@ impl Runner<'_> {
         Some(imprecise)
     }
 
-    fn absorb(&mut self, item: usize, round: u32, s: &Sample) {
+    fn take_in(&mut self, item: usize, round: u32, s: &Sample) {
         let st = &mut self.state[item];
         match &s.outcome {
             Outcome::Refused { .. } => st.refused = true,
@@ -269,7 +269,7 @@ impl Runner<'_> {
                 .map_err(Abort::Store)?;
             self.done.insert((item, round));
             self.done_count += 1;
-            self.absorb(item, round, &sample);
+            self.take_in(item, round, &sample);
             match &sample.outcome {
                 Outcome::Failed { message, .. } => {
                     self.consecutive_failures += 1;

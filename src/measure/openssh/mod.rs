@@ -239,7 +239,7 @@ impl Transport for OpenSsh {
         let (stdout, writer) = if req.mode == Mode::Echo {
             (echo_session(&mut child, req), None)
         } else {
-            let (go_tx, go_rx) = mpsc::channel::<Go>();
+            let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let stdout = read_stdout(&mut child, req, go_tx);
             (stdout, feed_stdin(&mut child, req, &self.payload, go_rx))
         };

@@ -29,7 +29,7 @@ pub(super) struct StdoutReport {
 
 /// Steps the stdout reader tells the stdin writer to take (send mode).
 #[derive(Debug)]
-pub(super) enum Go {
+pub(super) enum WriteStep {
     /// Write the ping line.
     Ping,
     /// Write the ramp-up bytes.
@@ -76,7 +76,7 @@ pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<S
 pub(super) fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
-    go: mpsc::Sender<Go>,
+    go: mpsc::Sender<WriteStep>,
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
@@ -216,11 +216,11 @@ pub(super) fn echo_session(child: &mut Child, req: &SampleRequest) -> mpsc::Rece
 /// waits for the remote side's line before telling the writer to go on.
 pub(super) fn follow_send(
     r: &mut impl std::io::BufRead,
-    go: &mpsc::Sender<Go>,
+    go: &mpsc::Sender<WriteStep>,
     report: &mut StdoutReport,
     pid: u32,
 ) {
-    let _ = go.send(Go::Ping);
+    let _ = go.send(WriteStep::Ping);
     let mut expect = |want: &str, report: &mut StdoutReport| -> Option<Instant> {
         match proc::read_bounded_line(r, MAX_LINE) {
             Ok(Some(line)) if line == want => Some(Instant::now()),
@@ -235,13 +235,13 @@ pub(super) fn follow_send(
         return;
     };
     report.pong_at = Some(pong);
-    let _ = go.send(Go::Ramp);
+    let _ = go.send(WriteStep::Ramp);
     let Some(mark) = expect(remote::MARK, report) else {
         return;
     };
     report.mark_at = Some(mark);
     report.client_cpu_mark = proc::cpu_time(pid);
-    let _ = go.send(Go::Rest);
+    let _ = go.send(WriteStep::Rest);
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
         report.client_cpu_end = proc::cpu_time(pid);
@@ -255,7 +255,7 @@ pub(super) fn feed_stdin(
     child: &mut Child,
     req: &SampleRequest,
     payload: &Payload,
-    go: mpsc::Receiver<Go>,
+    go: mpsc::Receiver<WriteStep>,
 ) -> Option<mpsc::Receiver<WriterReport>> {
     let mut stdin = child.stdin.take()?;
     let (tx, rx) = mpsc::channel();
@@ -269,16 +269,16 @@ pub(super) fn feed_stdin(
                 // A closed channel means the reader gave up; it reports why.
                 while let Ok(step) = go.recv() {
                     match step {
-                        Go::Ping => {
+                        WriteStep::Ping => {
                             report.ping_at = Some(Instant::now());
                             stdin.write_all(b"ping\n")?;
                             stdin.flush()?;
                         }
-                        Go::Ramp => {
+                        WriteStep::Ramp => {
                             payload.write_repeated(&mut stdin, ramp, 0)?;
                             report.written = ramp;
                         }
-                        Go::Rest => {
+                        WriteStep::Rest => {
                             let started = Instant::now();
                             while report.written < bytes
                                 && until.is_none_or(|u| started.elapsed() < u)
