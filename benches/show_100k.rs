@@ -65,9 +65,6 @@ fn main() {
                     100_000 + ((i as u64 * 7919 + round as u64 * 104729) % 20_000),
                 );
                 let s = Sample {
-                    suite: item.suite.clone(),
-                    mode: item.mode,
-                    outcome: Outcome::Success,
                     wall: t + Duration::from_millis(200),
                     transfer: Some(t * 2),
                     bytes: 200_000_000,
@@ -75,17 +72,10 @@ fn main() {
                         bytes: 100_000_000,
                         time: t,
                     }),
-                    rtt: None,
                     client_cpu: Some(CpuTimes {
                         user: t,
                         system: t / 4,
                     }),
-                    negotiated: None,
-                    client_window_cpu: None,
-                    server_cpu: None,
-                    phases: None,
-                    compression_factor: None,
-                    rekey: None,
                     echoes: if item.mode == Mode::Echo {
                         (0..100)
                             .map(|k| t.as_secs_f64() / 1000.0 * (1.0 + k as f64 / 100.0))
@@ -93,6 +83,7 @@ fn main() {
                     } else {
                         Vec::new()
                     },
+                    ..Sample::new(item.suite.clone(), item.mode, Outcome::Success)
                 };
                 store.add_sample(id, i, round, &s).unwrap();
                 total += 1;

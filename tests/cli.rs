@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn sshbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sshbench"))
-}
+use common::{sshbench, text};
 
 /// `sshbench run --db <dir>/db.sqlite ARGS...`
 fn run_with_db(db: &Path, args: &[&str]) -> Output {
@@ -27,10 +25,6 @@ fn run_with_db(db: &Path, args: &[&str]) -> Output {
 
 fn db_in(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("db.sqlite")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 #[test]

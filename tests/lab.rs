@@ -2,6 +2,8 @@
 //! against the sandbox, and against the slow-machine lab (a CPU quota on the sandbox
 //! sshd; a network namespace behind a shaped link). The lab needs root, as on CI.
 
+mod common;
+
 use serde_json::Value;
 use sshbench::store::Store;
 use std::path::Path;
@@ -15,7 +17,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn run(db: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let out = common::sshbench()
         .arg("run")
         .arg("--db")
         .arg(db)
@@ -36,7 +38,7 @@ fn run(db: &Path, args: &[&str]) {
 }
 
 fn show(db: &Path, args: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let out = common::sshbench()
         .args(["show", "--top", "all", "--format", "json", "--db"])
         .arg(db)
         .args(args)
@@ -259,7 +261,7 @@ fn compression_pays_on_text_not_on_random_data() {
     let plain = find(&suites, "send", "aes128-gcm@openssh.com", None);
     assert_eq!(plain["n"], 6, "uncompressed: both runs pooled: {plain}");
     // Visible in the table, too.
-    let table = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let table = common::sshbench()
         .args(["show", "--db"])
         .arg(&db)
         .output()

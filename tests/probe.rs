@@ -255,7 +255,7 @@ fn nothing_listening_is_a_connect_error() {
 
 #[test]
 fn algos_command_reports_grades_and_negotiability() {
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let out = common::sshbench()
         .args(["algos", "--format", "json"])
         .output()
         .unwrap();
@@ -307,7 +307,7 @@ fn algos_command_reports_grades_and_negotiability() {
 /// the probe of its offer comes first, then the first sample fails (unknown host key).
 fn run_against(port: u16) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let out = common::sshbench()
         .args(["run", "--mode", "connect", "--kex", "curve25519-sha256"])
         .args(["--timeout", "10", "--db"])
         .arg(dir.path().join("db.sqlite"))

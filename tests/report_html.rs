@@ -1,9 +1,10 @@
 //! The HTML report: rendered from a database, loaded in headless Chromium (Debian's
 //! `chromium`), checked for console errors, non-empty charts and escaped server names.
 
-use sshbench::model::AlgoLists;
-use sshbench::model::{CpuTimes, Outcome, Sample, Window};
-use sshbench::model::{Mode, Suite};
+mod common;
+
+use common::SampleBuilder;
+use sshbench::model::{AlgoLists, Mode, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
 use sshbench::sys::machine::Machine;
@@ -84,36 +85,18 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
                     id,
                     i,
                     round,
-                    &Sample {
-                        suite: item.suite.clone(),
-                        mode: item.mode,
-                        outcome: Outcome::Success,
-                        wall: t + Duration::from_millis(100),
-                        transfer: Some(t * 2),
-                        bytes: 100_000_000,
-                        window: Some(Window {
-                            bytes: 50_000_000,
-                            time: t,
-                        }),
-                        rtt: None,
-                        client_cpu: Some(CpuTimes {
-                            user: t,
-                            system: t / 3,
-                        }),
-                        negotiated: None,
-                        client_window_cpu: None,
-                        server_cpu: None,
-                        phases: None,
-                        compression_factor: None,
-                        rekey: None,
-                        echoes: if item.mode == Mode::Echo {
+                    &SampleBuilder::new(item.mode, &item.suite)
+                        .wall(t + Duration::from_millis(100))
+                        .transfer(100_000_000, 50_000_000, t)
+                        .client_cpu(t, t / 3)
+                        .echoes(if item.mode == Mode::Echo {
                             (0..200)
                                 .map(|k| t.as_secs_f64() / 500.0 * (1.0 + (k % 13) as f64 / 10.0))
                                 .collect()
                         } else {
                             Vec::new()
-                        },
-                    },
+                        })
+                        .build(),
                 )
                 .unwrap();
         }
@@ -123,7 +106,7 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
 }
 
 fn report(db: &Path, out: &Path, extra: &[&str]) {
-    let o = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let o = common::sshbench()
         .args(["report", "--db"])
         .arg(db)
         .arg("-o")

@@ -3,14 +3,13 @@
 
 mod common;
 
-use sshbench::model::AlgoLists;
-use sshbench::model::{AlgoKind, Mode, Suite};
-use sshbench::model::{CpuTimes, FailureKind, Outcome, Sample, Window};
+use common::SampleBuilder;
+use sshbench::model::{AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
 use sshbench::sys::machine::Machine;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<&str>) -> Suite {
@@ -148,59 +147,34 @@ fn fixture_plan() -> Vec<(Mode, Suite, f64)> {
 /// A fixed sample: figures vary by a fixed pattern per round.
 fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
     let wobble = [1.0, 1.02, 0.97, 1.01][round as usize % 4] * scale;
-    let (wall, window) = match mode {
-        Mode::Connect => (Duration::from_secs_f64(base * wobble), None),
-        Mode::Echo => (Duration::from_millis(300), None),
-        _ => {
-            let bytes = 100_000_000u64;
-            let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
-            (
-                time * 2 + Duration::from_millis(200),
-                Some(Window { bytes, time }),
-            )
-        }
-    };
-    Sample {
-        suite: s.clone(),
-        mode,
-        outcome: Outcome::Success,
-        wall,
-        transfer: window.map(|w| w.time * 2),
-        bytes: match mode {
-            Mode::Connect => 0,
-            Mode::Echo => 100,
-            _ => 200_000_000,
-        },
-        window,
-        rtt: None,
-        client_cpu: Some(CpuTimes {
-            user: Duration::from_millis(80),
-            system: Duration::from_millis(20),
-        }),
-        negotiated: None,
-        client_window_cpu: None,
-        server_cpu: None,
-        phases: None,
-        compression_factor: None,
-        // chacha20-poly1305 rekeys every 1 GiB, 0.1 s each: its figures are the
-        // sustained rate (600 MB/s between rekeys reads 568.2).
-        rekey: (mode.is_transfer() && s.cipher.as_deref() == Some("chacha20-poly1305@openssh.com"))
-            .then_some(sshbench::model::Rekey {
-                every: 1 << 30,
-                seconds: 0.1,
-            }),
-        // 100 keystrokes: a spread of 0-45% above the base, and one slow one in 50.
-        echoes: if mode == Mode::Echo {
-            (0..100)
+    let mut b = SampleBuilder::new(mode, s)
+        .client_cpu(Duration::from_millis(80), Duration::from_millis(20));
+    match mode {
+        Mode::Connect => b = b.wall(Duration::from_secs_f64(base * wobble)),
+        Mode::Echo => {
+            // 100 keystrokes: a spread of 0-45% above the base, and one slow one in 50.
+            let echoes = (0..100)
                 .map(|i| {
                     base * wobble
                         * (1.0 + (i % 10) as f64 * 0.05 + if i % 50 == 7 { 2.0 } else { 0.0 })
                 })
-                .collect()
-        } else {
-            Vec::new()
-        },
+                .collect();
+            b = b.wall(Duration::from_millis(300)).bytes(100).echoes(echoes);
+        }
+        Mode::Send | Mode::Receive => {
+            let bytes = 100_000_000u64;
+            let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
+            b = b
+                .wall(time * 2 + Duration::from_millis(200))
+                .transfer(200_000_000, bytes, time);
+            // chacha20-poly1305 rekeys every 1 GiB, 0.1 s each: its figures are the
+            // sustained rate (600 MB/s between rekeys reads 568.2).
+            if s.cipher.as_deref() == Some("chacha20-poly1305@openssh.com") {
+                b = b.rekey(1 << 30, 0.1);
+            }
+        }
     }
+    b.build()
 }
 
 /// Two runs of `pi@nas` and one of `pi@nas2` (5% faster), with one failure and one refusal.
@@ -288,19 +262,7 @@ fn fixture() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn sshbench(db: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::stdout_of(db, args)
 }
 
 /// One view in every format, each a snapshot of its own.
@@ -394,13 +356,13 @@ fn selections_by_run_and_date() {
         serde_json::from_str::<serde_json::Value>(&newest).unwrap()["destination"],
         "pi@nas2"
     );
-    let later = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let later = common::sshbench()
         .args(["show", "pi@nas", "--since", "2999-01-01", "--db"])
         .arg(&db)
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&later.stderr).contains("no stored runs match"));
-    let bad = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let bad = common::sshbench()
         .args(["show", "--since", "yesterday", "--db"])
         .arg(&db)
         .output()
@@ -425,7 +387,7 @@ fn selections_by_run_and_date() {
 #[test]
 fn output_into_a_closed_pipe_does_not_panic() {
     let (_dir, db) = fixture();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let mut child = common::sshbench()
         .args(["summary", "--db"])
         .arg(&db)
         .stdout(Stdio::piped())
@@ -450,7 +412,7 @@ fn output_into_a_closed_pipe_does_not_panic() {
 fn recommend_never_lists_broken_and_leads_with_the_fastest_acceptable() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");
-    let out = Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let out = common::sshbench()
         .arg("run")
         .arg("--db")
         .arg(&db)

@@ -444,7 +444,7 @@ fn a_split_sandbox_runs_sshd_and_its_sessions_on_the_server_cpus() {
 #[test]
 fn a_long_lived_sandbox_does_not_block_another() {
     use std::io::BufRead;
-    let mut other = std::process::Command::new(env!("CARGO_BIN_EXE_sshbench"))
+    let mut other = common::sshbench()
         .arg("sandbox")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

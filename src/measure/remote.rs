@@ -87,11 +87,10 @@ pub fn send_command(ramp: u64) -> String {
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
 /// 4-block file of it, note the session's CPU, announce readiness, stream exactly
 /// `bytes` bytes, note the CPU again. The bytes come from `cat` alone, straight into
-/// sshd: whole copies of the 4-block file, 32 per `cat` (a `cat` per 4 MiB cost a fast
-/// receive on loopback about a sixth of its rate), then `head -c` of the remainder only.
-/// (Piping the whole stream through `head -c`, which copies 8 KiB at a time, cost the
-/// server's core a third of AES-GCM's rate here: 10-sample means of 532-557 MB/s against
-/// 780-818 without it.) A bigger file would cost the server's disk. Temp files are
+/// sshd: whole copies of the 4-block file, 32 per `cat` (fewer processes per byte), then
+/// `head -c` of the remainder only, because `head -c` copies 8 KiB at a time and costs
+/// the server's core a third of a fast cipher's rate (BENCHMARKS.md, "Fast
+/// receive"). A bigger file would cost the server's disk. Temp files are
 /// removed on exit and on signals. (The names are ones the CPU probe does not use: it
 /// sets `n`, `r`, `s` and others.)
 pub fn receive_command(bytes: u64) -> String {

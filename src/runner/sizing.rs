@@ -15,7 +15,7 @@ pub const WARMUP_BYTES: u64 = 8 << 20;
 pub const RAMP_MIN: u64 = 8 << 20;
 /// A calibrated send's ramp also lasts at least this long at the suite's rate: a
 /// connection's first tenths of a second move client → server slower than what follows
-/// (BENCHMARKS.md, "the send ramp").
+/// (BENCHMARKS.md, "A connection's first tenths").
 pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
 /// A send warm-up with nothing to go on ramps over the minimum ramp, then streams for
 /// [`warmup_window`].

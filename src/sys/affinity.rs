@@ -3,8 +3,7 @@
 //!
 //! Both ends of a sandbox run share one machine. Left to the scheduler, a CPU-bound
 //! `ssh` and `sshd` now and then take turns on one core while another idles, and a
-//! sample reads half the rate: on a 2-core machine that made single samples of the
-//! same suite differ by up to 1.8x. [`split`] gives the server the upper half of the
+//! sample reads half the rate (README, "The sandbox"). [`split`] gives the server the upper half of the
 //! cores this process may use and the client the lower half (hardware threads of one
 //! core on one side), as two machines would have them. Pinning works on Linux
 //! (`sched_setaffinity`, the topology from sysfs); elsewhere [`allowed`] is `None` and

@@ -1,13 +1,95 @@
-//! Helpers shared by the integration tests: a real sandbox sshd and a transport to it.
+//! Helpers shared by the integration tests: the binary and its output, samples built
+//! field by field, and a real sandbox sshd with a transport to it.
 #![allow(dead_code)]
 
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
+use sshbench::model::{CpuTimes, Mode, Outcome, Rekey, Sample, Suite, Window};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::target::Target;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// The `sshbench` binary, colour off (its tables are compared as text).
+pub fn sshbench() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sshbench"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// `sshbench ARGS --db DB`, which must succeed: its stdout.
+pub fn stdout_of(db: &Path, args: &[&str]) -> String {
+    let out = sshbench().args(args).arg("--db").arg(db).output().unwrap();
+    assert_success(&out, args);
+    text(&out.stdout)
+}
+
+/// Fails the test with the command's stderr unless it exited 0.
+pub fn assert_success(out: &Output, what: impl std::fmt::Debug) {
+    assert!(out.status.success(), "{what:?}: {}", text(&out.stderr));
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A sample built field by field from a successful one with every figure empty.
+pub struct SampleBuilder(Sample);
+
+impl SampleBuilder {
+    pub fn new(mode: Mode, suite: &Suite) -> Self {
+        SampleBuilder(Sample::new(suite.clone(), mode, Outcome::Success))
+    }
+
+    pub fn outcome(mut self, o: Outcome) -> Self {
+        self.0.outcome = o;
+        self
+    }
+
+    pub fn wall(mut self, d: Duration) -> Self {
+        self.0.wall = d;
+        self
+    }
+
+    /// A transfer of `bytes` whose steady window moved `window` bytes in `time`; the
+    /// transfer lasted twice the window.
+    pub fn transfer(mut self, bytes: u64, window: u64, time: Duration) -> Self {
+        self.0.bytes = bytes;
+        self.0.window = Some(Window {
+            bytes: window,
+            time,
+        });
+        self.0.transfer = Some(time * 2);
+        self
+    }
+
+    pub fn bytes(mut self, bytes: u64) -> Self {
+        self.0.bytes = bytes;
+        self
+    }
+
+    pub fn client_cpu(mut self, user: Duration, system: Duration) -> Self {
+        self.0.client_cpu = Some(CpuTimes { user, system });
+        self
+    }
+
+    pub fn rekey(mut self, every: u64, seconds: f64) -> Self {
+        self.0.rekey = Some(Rekey { every, seconds });
+        self
+    }
+
+    pub fn echoes(mut self, echoes: Vec<f64>) -> Self {
+        self.0.echoes = echoes;
+        self
+    }
+
+    pub fn build(self) -> Sample {
+        self.0
+    }
+}
 
 pub fn ssh() -> PathBuf {
     sandbox::find_on_path("ssh").expect("the OpenSSH client must be installed to run these tests")
