@@ -10,7 +10,7 @@ use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
 use sshbench::store::{RunRecord, Selection, Store};
 use sshbench::views::export::{self, Format, Style};
-use sshbench::views::recommend::{self, Goal};
+use sshbench::views::recommend::{self, Goal, Order};
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use sshbench::views::{charts, compare as compare_view, html, summary as summary_view};
@@ -105,8 +105,12 @@ pub fn summary(a: SummaryArgs) -> Result<u8> {
 /// `sshbench recommend`.
 pub fn recommend(a: RecommendArgs) -> Result<u8> {
     let loaded = load_selected(&a.view.selection)?;
-    let (doc, view) =
-        recommend::recommend(&loaded.scope(), args::goal(a.goal), args::allowed(a.allow));
+    let (doc, view) = recommend::recommend(
+        &loaded.scope(),
+        args::goal(a.goal),
+        args::allowed(a.allow),
+        args::order(a.order),
+    );
     emit(&doc, &view, a.view.format)
 }
 
@@ -129,7 +133,8 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
 pub fn report(a: ReportArgs) -> Result<u8> {
     let loaded = load_selected(&a.selection)?;
     let scope = loaded.scope();
-    let (rec_doc, _) = recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable);
+    let (rec_doc, _) =
+        recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable, Order::Grade);
     let recommendation = export::render(&rec_doc, &(), Format::Table, Style::default());
     let every_suite = ShowOptions {
         chart: None,

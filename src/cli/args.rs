@@ -228,6 +228,18 @@ pub struct RecommendArgs {
     /// Widen the grades that may be listed.
     #[arg(long, value_enum)]
     pub allow: Option<AllowArg>,
+
+    /// How each list is ordered: `grade` puts the best grade first (a post-quantum key
+    /// exchange before a faster classical one) and the fastest first within a grade;
+    /// `speed` puts the fastest first across the allowed grades.
+    #[arg(long, value_enum, default_value = "grade")]
+    pub order: OrderArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Grade,
+    Speed,
 }
 
 #[derive(Debug, Args)]

@@ -1,11 +1,11 @@
 //! The report commands' arguments, validated into what the store and the views take:
 //! selections (`--since` checked), `show`'s options (`--top` checked), goals and grades.
 
-use super::args::{AllowArg, GoalArg, ModeArg, SelectionArgs, ShowArgs, SortArg};
+use super::args::{AllowArg, GoalArg, ModeArg, OrderArg, SelectionArgs, ShowArgs, SortArg};
 use crate::model::Mode;
 use crate::offer::catalogue::Grade;
 use crate::store::Selection;
-use crate::views::recommend::Goal;
+use crate::views::recommend::{Goal, Order};
 use crate::views::show::{ShowOptions, SortKey};
 use anyhow::{Result, anyhow, bail};
 
@@ -94,6 +94,13 @@ pub fn goal(g: GoalArg) -> Goal {
         GoalArg::Connect => Goal::Connect,
         GoalArg::Balanced => Goal::Balanced,
         GoalArg::Interactive => Goal::Interactive,
+    }
+}
+
+pub fn order(o: OrderArg) -> Order {
+    match o {
+        OrderArg::Grade => Order::Grade,
+        OrderArg::Speed => Order::Speed,
     }
 }
 

@@ -4,95 +4,85 @@ use super::*;
 use AlgoKind::{HostKey as H, Kex as K};
 use Grade::{Acceptable as OK, Broken as BAD, Legacy as OLD, Recommended as TOP};
 
+/// Hybrid post-quantum exchanges resist "store now, decrypt later" while keeping a
+/// classical exchange as a backstop; OpenSSH made them its default (9.0 sntrup761x25519,
+/// 10.0 mlkem768x25519) and 10.1 warns when a connection uses none.
+const PQ_MLKEM_X25519: &str =
+    "hybrid post-quantum: ML-KEM-768 (FIPS 203) + X25519; OpenSSH 10.0's default";
+const PQ_SNTRUP: &str =
+    "hybrid post-quantum: Streamlined NTRU Prime + X25519; OpenSSH 9.0's default";
+const NO_PQ_X25519: &str = "X25519 ECDH (RFC 8731); no post-quantum protection";
+const NO_PQ_NIST: &str = "NIST curve ECDH (RFC 5656); no post-quantum protection";
+
 pub static HANDSHAKE: &[Entry] = &[
     // Key exchange.
-    e(
-        "mlkem768x25519-sha256",
-        K,
-        TOP,
-        "hybrid post-quantum (ML-KEM) + X25519",
-    ),
-    e(
-        "sntrup761x25519-sha512",
-        K,
-        TOP,
-        "hybrid post-quantum (NTRU Prime) + X25519",
-    ),
+    e("mlkem768x25519-sha256", K, TOP, PQ_MLKEM_X25519),
+    e("sntrup761x25519-sha512", K, TOP, PQ_SNTRUP),
     alias(
-        e(
-            "sntrup761x25519-sha512@openssh.com",
-            K,
-            TOP,
-            "hybrid post-quantum (NTRU Prime) + X25519",
-        ),
+        e("sntrup761x25519-sha512@openssh.com", K, TOP, PQ_SNTRUP),
         "sntrup761x25519-sha512",
     ),
     e(
         "mlkem768nistp256-sha256",
         K,
-        OK,
-        "hybrid post-quantum (ML-KEM) + NIST P-256",
+        TOP,
+        "hybrid post-quantum: ML-KEM-768 (FIPS 203) + NIST P-256 ECDH",
     ),
     e(
         "mlkem1024nistp384-sha384",
         K,
-        OK,
-        "hybrid post-quantum (ML-KEM) + NIST P-384",
+        TOP,
+        "hybrid post-quantum: ML-KEM-1024 (FIPS 203) + NIST P-384 ECDH",
+    ),
+    e("curve25519-sha256", K, OK, NO_PQ_X25519),
+    alias(
+        e("curve25519-sha256@libssh.org", K, OK, NO_PQ_X25519),
+        "curve25519-sha256",
     ),
     e(
-        "curve25519-sha256",
+        "curve448-sha512",
         K,
-        TOP,
-        "X25519, fast and constant-time",
+        OK,
+        "X448 ECDH (RFC 8731); no post-quantum protection",
     ),
-    alias(
-        e(
-            "curve25519-sha256@libssh.org",
-            K,
-            TOP,
-            "X25519, fast and constant-time",
-        ),
-        "curve25519-sha256",
-    ),
-    e("curve448-sha512", K, TOP, "X448"),
-    e("ecdh-sha2-nistp256", K, OK, "NIST P-256 ECDH"),
-    e("ecdh-sha2-nistp384", K, OK, "NIST P-384 ECDH"),
-    e("ecdh-sha2-nistp521", K, OK, "NIST P-521 ECDH"),
+    e("ecdh-sha2-nistp256", K, OK, NO_PQ_NIST),
+    e("ecdh-sha2-nistp384", K, OK, NO_PQ_NIST),
+    e("ecdh-sha2-nistp521", K, OK, NO_PQ_NIST),
     e(
         "diffie-hellman-group14-sha256",
         K,
         OK,
-        "2048-bit MODP group, SHA-256",
+        "2048-bit MODP group, SHA-256 (RFC 8268); no post-quantum protection",
     ),
     e(
         "diffie-hellman-group15-sha512",
         K,
         OK,
-        "3072-bit MODP group, SHA-512",
+        "3072-bit MODP group, SHA-512 (RFC 8268); no post-quantum protection",
     ),
     e(
         "diffie-hellman-group16-sha512",
         K,
         OK,
-        "4096-bit MODP group, SHA-512",
+        "4096-bit MODP group, SHA-512 (RFC 8268); no post-quantum protection",
     ),
     e(
         "diffie-hellman-group17-sha512",
         K,
         OK,
-        "6144-bit MODP group, SHA-512",
+        "6144-bit MODP group, SHA-512 (RFC 8268); no post-quantum protection",
     ),
     e(
         "diffie-hellman-group18-sha512",
         K,
         OK,
-        "8192-bit MODP group, SHA-512",
+        "8192-bit MODP group, SHA-512 (RFC 8268); no post-quantum protection",
     ),
     e(
         "diffie-hellman-group-exchange-sha256",
         K,
         OK,
-        "server-chosen MODP group, SHA-256",
+        "server-chosen MODP group, SHA-256 (RFC 4419); no post-quantum protection",
     ),
     e("diffie-hellman-group14-sha1", K, OLD, SHA1_KEX),
     e("diffie-hellman-group-exchange-sha1", K, OLD, SHA1_KEX),

@@ -1,9 +1,13 @@
 //! Static knowledge about every SSH algorithm name: kind, AEAD, aliases, security grade.
 //!
-//! One plain table, no behaviour beyond look-ups. Grades follow current consensus
-//! (NIST SP 800-131A, RFC 9142 for key exchange, RFC 8758 for RC4, OpenSSH release
-//! notes). Unknown names are never dropped by callers: [`lookup`] returns `None` and
-//! views show them as "unknown".
+//! One plain table, no behaviour beyond look-ups. Grades follow current references:
+//! OpenSSH's release notes through 10.x (hybrid post-quantum key exchange the default
+//! since 9.0, and recommended here above classical exchanges, which stay acceptable with
+//! "no post-quantum protection"; DSA removed in 10.0), RFC 9142 for key exchange (SHA-1
+//! and small groups), RFC 8758 for RC4, NIST SP 800-131A r2 and the r3 draft (3DES,
+//! 64-bit blocks, SHA-1), and ssh-audit's policies. Each entry's reason says why. Unknown
+//! names are never dropped by callers: [`lookup`] returns `None` and views show them as
+//! "unknown".
 
 mod handshake;
 mod session;

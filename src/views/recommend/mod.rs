@@ -8,9 +8,9 @@ use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
 use crate::analysis::SuiteStats;
 use crate::model::{AlgoKind, AlgoLists, Mode};
-use crate::offer::catalogue::Grade;
-use crate::offer::grade::Grader;
+use crate::offer::catalogue::{self, Grade};
 use crate::target;
+pub use rank::Order;
 use rank::{Policy, RankedName, indistinguishable, rank_names};
 use serde::Serialize;
 
@@ -56,6 +56,7 @@ pub struct RecommendView {
     pub destination: String,
     pub runs: Vec<i64>,
     pub goal: Goal,
+    pub order: Order,
     pub allowed: Grade,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
@@ -71,9 +72,38 @@ fn figures(bests: &[(Mode, SuiteStats)]) -> String {
     v.join(", ")
 }
 
-/// What the line says about the client's own first choice: the first name of its
-/// preference list that was measured here in the goal's modes (that this server accepts
-/// and the run included), and the names before it that were not measured.
+/// The client's first choice of the names measured here: the first name of its
+/// preference list (`ssh -G`) that was measured in the goal's modes, as the name that was
+/// measured (an alias counts as its canonical name), and the names its list puts before
+/// it that were not measured (the server does not offer them, or the run left them out).
+fn client_choice(
+    stats: &[SuiteStats],
+    kind: AlgoKind,
+    modes: &[Mode],
+    defaults: &AlgoLists,
+) -> Option<(String, Vec<String>)> {
+    let canonical = |n: &str| catalogue::canonical(kind, n).to_string();
+    let measured_as = |d: &str| {
+        stats
+            .iter()
+            .filter(|s| modes.contains(&s.mode) && s.figure.is_some())
+            .filter_map(|s| s.suite.get(kind))
+            .find(|n| canonical(n) == canonical(d))
+            .map(str::to_string)
+    };
+    let prefs = defaults.get(kind).unwrap_or_default();
+    let at = prefs.iter().position(|d| measured_as(d).is_some())?;
+    let chosen = measured_as(&prefs[at])?;
+    let mut skipped: Vec<String> = Vec::new();
+    for d in &prefs[..at] {
+        if canonical(d) != canonical(&chosen) && !skipped.contains(d) {
+            skipped.push(d.clone());
+        }
+    }
+    Some((chosen, skipped))
+}
+
+/// What the line says about the client's own first choice.
 fn default_comment(
     stats: &[SuiteStats],
     kind: AlgoKind,
@@ -82,51 +112,59 @@ fn default_comment(
     defaults: &AlgoLists,
     ranked: &[RankedName],
 ) -> Option<String> {
-    let prefs = defaults.get(kind).unwrap_or_default();
-    let measured = |d: &String| {
-        stats.iter().any(|s| {
-            modes.contains(&s.mode) && s.figure.is_some() && s.suite.get(kind) == Some(d.as_str())
-        })
-    };
-    let skipped: Vec<&str> = prefs
-        .iter()
-        .take_while(|d| !measured(d))
-        .map(String::as_str)
-        .collect();
-    let unmeasured = if skipped.is_empty() {
+    let (d, skipped) = client_choice(stats, kind, modes, defaults)?;
+    let before = if skipped.is_empty() {
         String::new()
     } else {
-        format!(" ({} not measured)", skipped.join(", "))
+        format!(
+            "; your client lists {} before it, not measured here",
+            skipped.join(", ")
+        )
     };
-    let d = prefs.iter().find(|d| measured(d))?;
     let (first, first_score, first_bests) = ranked.first()?;
-    if d == first {
-        return Some(format!(
-            "already your client's first choice among the measured names{unmeasured}"
-        ));
+    if &d == first {
+        return Some(format!("{d} is already your client's first choice{before}"));
     }
-    let Some((_, score, bests)) = ranked.iter().find(|r| &r.0 == d) else {
-        let grade = policy.grade(kind, d).map_or("unknown".into(), |g| {
-            if policy.demoted(kind, d) {
+    let grade = |n: &str| policy.grade(kind, n);
+    let Some((_, score, bests)) = ranked.iter().find(|r| r.0 == d) else {
+        let g = grade(&d).map_or("unknown".into(), |g| {
+            if policy.demoted(kind, &d) {
                 format!("{g} here (Terrapin)")
             } else {
                 g.to_string()
             }
         });
         return Some(format!(
-            "your client's first choice {d} is {grade} and not recommended"
+            "your client's first choice {d} is {g} and not recommended{before}"
         ));
     };
-    let gain = (first_score / score - 1.0) * 100.0;
     let noise = if indistinguishable(first_bests, bests) {
         ", within noise"
     } else {
         ""
     };
-    Some(format!(
-        "{gain:+.0}% over your client's first choice {d}{unmeasured} ({}){noise}",
-        figures(bests)
-    ))
+    let gain = (first_score / score - 1.0) * 100.0;
+    let reason = catalogue::lookup(kind, &d).map_or("", |e| e.reason);
+    let what = if gain < 0.0 && grade(first) < grade(&d) {
+        format!(
+            "{:.0}% slower than your client's first choice {d} ({}{noise}), for a better grade: {d} is {}, {reason}",
+            -gain,
+            figures(bests),
+            grade(&d).map_or("unknown", |g| g.as_str()),
+        )
+    } else {
+        let worse = if grade(first) > grade(&d) {
+            let why = catalogue::lookup(kind, first).map_or("", |e| e.reason);
+            format!("; {first} is a worse grade: {why}")
+        } else {
+            String::new()
+        };
+        format!(
+            "{gain:+.0}% over your client's first choice {d} ({}{noise}){worse}",
+            figures(bests)
+        )
+    };
+    Some(what + &before)
 }
 
 /// Build one line with its comments.
@@ -184,7 +222,7 @@ fn host_pattern(destination: &str) -> String {
 }
 
 /// Rank once per kind and collect the lines and notes.
-pub fn view(scope: &Scope, goal: Goal, max: Grade) -> RecommendView {
+pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendView {
     let defaults = scope
         .runs
         .last()
@@ -193,6 +231,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade) -> RecommendView {
     let policy = Policy {
         max,
         grader: scope.grader(),
+        order,
     };
     let mut notes = Vec::new();
     if scope.lacks_strict_kex() {
@@ -222,6 +261,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade) -> RecommendView {
         destination: scope.destination.clone(),
         runs: scope.run_ids(),
         goal,
+        order,
         allowed: max,
         lines,
         notes,
@@ -248,8 +288,12 @@ fn header(v: &RecommendView) -> String {
         ""
     };
     let runs: Vec<String> = v.runs.iter().map(i64::to_string).collect();
+    let order = match v.order {
+        Order::Grade => "the best grade first, fastest first within a grade",
+        Order::Speed => "fastest first across the allowed grades (--order speed)",
+    };
     format!(
-        "# sshbench recommendation for {} (runs {}), fastest first for {goal_text}.\n# Grades allowed: {allowed}; broken algorithms are never listed{warning}.",
+        "# sshbench recommendation for {} (runs {}) for {goal_text}: {order}.\n# Grades allowed: {allowed}; broken algorithms are never listed{warning}.",
         v.destination,
         runs.join(", "),
     )
@@ -281,8 +325,8 @@ fn server_block(v: &RecommendView) -> String {
 }
 
 /// The ssh_config block, the sshd_config lines and the notes.
-pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, RecommendView) {
-    let v = view(scope, goal, max);
+pub fn recommend(scope: &Scope, goal: Goal, max: Grade, order: Order) -> (Document, RecommendView) {
+    let v = view(scope, goal, max, order);
     let mut doc = Document::default();
     doc.text(header(&v));
     doc.code(client_block(&v));
@@ -292,23 +336,6 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade) -> (Document, RecommendV
         doc.text(notes.join("\n"));
     }
     (doc, v)
-}
-
-/// The ranked names of a kind as `recommend` would list them (for tests and tools).
-pub fn ranked_names(
-    stats: &[SuiteStats],
-    kind: AlgoKind,
-    modes: &[Mode],
-    max: Grade,
-) -> Vec<String> {
-    let policy = Policy {
-        max,
-        grader: Grader::default(),
-    };
-    rank_names(stats, kind, modes, policy)
-        .into_iter()
-        .map(|r| r.0)
-        .collect()
 }
 
 #[cfg(test)]

@@ -14,6 +14,20 @@ use crate::offer::grade::Grader;
 pub(super) struct Policy {
     pub max: Grade,
     pub grader: Grader,
+    pub order: Order,
+}
+
+/// How `recommend` orders each list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// The best grade first, fastest first within a grade (a post-quantum key exchange
+    /// leads a faster classical one).
+    #[default]
+    Grade,
+    /// Fastest first across the allowed grades; among names the measurements cannot
+    /// tell apart, the better grade first.
+    Speed,
 }
 
 impl Policy {
@@ -72,6 +86,12 @@ pub(super) fn rank_names(
         .filter_map(|n| score(stats, kind, modes, policy, n))
         .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let g = |n: &str| policy.grade(kind, n).unwrap_or(Grade::Broken);
+    if policy.order == Order::Grade {
+        // The best grade first, fastest first within a grade (a stable sort).
+        out.sort_by_key(|r| g(&r.0));
+        return out;
+    }
     // Among names the measurements cannot tell apart from the fastest, the better
     // grade goes first: speed that is not measurable must not cost security.
     let tied = out
@@ -81,10 +101,7 @@ pub(super) fn rank_names(
                 .is_some_and(|first| indistinguishable(&first.2, bests))
         })
         .count();
-    out[..tied].sort_by(|a, b| {
-        let g = |n: &str| policy.grade(kind, n).unwrap_or(Grade::Broken);
-        g(&a.0).cmp(&g(&b.0)).then(b.1.total_cmp(&a.1))
-    });
+    out[..tied].sort_by(|a, b| g(&a.0).cmp(&g(&b.0)).then(b.1.total_cmp(&a.1)));
     out
 }
 
