@@ -642,3 +642,62 @@ fn recommend_treats_terrapin_exposed_ciphers_as_legacy_without_strict_kex() {
     assert!(warnings("pi@nas2").contains("CVE-2023-48795"));
     assert!(!warnings("pi@nas").contains("CVE-2023-48795"));
 }
+
+/// A server that leaves no acceptable cipher (tinysshd's only cipher is chacha20-poly1305,
+/// and it offers no strict KEX): `recommend` says which cipher was measured, what it is
+/// exposed to and what would fix it, instead of only "nothing acceptable".
+#[test]
+fn recommend_explains_a_dead_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let store = Store::open(&db).unwrap();
+    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
+    let items: Vec<PlanItem> = [Mode::Send, Mode::Receive]
+        .map(|mode| PlanItem {
+            mode,
+            suite: chacha.clone(),
+        })
+        .to_vec();
+    let machine = Machine::default();
+    let id = store
+        .create_run(&NewRun {
+            destination: "router",
+            target_json: "{}".into(),
+            resolved: None,
+            client_version: "OpenSSH_9.2p1",
+            server_version: Some("SSH-2.0-tinysshd"),
+            server_strict_kex: Some(false),
+            machine: &machine,
+            options_json: "{}".into(),
+            plan: &items,
+            seed: 1,
+            client_defaults: &AlgoLists::new(),
+        })
+        .unwrap();
+    for round in 1..4u32 {
+        for (i, item) in items.iter().enumerate() {
+            let s = sample(item.mode, &item.suite, 300.0, round, 1.0);
+            store.add_sample(id, i, round, &s).unwrap();
+        }
+    }
+    let text = sshbench(&db, &["recommend", "router"]);
+    let note = text
+        .lines()
+        .find(|l| l.contains("Ciphers:"))
+        .unwrap_or_else(|| panic!("no note on ciphers: {text}"));
+    for expected in [
+        "chacha20-poly1305@openssh.com (legacy here",
+        "Terrapin",
+        "strict KEX (OpenSSH 9.6 or later",
+        "sshd_config: `Ciphers ",
+        "--allow legacy",
+    ] {
+        assert!(note.contains(expected), "{expected:?} missing: {note}");
+    }
+    // Asked for, the legacy cipher is listed.
+    let legacy = sshbench(&db, &["recommend", "router", "--allow", "legacy"]);
+    assert!(
+        legacy.contains("Ciphers chacha20-poly1305@openssh.com"),
+        "{legacy}"
+    );
+}

@@ -2,6 +2,7 @@
 //! measured algorithms fastest first, among acceptable grades only: broken never unless
 //! asked for, legacy only with `--allow legacy`.
 
+mod dead_end;
 mod rank;
 
 use super::export::Document;
@@ -247,14 +248,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     ] {
         match line(&scope.stats, kind, modes, policy, &defaults, &mut notes) {
             Some(l) => lines.push(l),
-            None => {
-                let modes: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
-                notes.push(format!(
-                    "{}: nothing measured with an acceptable grade ({} mode); left to ssh's defaults",
-                    kind.config_keyword(),
-                    modes.join("/")
-                ))
-            }
+            None => notes.push(dead_end::note(&scope.stats, kind, modes, policy)),
         }
     }
     RecommendView {

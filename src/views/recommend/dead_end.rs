@@ -1,0 +1,83 @@
+//! What `recommend` says when a server leaves no acceptable choice for a kind: which
+//! names were measured, what each is exposed to, and what would fix it.
+
+use super::rank::Policy;
+use crate::analysis::SuiteStats;
+use crate::model::{AlgoKind, Mode};
+use crate::offer::catalogue::{self, Grade};
+
+/// The names of `kind` measured in `modes`, in the order first seen.
+fn measured(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for n in stats
+        .iter()
+        .filter(|s| modes.contains(&s.mode) && s.figure.is_some())
+        .filter_map(|s| s.suite.get(kind))
+    {
+        if !names.iter().any(|x| x == n) {
+            names.push(n.to_string());
+        }
+    }
+    names
+}
+
+/// One name, its grade here, and why.
+fn describe(policy: Policy, kind: AlgoKind, name: &str) -> String {
+    let Some(entry) = catalogue::lookup(kind, name) else {
+        return format!("{name} (not in sshbench's catalogue)");
+    };
+    let grade = policy.grade(kind, name).unwrap_or(entry.grade);
+    if policy.demoted(kind, name) {
+        format!(
+            "{name} ({grade} here: open to the Terrapin attack, CVE-2023-48795, because the server does not offer strict KEX)"
+        )
+    } else {
+        format!("{name} ({grade}: {})", entry.reason)
+    }
+}
+
+/// The catalogue's recommended names of a kind, for an sshd_config line.
+fn recommended(kind: AlgoKind) -> Vec<&'static str> {
+    catalogue::names(kind)
+        .filter(|n| {
+            catalogue::lookup(kind, n)
+                .is_some_and(|e| e.grade == Grade::Recommended && e.alias_of.is_none())
+        })
+        .take(3)
+        .collect()
+}
+
+/// The note for a kind with nothing acceptable measured.
+pub(super) fn note(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], policy: Policy) -> String {
+    let keyword = kind.config_keyword();
+    let mode_list: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
+    let names = measured(stats, kind, modes);
+    if names.is_empty() {
+        return format!(
+            "{keyword}: nothing was measured ({} mode); left to ssh's defaults",
+            mode_list.join("/")
+        );
+    }
+    let described: Vec<String> = names.iter().map(|n| describe(policy, kind, n)).collect();
+    let mut fixes = Vec::new();
+    if names.iter().any(|n| policy.demoted(kind, n)) {
+        fixes.push(
+            "a server with strict KEX (OpenSSH 9.6 or later, or its distribution's fix) removes that exposure"
+                .to_string(),
+        );
+    }
+    fixes.push(format!(
+        "the server's admin can offer a recommended one (sshd_config: `{keyword} {}`)",
+        recommended(policy, kind).join(",")
+    ));
+    format!(
+        "{keyword}: no {} choice was measured ({} mode), only {}; {}; `--allow legacy` lists them anyway. Left to ssh's defaults",
+        match policy.max {
+            Grade::Recommended => "recommended",
+            _ => "acceptable",
+        },
+        mode_list.join("/"),
+        described.join(", "),
+        fixes.join("; or ")
+    )
+}
