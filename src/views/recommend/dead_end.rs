@@ -36,13 +36,12 @@ fn describe(policy: Policy, kind: AlgoKind, name: &str) -> String {
     }
 }
 
-/// The catalogue's recommended names of a kind, for an sshd_config line.
-fn recommended(kind: AlgoKind) -> Vec<&'static str> {
+/// The catalogue's names of a kind that are recommended on this server, for an
+/// sshd_config line.
+fn recommended(policy: Policy, kind: AlgoKind) -> Vec<&'static str> {
     catalogue::names(kind)
-        .filter(|n| {
-            catalogue::lookup(kind, n)
-                .is_some_and(|e| e.grade == Grade::Recommended && e.alias_of.is_none())
-        })
+        .filter(|n| catalogue::lookup(kind, n).is_some_and(|e| e.alias_of.is_none()))
+        .filter(|n| policy.grade(kind, n) == Some(Grade::Recommended))
         .take(3)
         .collect()
 }
