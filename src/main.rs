@@ -18,6 +18,8 @@ fn main() -> ExitCode {
         CommandArgs::Recommend(args) => app::recommend(args),
         CommandArgs::Compare(args) => app::compare(args),
         CommandArgs::Report(args) => app::report(args),
+        CommandArgs::Completions(args) => app::completions(args),
+        CommandArgs::Man => app::man(),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -311,7 +311,16 @@ fn bad_inputs_give_clear_errors_and_write_nothing() {
     for (args, want) in [
         (vec!["--size", "0"], "at least 1 byte"),
         (vec!["--size", "8Q"], "unknown unit"),
-        (vec!["-oProxyCommand=evil"], "unexpected argument"),
+        (vec!["-oProxyCommand=evil"], "apply to a destination"),
+        (vec!["-o", "Ciphers=aes128-ctr", "host"], "use --ciphers"),
+        (
+            vec!["-o", "StrictHostKeyChecking=no", "host"],
+            "never weakens",
+        ),
+        (
+            vec!["-F", "/nonexistent/ssh_config", "host"],
+            "no such ssh config file",
+        ),
         (vec!["--", "-oProxyCommand=evil"], "starts with '-'"),
         (vec!["host:70000"], "port"),
         (vec!["--mode", "upload"], "invalid value"),
@@ -334,7 +343,44 @@ fn bad_inputs_give_clear_errors_and_write_nothing() {
         assert!(!out.status.success(), "{args:?} succeeded");
         assert!(stderr.contains(want), "{args:?}: {want:?} not in {stderr}");
         assert!(!db.exists(), "{args:?} created the database");
+        // Refused before any sandbox started or server was probed.
+        assert!(!stderr.contains("server:"), "{args:?} went on: {stderr}");
     }
+}
+
+/// ssh's own `-F FILE` and `-o Option=value` reach every ssh sshbench runs: the
+/// sandbox's config as a real destination's, and a port given with `-o` that overrides
+/// a wrong one in the file.
+#[test]
+fn ssh_config_files_and_options_reach_every_ssh() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let connect = |extra: &[&str], db: &Path| {
+        let mut args = vec!["-q", "--mode", "connect", "--rounds", "1"];
+        args.extend(["--kex", "curve25519-sha256", "--timeout", "20"]);
+        args.extend(extra);
+        args.push(sshbench::sandbox::ALIAS);
+        run_with_db(db, &args)
+    };
+    let config = sb.ssh_config().display().to_string();
+    let out = connect(&["-F", &config], &dir.path().join("f.sqlite"));
+    assert!(out.status.success(), "-F: {}", text(&out.stderr));
+    // The same file with a wrong port: only `-o Port=` makes it work.
+    let port = sb.port().to_string();
+    let wrong = std::fs::read_to_string(sb.ssh_config())
+        .unwrap()
+        .replace(&format!("Port {port}"), "Port 9");
+    let wrong_path = dir.path().join("wrong_port_config");
+    std::fs::write(&wrong_path, wrong).unwrap();
+    let wrong_path = wrong_path.display().to_string();
+    let db = dir.path().join("o.sqlite");
+    let out = connect(&["-F", &wrong_path], &dir.path().join("x.sqlite"));
+    assert!(!out.status.success(), "port 9 connected");
+    let port_option = format!("Port={port}");
+    let out = connect(&["-F", &wrong_path, "-o", &port_option], &db);
+    assert!(out.status.success(), "-o Port: {}", text(&out.stderr));
+    let runs = Store::open(&db).unwrap().runs().unwrap();
+    assert_eq!(runs[0].samples, 2, "a warm-up and one counted sample");
 }
 
 #[test]
@@ -610,4 +656,48 @@ fn sandbox_runs_as_an_ordinary_user() {
     assert!(out.status.success(), "{stderr}");
     assert!(!stdout.contains("failed"), "{stdout}\n{stderr}");
     assert!(stdout.contains("aes128-gcm@openssh.com"), "{stdout}");
+}
+
+/// Completions for every shell and the manual page come from the clap definitions and
+/// name every subcommand.
+#[test]
+fn completions_and_man_page_cover_every_subcommand() {
+    let subcommands = [
+        "run",
+        "algos",
+        "runs",
+        "show",
+        "summary",
+        "recommend",
+        "report",
+        "compare",
+        "sandbox",
+        "completions",
+        "man",
+    ];
+    let output = |args: &[&str]| {
+        let out = sshbench().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = output(&["completions", shell]);
+        for sub in subcommands {
+            assert!(script.contains(sub), "{shell} completions lack {sub}");
+        }
+        assert!(script.contains("ciphers"), "{shell}: no run options");
+    }
+    let man = output(&["man"]);
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH sshbench"),
+        "not roff"
+    );
+    for sub in subcommands {
+        let heading = format!(".SH \"SSHBENCH {}\"", sub.to_uppercase());
+        assert!(man.contains(&heading), "man page lacks {heading}");
+    }
+    assert!(
+        man.contains("\\-\\-order"),
+        "man page lacks recommend's options"
+    );
 }

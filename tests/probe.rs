@@ -362,3 +362,81 @@ fn run_warns_about_a_server_without_strict_kex() {
     assert!(stderr.contains("server offer: SSH-2.0-OpenSSH"), "{stderr}");
     assert!(!stderr.contains(warning), "{stderr}");
 }
+
+/// An ssh config with the sandbox (a ProxyJump host: it forwards TCP) and, behind it, a
+/// Dropbear server reached only through it.
+fn config_with_dropbear_behind_sandbox(
+    sb: &sshbench::sandbox::Sandbox,
+    db: &Dropbear,
+    dir: &std::path::Path,
+) -> std::path::PathBuf {
+    let mut cfg = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    cfg.push_str(&format!(
+        "\nHost dropbear-behind\n  HostName 127.0.0.1\n  Port {}\n  ProxyJump {}\n  \
+         StrictHostKeyChecking yes\n  UserKnownHostsFile \"{}\"\n",
+        db.port,
+        sshbench::sandbox::ALIAS,
+        dir.join("no_known_hosts").display()
+    ));
+    let path = dir.join("ssh_config");
+    std::fs::write(&path, cfg).unwrap();
+    path
+}
+
+/// Through a ProxyJump, `algos` shows the destination's offer (Dropbear's), not the jump
+/// host's, and `run` plans only what Dropbear accepts.
+#[test]
+fn through_a_jump_host_the_offer_is_the_destination_s() {
+    let sb = sshbench::sandbox::Sandbox::start(&sshbench::sandbox::SandboxOptions {
+        candidates: sshbench::offer::candidates(&common::client()),
+        forwarding: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let db = dropbear();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config_with_dropbear_behind_sandbox(&sb, &db, dir.path());
+    let direct = server::probe("127.0.0.1", db.port, Duration::from_secs(10)).unwrap();
+    let out = common::sshbench()
+        .args(["algos", "--format", "json", "-F"])
+        .arg(&cfg)
+        .arg("dropbear-behind")
+        .output()
+        .unwrap();
+    common::assert_success(&out, "algos through the jump");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let banner = v["server"]["banner"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(banner.to_lowercase().contains("dropbear"), "{v}");
+    assert_eq!(v["server"]["method"], "ssh-verbose", "{v}");
+    // `run` plans from that offer; its first sample then fails on Dropbear's unknown host
+    // key, which stops it with the plan stored.
+    let db_path = dir.path().join("db.sqlite");
+    let run = common::sshbench()
+        .args(["run", "--mode", "connect,send", "--timeout", "20", "-F"])
+        .arg(&cfg)
+        .arg("--db")
+        .arg(&db_path)
+        .arg("dropbear-behind")
+        .output()
+        .unwrap();
+    assert!(!run.status.success(), "{}", common::text(&run.stderr));
+    let runs = sshbench::store::Store::open(&db_path)
+        .unwrap()
+        .runs()
+        .unwrap();
+    let offered = direct.kexinit.lists();
+    assert!(!runs[0].plan.is_empty());
+    for item in &runs[0].plan {
+        for kind in [AlgoKind::Kex, AlgoKind::Cipher, AlgoKind::Mac] {
+            if let Some(name) = item.suite.get(kind) {
+                assert!(
+                    offered.contains(kind, name),
+                    "{name} planned, Dropbear lacks it"
+                );
+            }
+        }
+    }
+}

@@ -3,8 +3,9 @@
 use super::server::{SandboxSetup, lab_label, placement_label, probe_remote, start_sandbox};
 use super::{db_path, find_ssh};
 use anyhow::{Context, Result, bail};
-use sshbench::cli::config::parse_rate;
-use sshbench::cli::{AlgosArgs, AlgosFormat, RunsArgs, SandboxArgs};
+use clap::CommandFactory;
+use sshbench::cli::config::{destination_ssh_args, parse_rate};
+use sshbench::cli::{AlgosArgs, AlgosFormat, Cli, CompletionsArgs, RunsArgs, SandboxArgs};
 use sshbench::model::LabOptions;
 use sshbench::offer::{self, client, server};
 use sshbench::sandbox;
@@ -103,6 +104,7 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout.max(1));
     let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
+    let ssh_args = destination_ssh_args(args.destination.as_deref(), &args.ssh)?;
     let (label, server) = match &args.destination {
         None => {
             let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
@@ -110,7 +112,7 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
             (target::SANDBOX.to_string(), o)
         }
         Some(dest) => {
-            let t = Target::parse(dest)?;
+            let t = Target::parse(dest)?.with_ssh_args(ssh_args);
             let r = target::resolve(&ssh, &t)?;
             (t.label.clone(), probe_remote(&ssh, &t, &r, timeout))
         }
@@ -137,4 +139,30 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(if server.is_some() { 0 } else { 1 })
+}
+
+/// `sshbench completions SHELL`: from the clap definitions, so they never drift.
+pub fn completions(args: CompletionsArgs) -> Result<u8> {
+    let mut cmd = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "sshbench", &mut script);
+    // A closed pipe (e.g. `| head`) ends the output quietly.
+    let _ = std::io::stdout().lock().write_all(&script);
+    Ok(0)
+}
+
+/// `sshbench man`: the manual page, with a section per subcommand.
+pub fn man() -> Result<u8> {
+    let cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        writeln!(out, ".SH \"SSHBENCH {}\"", sub.get_name().to_uppercase())?;
+        let page = clap_mangen::Man::new(sub.clone());
+        page.render_synopsis_section(&mut out)?;
+        page.render_description_section(&mut out)?;
+        page.render_options_section(&mut out)?;
+    }
+    let _ = std::io::stdout().lock().write_all(&out);
+    Ok(0)
 }

@@ -7,7 +7,7 @@ mod reports;
 mod run;
 mod server;
 
-pub use commands::{algos, runs, sandbox};
+pub use commands::{algos, completions, man, runs, sandbox};
 pub use reports::{compare, recommend, report, show, summary};
 pub use run::run;
 

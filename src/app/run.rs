@@ -11,7 +11,7 @@ use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::model::{FailureKind, Mode, Outcome, RunOptions, Sample};
+use sshbench::model::{AlgoLists, FailureKind, Mode, Outcome, RunOptions, Sample};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -67,27 +67,38 @@ fn load_resumed(path: &Path, id: Option<i64>) -> Result<Resumed> {
     Ok((run, options, target))
 }
 
+/// The plan for the client and the server's offer (`None`: not known yet, the client's
+/// lists only).
+fn build_plan(
+    client: &client::ClientOffer,
+    server: Option<&AlgoLists>,
+    sandbox: bool,
+    options: &RunOptions,
+) -> Result<Plan> {
+    plan::build(&PlanInput {
+        client,
+        server,
+        filters: &options.filters,
+        modes: &options.modes,
+        vary_hostkeys: sandbox,
+        full: options.full,
+        compression: options.compression,
+    })
+}
+
 fn make_plan(
     resumed: Option<&Resumed>,
     client: &client::ClientOffer,
     srv: &Server,
     options: &RunOptions,
 ) -> Result<Plan> {
-    Ok(match resumed {
-        Some((run, _, _)) => Plan {
+    match resumed {
+        Some((run, _, _)) => Ok(Plan {
             items: run.plan.clone(),
             notes: Vec::new(),
-        },
-        None => plan::build(&PlanInput {
-            client,
-            server: srv.offer.as_ref(),
-            filters: &options.filters,
-            modes: &options.modes,
-            vary_hostkeys: srv.target.is_sandbox,
-            full: options.full,
-            compression: options.compression,
-        })?,
-    })
+        }),
+        None => build_plan(client, srv.offer.as_ref(), srv.target.is_sandbox, options),
+    }
 }
 
 /// What a run starts from: its id, seed, and the samples it already has.
@@ -247,9 +258,13 @@ fn server_for(
     client: &client::ClientOffer,
     progress: &Progress,
 ) -> Result<Server> {
-    let destination: Option<String> = match resumed {
-        Some((_, _, t)) => (!t.is_sandbox).then(|| t.label.clone()),
-        None => cfg.destination.clone(),
+    // A resumed run goes where it went, with the ssh options it had.
+    let destination: Option<Target> = match resumed {
+        Some((_, _, t)) => (!t.is_sandbox).then(|| t.clone()),
+        None => match &cfg.destination {
+            Some(d) => Some(Target::parse(d)?.with_ssh_args(cfg.ssh_args.clone())),
+            None => None,
+        },
     };
     let setup = SandboxSetup {
         lab: options.lab,
@@ -257,7 +272,7 @@ fn server_for(
     };
     let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
     connect_server(
-        destination.as_deref(),
+        destination,
         ssh,
         client,
         probe_timeout,
@@ -282,6 +297,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
         .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
     let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
     progress.say(&format!("client: {}", client.version.raw));
+    if resumed.is_none() {
+        // Filters that name nothing the client knows fail here, before a sandbox starts
+        // or a server is probed.
+        build_plan(&client, None, cfg.destination.is_none(), &options)?;
+    }
     let srv = server_for(&cfg, resumed.as_ref(), &options, &ssh, &client, &progress)?;
     let plan = make_plan(resumed.as_ref(), &client, &srv, &options)?;
     for note in &plan.notes {

@@ -157,7 +157,7 @@ fn read_offer(
 /// The server of a run: the sandbox without a destination, else the destination
 /// resolved and (unless `mock`) its offer read.
 pub fn connect_server(
-    destination: Option<&str>,
+    destination: Option<Target>,
     ssh: &Path,
     client: &client::ClientOffer,
     probe_timeout: Duration,
@@ -165,10 +165,9 @@ pub fn connect_server(
     setup: SandboxSetup,
     progress: &Progress,
 ) -> Result<Server> {
-    let Some(dest) = destination else {
+    let Some(t) = destination else {
         return sandbox_server(ssh, client, probe_timeout, setup, progress);
     };
-    let t = Target::parse(dest)?;
     let r = target::resolve(ssh, &t)?;
     progress.say(&format!(
         "server: {} ({}@{} port {})",

@@ -55,8 +55,9 @@ pub enum CommandArgs {
     /// host key (each algorithm's effect over its suites), top suites per cipher, the
     /// spread, and warnings.
     Summary(SummaryArgs),
-    /// Print an ssh_config block (and sshd_config lines) with the measured algorithms
-    /// fastest first, among acceptable grades only.
+    /// Print an ssh_config block (and sshd_config lines) with the measured algorithms,
+    /// the best grade first and the fastest first within a grade, among acceptable
+    /// grades only.
     Recommend(RecommendArgs),
     /// Write a self-contained HTML report with charts (no network fetches), and
     /// optionally the charts as PNG files.
@@ -69,6 +70,17 @@ pub enum CommandArgs {
     /// Prints the path of its private ssh_config on the first line of stdout, so that
     /// scripts can use it: `ssh -F <that file> sshbench-sandbox`.
     Sandbox(SandboxArgs),
+    /// Print a shell completion script: `sshbench completions bash > ~/.local/share/bash-completion/completions/sshbench`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): `sshbench man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 const SHOW_EXAMPLES: &str = "Examples:
@@ -271,10 +283,29 @@ pub enum AlgosFormat {
     Json,
 }
 
+/// ssh's own options for a destination, passed to every ssh sshbench runs for it.
+#[derive(Debug, Default, Args)]
+pub struct SshArgs {
+    /// Read this ssh config file instead of ~/.ssh/config (as `ssh -F`).
+    #[arg(short = 'F', value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// An ssh option for this run, `Option=value` (as `ssh -o`; repeatable), e.g.
+    /// `-o Port=2222`, `-o ProxyJump=bastion`, `-o IdentityFile=~/.ssh/nas`. Options
+    /// that sshbench sets per sample (Ciphers, MACs, KexAlgorithms, HostKeyAlgorithms,
+    /// Compression, ControlMaster, BatchMode) are refused with the sshbench option to
+    /// use instead, and host key checking cannot be turned off.
+    #[arg(short = 'o', value_name = "OPTION=VALUE")]
+    pub options: Vec<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct AlgosArgs {
     /// [user@]host[:port] or an ssh_config alias; omit to probe the local sandbox sshd.
     pub destination: Option<String>,
+
+    #[command(flatten)]
+    pub ssh: SshArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -334,6 +365,9 @@ pub struct RunArgs {
     /// Your ssh configuration (identities, ProxyJump, known_hosts) applies as usual;
     /// key-based authentication must already work, as with `ssh -o BatchMode=yes`.
     pub destination: Option<String>,
+
+    #[command(flatten)]
+    pub ssh: SshArgs,
 
     /// Modes to measure, comma-separated.
     #[arg(

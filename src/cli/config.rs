@@ -1,7 +1,7 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use super::args::{CpusArg, PayloadArg, RunArgs};
+use super::args::{CpusArg, PayloadArg, RunArgs, SshArgs};
 use crate::model::{Filters, LabOptions, Mode, PayloadKind, Placement, RunOptions};
 use crate::plan::filter;
 use anyhow::{Result, bail};
@@ -23,6 +23,8 @@ pub struct RunConfig {
     pub quiet: bool,
     pub verbose: bool,
     pub mock_transport: bool,
+    /// ssh's own `-F` and `-o` for the destination, checked.
+    pub ssh_args: Vec<String>,
 }
 
 /// The counts and times that have a floor: a clear error before anything starts.
@@ -93,10 +95,21 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
     })
 }
 
+/// ssh's `-F` and `-o` for a destination, checked (`crate::target::ssh_args`); the
+/// sandbox has its own ssh_config and takes neither.
+pub fn destination_ssh_args(destination: Option<&str>, a: &SshArgs) -> Result<Vec<String>> {
+    if destination.is_none() && (a.config.is_some() || !a.options.is_empty()) {
+        bail!("-F and -o apply to a destination; the local sandbox has its own ssh_config");
+    }
+    crate::target::ssh_args(a.config.as_deref(), &a.options)
+}
+
 impl RunConfig {
     pub fn from_args(a: RunArgs) -> Result<RunConfig> {
+        let ssh_args = destination_ssh_args(a.destination.as_deref(), &a.ssh)?;
         Ok(RunConfig {
             options: run_options(&a)?,
+            ssh_args,
             destination: a.destination,
             seed: a.seed,
             db: a.db,

@@ -53,6 +53,8 @@ pub struct SandboxOptions {
     pub lab: LabOptions,
     /// Run sshd and its sessions on these CPUs only (see [`crate::sys::affinity`]).
     pub server_cpus: Option<Vec<usize>>,
+    /// Let clients forward TCP through it (a ProxyJump host for a server behind it).
+    pub forwarding: bool,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.
@@ -160,6 +162,9 @@ impl Sandbox {
             .ok_or_else(|| anyhow!("the current user has no passwd entry"))?;
 
         let mut config = SshdConfig::new(dir.path(), &home, &user, &host_keys);
+        if opts.forwarding {
+            config.set("AllowTcpForwarding", "yes");
+        }
         let privsep = config.make_valid(&sshd)?;
 
         let offered = enable_algorithms(opts, &sshd, &mut config, &host_keys)?;

@@ -1,6 +1,10 @@
 //! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
+mod options;
+
+pub use options::ssh_args;
+
 use crate::model::AlgoKind;
 use crate::model::AlgoLists;
 use crate::model::{LabOptions, Placement};
@@ -60,6 +64,15 @@ impl Target {
             destination,
             is_sandbox: false,
         })
+    }
+
+    /// The same destination with ssh's own options (`-F`, `-o`, checked by
+    /// [`ssh_args`]) before the ones it already has.
+    pub fn with_ssh_args(mut self, args: Vec<String>) -> Target {
+        let mut all = args;
+        all.append(&mut self.ssh_options);
+        self.ssh_options = all;
+        self
     }
 
     /// The local sandbox, reached through its private ssh_config file (labelled as the

@@ -440,4 +440,40 @@ debug2: reserved 0 \n"
         assert_eq!(offer.kexinit.hostkey, ["rsa-sha2-512", "ssh-ed25519"]);
         assert!(parse_ssh_vv(&log[..4]).is_none());
     }
+
+    /// Through a ProxyJump, ssh -vv logs the jump host's connection first: the offer
+    /// is the last proposal, with the banner logged before it.
+    #[test]
+    fn through_a_jump_host_the_offer_is_the_destination_s() {
+        let proposal = |kex: &str, cipher: &str| {
+            format!(
+                "debug2: peer server KEXINIT proposal\n\
+                 debug2: KEX algorithms: {kex}\n\
+                 debug2: host key algorithms: ssh-ed25519\n\
+                 debug2: ciphers ctos: {cipher}\n\
+                 debug2: ciphers stoc: {cipher}\n\
+                 debug2: MACs ctos: hmac-sha2-256\n\
+                 debug2: MACs stoc: hmac-sha2-256\n\
+                 debug2: compression ctos: none\n\
+                 debug2: compression stoc: none\n\
+                 debug2: first_kex_follows 0\n\
+                 debug2: reserved 0\n"
+            )
+        };
+        let text = format!(
+            "debug1: Remote protocol version 2.0, remote software version OpenSSH_9.2p1\n{}\
+             debug1: Authenticated to jump\n\
+             debug1: Remote protocol version 2.0, remote software version dropbear_2022.83\n{}",
+            proposal(
+                "sntrup761x25519-sha512,curve25519-sha256",
+                "aes128-gcm@openssh.com"
+            ),
+            proposal("curve25519-sha256,kexguess2@matt.ucc.asn.au", "aes128-ctr"),
+        );
+        let log: Vec<String> = text.lines().map(|l| l.trim_start().to_string()).collect();
+        let offer = parse_ssh_vv(&log).unwrap();
+        assert_eq!(offer.software.product, "dropbear");
+        assert_eq!(offer.kexinit.ciphers_cs, ["aes128-ctr"]);
+        assert!(!offer.kexinit.kex.iter().any(|k| k.starts_with("sntrup")));
+    }
 }

@@ -20,58 +20,74 @@ fn slot<'a>(k: &'a mut Kexinit, key: &str) -> Option<&'a mut Vec<String>> {
     })
 }
 
+/// One proposal as `ssh -vv` logs it: the banner logged before it, its lists, and how
+/// many of them were seen.
+struct Proposal {
+    banner: Option<String>,
+    kexinit: Kexinit,
+    lists: usize,
+}
+
+/// One `debug2:` line of a proposal into `p`; true at its last line (`reserved`).
+fn proposal_line(p: &mut Proposal, line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("debug2: ") else {
+        return false;
+    };
+    let Some((key, value)) = rest.split_once(": ") else {
+        if rest.starts_with("first_kex_follows") {
+            p.kexinit.first_kex_follows = rest.ends_with('1');
+        }
+        return rest.starts_with("reserved");
+    };
+    if let Some(list) = slot(&mut p.kexinit, key) {
+        *list = value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        p.lists += 1;
+    }
+    false
+}
+
 /// Read the server's proposal from `ssh -vv` stderr (the lines after
-/// `debug2: peer server KEXINIT proposal`), for servers behind a jump host.
+/// `debug2: peer server KEXINIT proposal`), for servers behind a jump host. Through a
+/// ProxyJump the jump host's connection is logged first, so the last proposal (and the
+/// banner logged before it) is the destination's.
 pub fn parse_ssh_vv(lines: &[String]) -> Option<ServerOffer> {
     let mut banner = None;
-    let mut k = Kexinit::default();
-    let mut in_peer = false;
-    let mut seen = 0;
+    let mut current: Option<Proposal> = None;
+    let mut last: Option<Proposal> = None;
     for line in lines {
         let l = line.trim_end();
         if let Some(v) = l.split("remote software version ").nth(1) {
             banner = Some(v.trim().to_string());
         }
         if l.contains("peer server KEXINIT proposal") {
-            in_peer = true;
+            current = Some(Proposal {
+                banner: banner.clone(),
+                kexinit: Kexinit::default(),
+                lists: 0,
+            });
             continue;
         }
-        if !in_peer {
+        let Some(p) = current.as_mut() else {
             continue;
+        };
+        if proposal_line(p, l) {
+            last = current.take().filter(|p| p.lists >= 8).or(last);
         }
-        let Some(rest) = l.strip_prefix("debug2: ") else {
-            continue;
-        };
-        let Some((key, value)) = rest.split_once(": ") else {
-            if rest.starts_with("first_kex_follows") {
-                k.first_kex_follows = rest.ends_with('1');
-            }
-            if rest.starts_with("reserved") {
-                break;
-            }
-            continue;
-        };
-        let Some(slot) = slot(&mut k, key) else {
-            continue;
-        };
-        *slot = value
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        seen += 1;
     }
-    if seen < 8 {
-        return None;
-    }
-    let banner_line = banner.unwrap_or_default();
+    // A proposal cut short (no `reserved` line) still counts if its lists are there.
+    let p = current.filter(|p| p.lists >= 8).or(last)?;
+    let banner_line = p.banner.unwrap_or_default();
     let software = parse_banner(&format!("SSH-2.0-{banner_line}")).unwrap_or_default();
     Some(ServerOffer {
         banner: format!("SSH-2.0-{banner_line}"),
         software,
         pre_banner: Vec::new(),
-        kexinit: k,
+        kexinit: p.kexinit,
         method: ProbeMethod::SshVerbose,
     })
 }
