@@ -327,7 +327,7 @@ view_tests! {
 /// recommended where the server has strict KEX and legacy where it has not.
 #[test]
 fn every_view_grades_terrapin_exposed_ciphers_alike() {
-    let (_dir, db) = fixture();
+    let (dir, db) = fixture();
     let json = |args: &[&str]| -> serde_json::Value {
         let mut a = args.to_vec();
         a.extend(["--format", "json"]);
@@ -359,6 +359,22 @@ fn every_view_grades_terrapin_exposed_ciphers_alike() {
                 .all(|s| s["grade"] == grade),
             "{dest}: {top:?}"
         );
+        // The tables say the same.
+        let table = sshbench(&db, &["show", dest, "--top", "all", "--mode", "send"]);
+        let row = table.lines().find(|l| l.contains(chacha)).unwrap();
+        assert!(row.contains(grade), "{dest}: {row}");
+        // So does the HTML report's table.
+        let page = dir.path().join(format!("{dest}.html"));
+        let page_arg = page.display().to_string();
+        sshbench(&db, &["report", dest, "-o", &page_arg]);
+        let html = std::fs::read_to_string(&page).unwrap();
+        let at = html.find(&format!("<td>{chacha}</td>")).expect("chacha20 row");
+        let row_end = html[at..].find("</tr>").unwrap();
+        assert!(html[at..at + row_end].contains(grade), "{dest}: report row");
+        // And recommend lists it by default only where it is recommended.
+        let rec = sshbench(&db, &["recommend", dest, "--for", "send"]);
+        let listed = rec.lines().any(|l| l.contains("Ciphers ") && l.contains(chacha));
+        assert_eq!(listed, grade == "recommended", "{dest}: {rec}");
     }
 }
 

@@ -87,13 +87,36 @@ impl Privsep {
         Ok(())
     }
 
-    /// If no other sandbox uses them, undo what sshbench created.
+    /// Whether no sshd process is alive, allowing our own sessions, killed just before,
+    /// a moment to go.
+    fn no_sshd_left() -> bool {
+        let created = Self::marker("dir").exists() || Self::marker("user").exists();
+        if !created {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            if crate::sys::proc::processes_named("sshd").is_empty() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// If no other sandbox, and no other sshd at all, uses them, undo what sshbench
+    /// created. An sshd started meanwhile (say, the system's) may need the directory,
+    /// so while one runs everything stays, markers included, for a later sandbox to
+    /// remove.
     pub fn release(self) {
         if flock(&self.change, libc::LOCK_EX).is_err() {
             return;
         }
         // Converting our shared lock succeeds only when no other sandbox holds one.
-        if flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
+        let last = flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok();
+        if last && Self::no_sshd_left() {
             if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
                 let _ = fs::remove_dir(dir.trim());
                 let _ = fs::remove_file(Self::marker("dir"));

@@ -118,6 +118,42 @@ pub fn descendants(pid: u32) -> Vec<u32> {
     }
 }
 
+/// Live processes whose command name is `name` (Linux `/proc/PID/comm`; elsewhere
+/// `ps -A -o pid=,comm=`), zombies left out.
+pub fn processes_named(name: &str) -> Vec<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"));
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+                comm.is_ok_and(|c| c.trim() == name) && stat.is_ok_and(|s| !s.contains(") Z "))
+            })
+            .collect()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let Ok(out) = std::process::Command::new("ps")
+            .args(["-A", "-o", "pid=,comm="])
+            .output()
+        else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let (pid, comm) = l.trim().split_once(char::is_whitespace)?;
+                let base = comm.trim().rsplit('/').next()?;
+                (base == name).then(|| pid.parse().ok())?
+            })
+            .collect()
+    }
+}
+
 /// The CPU time (user + system) a live process has used so far: Linux only (`/proc`);
 /// `None` elsewhere or when it cannot be read.
 pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
