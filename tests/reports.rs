@@ -368,12 +368,16 @@ fn every_view_grades_terrapin_exposed_ciphers_alike() {
         let page_arg = page.display().to_string();
         sshbench(&db, &["report", dest, "-o", &page_arg]);
         let html = std::fs::read_to_string(&page).unwrap();
-        let at = html.find(&format!("<td>{chacha}</td>")).expect("chacha20 row");
+        let at = html
+            .find(&format!("<td>{chacha}</td>"))
+            .expect("chacha20 row");
         let row_end = html[at..].find("</tr>").unwrap();
         assert!(html[at..at + row_end].contains(grade), "{dest}: report row");
         // And recommend lists it by default only where it is recommended.
         let rec = sshbench(&db, &["recommend", dest, "--for", "send"]);
-        let listed = rec.lines().any(|l| l.contains("Ciphers ") && l.contains(chacha));
+        let listed = rec
+            .lines()
+            .any(|l| l.contains("Ciphers ") && l.contains(chacha));
         assert_eq!(listed, grade == "recommended", "{dest}: {rec}");
     }
 }
