@@ -212,7 +212,11 @@ pub fn fixture_db(path: &Path) {
     );
     defaults.set(
         AlgoKind::HostKey,
-        vec!["ssh-ed25519".into(), "rsa-sha2-512".into()],
+        vec![
+            "ssh-ed25519-cert-v01@openssh.com".into(),
+            "ssh-ed25519".into(),
+            "rsa-sha2-512".into(),
+        ],
     );
     defaults.set(
         AlgoKind::Cipher,

@@ -96,7 +96,8 @@ fn client_choice(
     let at = prefs.iter().position(|d| measured_as(d).is_some())?;
     let chosen = measured_as(&prefs[at])?;
     let mut skipped: Vec<String> = Vec::new();
-    for d in &prefs[..at] {
+    // Certificate algorithms need a certificate, which no measurement uses.
+    for d in prefs[..at].iter().filter(|d| !d.contains("-cert-v0")) {
         if canonical(d) != canonical(&chosen) && !skipped.contains(d) {
             skipped.push(d.clone());
         }
