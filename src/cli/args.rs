@@ -1,4 +1,4 @@
-//! Command-line definitions (clap derive) and nothing else; [`crate::config`] turns them
+//! Command-line definitions (clap derive) and nothing else; [`super::config`] turns them
 //! into owned configuration before anything runs.
 
 use crate::model::Mode;

@@ -2,7 +2,7 @@
 //!
 //! Every sample is committed as soon as it is measured (WAL journal), so a run stopped
 //! by Ctrl-C, a crash or `kill -9` keeps every finished sample and can be resumed. The
-//! schema version lives in `PRAGMA user_version`; [`MIGRATIONS`] upgrade older files and
+//! schema version lives in `PRAGMA user_version`; `schema::MIGRATIONS` upgrade older files and
 //! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
 //! tables for people who query them directly.
 
