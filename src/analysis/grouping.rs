@@ -3,6 +3,7 @@
 
 use super::{SuiteStats, aggregate};
 use crate::model::{PayloadKind, Sample};
+use std::borrow::Cow;
 
 /// A compressed transfer's figure depends on the data (text shrinks several times,
 /// random data not at all), so one measured on other data than the default random is a
@@ -27,13 +28,20 @@ pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
 pub fn aggregate_reported<'a>(
     samples: impl IntoIterator<Item = (&'a Sample, PayloadKind)>,
 ) -> Vec<SuiteStats> {
-    let marked: Vec<Sample> = samples
+    // Only the compressed transfers on other data than random change: copy just those.
+    let reported: Vec<Cow<Sample>> = samples
         .into_iter()
         .map(|(s, payload)| {
+            let marked = payload != PayloadKind::Random
+                && s.mode.is_transfer()
+                && s.suite.compression.is_some();
+            if !marked {
+                return Cow::Borrowed(s);
+            }
             let mut s = s.clone();
             mark_payload(&mut s, payload);
-            s
+            Cow::Owned(s)
         })
         .collect();
-    aggregate(&marked)
+    aggregate(reported.iter().map(|s| s.as_ref()))
 }

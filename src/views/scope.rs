@@ -1,7 +1,7 @@
 //! What a report is about ([`Scope`]: a destination, its runs and their statistics) and
 //! the figure formatting every view shares.
 
-use crate::analysis::{Ranked, SuiteStats};
+use crate::analysis::SuiteStats;
 use crate::model::{Mode, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::store::RunRecord;
@@ -77,15 +77,6 @@ pub fn unit(mode: Mode) -> &'static str {
 /// A figure in its display unit, one decimal.
 pub fn figure_text(mode: Mode, v: f64) -> String {
     format!("{:.1}", display_value(mode, v))
-}
-
-/// `best`, `≈ best` (interval overlaps the best one's) or nothing.
-pub fn tie_mark(r: &Ranked) -> &'static str {
-    match (r.rank, r.tie_with_best) {
-        (1, _) => "best",
-        (_, true) => "≈ best",
-        _ => "",
-    }
 }
 
 /// A name, or what stands for it when ssh chose (`(default)`, `<implicit>`).

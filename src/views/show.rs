@@ -108,7 +108,8 @@ impl SuiteRow {
         }
     }
 
-    /// `best`, `≈ best`, `refused`, `failed` or nothing.
+    /// `best`, `≈ best` (interval overlaps the best one's), `refused`, `failed` or
+    /// nothing.
     pub fn tie(&self) -> &'static str {
         if self.refused {
             "refused"
