@@ -399,13 +399,13 @@ fn unusable_databases_are_refused_untouched() {
     let db = db_in(&dir);
     {
         let c = rusqlite::Connection::open(&db).unwrap();
-        c.pragma_update(None, "user_version", 7).unwrap();
+        c.pragma_update(None, "user_version", 8).unwrap();
     }
     let before = std::fs::read(&db).unwrap();
     let out = run_with_db(&db, &["--mode", "connect"]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("schema version 7, newer"),
+        text(&out.stderr).contains("schema version 8, newer"),
         "{}",
         text(&out.stderr)
     );

@@ -4,7 +4,9 @@
 mod common;
 
 use common::SampleBuilder;
-use sshbench::model::{AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Suite};
+use sshbench::model::{
+    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Suite, WorkloadSpec,
+};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
 use sshbench::sys::machine::Machine;
@@ -20,6 +22,7 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
         cipher: s(cipher),
         mac: s(mac),
         compression: None,
+        tool: None,
     }
 }
 
@@ -156,6 +159,29 @@ fn fixture_plan() -> Vec<(Mode, Suite, f64)> {
     ]
 }
 
+/// sftp uploads of both shapes, and an rsync download (MB/s), per cipher.
+fn workload_plan() -> Vec<(Mode, Suite, f64)> {
+    let gcm = suite(None, None, Some("aes128-gcm@openssh.com"), None);
+    let ctr = suite(
+        None,
+        None,
+        Some("aes128-ctr"),
+        Some("hmac-sha2-256-etm@openssh.com"),
+    );
+    let ctr_r = Suite {
+        tool: Some("-R 256".into()),
+        ..ctr.clone()
+    };
+    vec![
+        (Mode::SftpPutFile, gcm.clone(), 700.0),
+        (Mode::SftpPutFile, ctr.clone(), 640.0),
+        (Mode::SftpPutFile, ctr_r, 660.0),
+        (Mode::SftpPutTree, gcm.clone(), 38.0),
+        (Mode::SftpPutTree, ctr.clone(), 36.5),
+        (Mode::RsyncGetFile, gcm, 300.0),
+    ]
+}
+
 /// A fixed sample: figures vary by a fixed pattern per round.
 fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
     let wobble = [1.0, 1.02, 0.97, 1.01][round as usize % 4] * scale;
@@ -173,7 +199,16 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
                 .collect();
             b = b.wall(Duration::from_millis(300)).bytes(100).echoes(echoes);
         }
-        Mode::Send | Mode::Receive => {
+        m if m.workload().is_some() => {
+            // 2000 files of 16 KiB, or one file of 32 MiB.
+            let (bytes, files) = WorkloadSpec::default().size(m.workload().unwrap().shape);
+            let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
+            b = b
+                .wall(time + Duration::from_millis(300))
+                .transfer(bytes, bytes, time)
+                .files(files);
+        }
+        _ => {
             let bytes = 100_000_000u64;
             let time = Duration::from_secs_f64(bytes as f64 / (base * 1e6 * wobble));
             b = b
@@ -192,14 +227,6 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
 /// Two runs of `pi@nas` and one of `pi@nas2` (5% faster), with one failure and one refusal.
 pub fn fixture_db(path: &Path) {
     let store = Store::open(path).unwrap();
-    let plan = fixture_plan();
-    let items: Vec<PlanItem> = plan
-        .iter()
-        .map(|(m, s, _)| PlanItem {
-            mode: *m,
-            suite: s.clone(),
-        })
-        .collect();
     let mut defaults = AlgoLists::new();
     defaults.set(
         AlgoKind::Kex,
@@ -238,7 +265,23 @@ pub fn fixture_db(path: &Path) {
         ..Machine::default()
     };
     // pi@nas2's server lacks strict KEX (Terrapin), pi@nas's has it.
-    for (dest, runs, scale) in [("pi@nas", 2, 1.0), ("pi@nas2", 1, 1.05)] {
+    // pi@backup (the newest) also ran workloads.
+    for (dest, runs, scale) in [
+        ("pi@nas", 2, 1.0),
+        ("pi@nas2", 1, 1.05),
+        ("pi@backup", 1, 1.0),
+    ] {
+        let mut plan = fixture_plan();
+        if dest == "pi@backup" {
+            plan.extend(workload_plan());
+        }
+        let items: Vec<PlanItem> = plan
+            .iter()
+            .map(|(m, s, _)| PlanItem {
+                mode: *m,
+                suite: s.clone(),
+            })
+            .collect();
         for _ in 0..runs {
             let id = store
                 .create_run(&NewRun {
@@ -325,6 +368,7 @@ view_tests! {
     view_recommend_by_speed: "recommend_by_speed" => ["recommend", "pi@nas", "--order", "speed"];
     view_show_echo_chart: "show_echo_chart" => ["show", "pi@nas", "--mode", "echo", "--chart"];
     view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
+    view_show_workloads: "show_workloads" => ["show", "pi@backup", "--mode", "send,receive,sftp-put,rsync-get", "--top", "all"];
 }
 
 /// `show`, `summary` and `recommend` grade a suite the same way: chacha20-poly1305 is
@@ -396,7 +440,7 @@ fn selections_by_run_and_date() {
     let newest = sshbench(&db, &["show", "--format", "json"]);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&newest).unwrap()["destination"],
-        "pi@nas2"
+        "pi@backup"
     );
     let later = common::sshbench()
         .args(["show", "pi@nas", "--since", "2999-01-01", "--db"])

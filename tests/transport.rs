@@ -26,6 +26,7 @@ fn suite(
         cipher: cipher.map(str::to_string),
         mac: mac.map(str::to_string),
         compression: None,
+        tool: None,
     }
 }
 

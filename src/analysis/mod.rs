@@ -3,6 +3,7 @@
 mod grouping;
 mod rank;
 mod suites;
+pub mod workload;
 
 pub use grouping::{aggregate_reported, mark_payload};
 pub use rank::{Marginal, Ranked, marginals, rank};
@@ -119,7 +120,7 @@ pub fn percentiles(xs: &[f64]) -> Option<Percentiles> {
 
 /// Whether higher figures are better in this mode (throughput) or lower (time).
 pub fn higher_is_better(mode: Mode) -> bool {
-    mode.is_transfer()
+    mode.is_throughput()
 }
 
 /// Two-sided p-value of Welch's t-test for a difference of means; `None` when either

@@ -13,6 +13,8 @@ pub struct SuiteStats {
     pub ok: usize,
     pub failed: usize,
     pub refused: bool,
+    /// What the mode needs is missing on the server or here (see `Outcome::Unavailable`).
+    pub unavailable: bool,
     /// Connect: seconds. Send/receive: bytes per second. Echo: each session's median
     /// round trip, seconds.
     pub figure: Option<Summary>,
@@ -35,6 +37,10 @@ pub struct SuiteStats {
     pub rekey: Option<Rekey>,
     /// Median bytes per transfer sample.
     pub bytes: u64,
+    /// Workloads: median files per sample.
+    pub files: Option<u64>,
+    /// Send: the median round trip through the session before the transfer.
+    pub rtt: Option<f64>,
     /// The last failure or refusal message.
     pub last_error: Option<String>,
 }
@@ -70,6 +76,11 @@ impl Bound {
 pub const SATURATED: f64 = 0.85;
 
 impl SuiteStats {
+    /// A suite with no samples: every figure unknown.
+    pub fn empty(mode: Mode, suite: Suite) -> SuiteStats {
+        suite_stats(mode, &suite, &[])
+    }
+
     /// The bottleneck of a transfer suite, from the busy fractions.
     pub fn bound(&self) -> Option<Bound> {
         if !self.mode.is_transfer() || self.figure.is_none() {
@@ -123,7 +134,7 @@ pub fn figure(s: &Sample) -> Option<f64> {
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
         Mode::Echo => echo_median(s),
-        Mode::Send | Mode::Receive => s.throughput(),
+        _ => s.throughput(),
     }
 }
 
@@ -206,6 +217,9 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
         refused: list
             .iter()
             .any(|s| matches!(s.outcome, Outcome::Refused { .. })),
+        unavailable: list
+            .iter()
+            .any(|s| matches!(s.outcome, Outcome::Unavailable { .. })),
         figure: summarize(&figures),
         echo: percentiles(&echoes),
         client_cpu: summarize(&cpu),
@@ -216,6 +230,14 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
         compression_factor: median(&mut factors),
         rekey: rekey_of(&good),
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
+        files: good.iter().filter_map(|s| s.files).max(),
+        rtt: median(
+            &mut good
+                .iter()
+                .filter_map(|s| s.rtt)
+                .map(|d| d.as_secs_f64())
+                .collect::<Vec<_>>(),
+        ),
         last_error: list
             .iter()
             .rev()
@@ -260,6 +282,7 @@ mod tests {
             wall: Duration::from_millis(transfer_ms + 200),
             transfer: Some(Duration::from_millis(transfer_ms)),
             bytes: 100_000_000,
+            files: None,
             window: None,
             rtt: None,
             client_cpu: Some(CpuTimes {

@@ -83,6 +83,7 @@ fn build_plan(
         vary_hostkeys: sandbox,
         full: options.full,
         compression: options.compression,
+        workload: &options.workload,
     })
 }
 
@@ -154,7 +155,10 @@ fn transport(cfg: &RunConfig, ssh: PathBuf, srv: &Server, payload: Payload) -> B
     if cfg.mock_transport {
         Box::new(Mock::default())
     } else {
-        Box::new(OpenSsh::new(ssh, srv.target.clone(), payload))
+        Box::new(
+            OpenSsh::new(ssh, srv.target.clone(), payload)
+                .with_workloads(cfg.options.workload.clone()),
+        )
     }
 }
 

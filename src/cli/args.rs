@@ -345,17 +345,78 @@ pub enum ModeArg {
     /// Interactive latency: round trip of single keystrokes through an open session,
     /// p50/p90/p99 (per cipher × MAC).
     Echo,
+    /// Upload with the real sftp client (what scp does since OpenSSH 9.0): one large
+    /// file and a tree of small files (sftp-put-file, sftp-put-tree for one of them).
+    SftpPut,
+    /// Download with sftp, both shapes.
+    SftpGet,
+    /// Upload with rsync -e ssh (rsync on both ends), both shapes.
+    RsyncPut,
+    /// Download with rsync -e ssh, both shapes.
+    RsyncGet,
+    #[value(hide = true)]
+    SftpPutFile,
+    #[value(hide = true)]
+    SftpPutTree,
+    #[value(hide = true)]
+    SftpGetFile,
+    #[value(hide = true)]
+    SftpGetTree,
+    #[value(hide = true)]
+    RsyncPutFile,
+    #[value(hide = true)]
+    RsyncPutTree,
+    #[value(hide = true)]
+    RsyncGetFile,
+    #[value(hide = true)]
+    RsyncGetTree,
 }
 
-impl From<ModeArg> for Mode {
-    fn from(m: ModeArg) -> Mode {
-        match m {
-            ModeArg::Connect => Mode::Connect,
-            ModeArg::Send => Mode::Send,
-            ModeArg::Receive => Mode::Receive,
-            ModeArg::Echo => Mode::Echo,
+impl ModeArg {
+    /// The modes this argument names: a workload without a shape is both.
+    pub fn modes(self) -> &'static [Mode] {
+        match self {
+            ModeArg::Connect => &[Mode::Connect],
+            ModeArg::Send => &[Mode::Send],
+            ModeArg::Receive => &[Mode::Receive],
+            ModeArg::Echo => &[Mode::Echo],
+            ModeArg::SftpPut => &[Mode::SftpPutFile, Mode::SftpPutTree],
+            ModeArg::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
+            ModeArg::RsyncPut => &[Mode::RsyncPutFile, Mode::RsyncPutTree],
+            ModeArg::RsyncGet => &[Mode::RsyncGetFile, Mode::RsyncGetTree],
+            ModeArg::SftpPutFile => &[Mode::SftpPutFile],
+            ModeArg::SftpPutTree => &[Mode::SftpPutTree],
+            ModeArg::SftpGetFile => &[Mode::SftpGetFile],
+            ModeArg::SftpGetTree => &[Mode::SftpGetTree],
+            ModeArg::RsyncPutFile => &[Mode::RsyncPutFile],
+            ModeArg::RsyncPutTree => &[Mode::RsyncPutTree],
+            ModeArg::RsyncGetFile => &[Mode::RsyncGetFile],
+            ModeArg::RsyncGetTree => &[Mode::RsyncGetTree],
         }
     }
+}
+
+/// What the workload modes move and which tool options they compare.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Workloads (--mode sftp-put, rsync-get, ...)")]
+pub struct WorkloadArgs {
+    /// The one large file's size.
+    #[arg(long, default_value = "32M", value_name = "SIZE")]
+    pub file_size: String,
+
+    /// The tree of small files: COUNTxSIZE, spread over directories of 100.
+    #[arg(long, default_value = "2000x16K", value_name = "COUNTxSIZE")]
+    pub tree: String,
+
+    /// Also measure sftp with these options, beside its defaults (repeatable): `-R N`
+    /// requests in flight (default 64), `-B BYTES` per request (default 32768).
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    pub sftp_options: Vec<String>,
+
+    /// Also measure rsync with these options, beside its defaults (repeatable):
+    /// --whole-file, --no-whole-file, --inplace, --block-size=N.
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    pub rsync_options: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -369,7 +430,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub ssh: SshArgs,
 
-    /// Modes to measure, comma-separated.
+    /// Modes to measure, comma-separated. The workloads (sftp-put, sftp-get, rsync-put,
+    /// rsync-get; add -file or -tree for one shape) run the real tools and bring the raw
+    /// stream they are compared with (send for uploads, receive for downloads).
     #[arg(
         long,
         value_enum,
@@ -377,6 +440,9 @@ pub struct RunArgs {
         default_value = "connect,send,receive,echo"
     )]
     pub mode: Vec<ModeArg>,
+
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
 
     /// Counted rounds: every suite is measured once per round, in a shuffled order.
     #[arg(long, default_value_t = 3, value_name = "N")]

@@ -62,9 +62,12 @@ fn filters(a: &RunArgs) -> Result<Filters> {
 /// The options stored with the run.
 fn run_options(a: &RunArgs) -> Result<RunOptions> {
     let sample_time = check_limits(a)?;
-    let mut modes: Vec<Mode> = a.mode.iter().map(|m| Mode::from(*m)).collect();
-    modes.sort();
-    modes.dedup();
+    let asked: Vec<Mode> = a
+        .mode
+        .iter()
+        .flat_map(|m| m.modes().iter().copied())
+        .collect();
+    let modes = super::workload::with_raw_streams(asked);
     let budget = a.budget.as_deref().map(parse_duration).transpose()?;
     Ok(RunOptions {
         modes,
@@ -92,6 +95,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
             PayloadArg::Zeros => PayloadKind::Zeros,
         },
         filters: filters(a)?,
+        workload: super::workload::spec(&a.workload)?,
     })
 }
 

@@ -4,5 +4,6 @@
 pub mod args;
 pub mod config;
 pub mod reports;
+pub mod workload;
 
 pub use args::*;

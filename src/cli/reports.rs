@@ -69,7 +69,7 @@ pub fn parse_top(s: &str) -> Result<Option<usize>> {
 }
 
 pub fn modes(m: &[ModeArg]) -> Vec<Mode> {
-    m.iter().map(|m| Mode::from(*m)).collect()
+    m.iter().flat_map(|m| m.modes().iter().copied()).collect()
 }
 
 /// `show`'s options; `utf8` says whether the terminal can draw Unicode bars.

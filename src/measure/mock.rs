@@ -29,20 +29,7 @@ impl Transport for Mock {
         let names = [&s.kex, &s.hostkey, &s.cipher, &s.mac];
         let total: u64 = names.iter().filter_map(|n| n.as_deref()).map(cost).sum();
         let mut sample = Sample {
-            suite: s.clone(),
-            mode: req.mode,
-            outcome: Outcome::Success,
             wall: Duration::from_micros(50_000 + total),
-            transfer: None,
-            bytes: 0,
-            window: None,
-            rtt: None,
-            client_window_cpu: None,
-            server_cpu: None,
-            phases: None,
-            compression_factor: None,
-            rekey: None,
-            echoes: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_micros(total / 2),
                 system: Duration::from_micros(total / 4),
@@ -56,6 +43,7 @@ impl Transport for Mock {
                 mac_sc: s.mac.clone(),
                 ..Negotiated::default()
             }),
+            ..Sample::new(s.clone(), req.mode, Outcome::Success)
         };
         if cancel.is_cancelled() {
             sample.outcome = Outcome::failed(FailureKind::Cancelled, "interrupted");

@@ -7,6 +7,9 @@
 //! or newline. Everything else is POSIX sh plus `head -c` and `mktemp`, which every
 //! Linux, BSD, macOS and busybox system has.
 
+use crate::model::CpuWindow;
+use std::time::Duration;
+
 /// The line the remote side prints when the session is ready and the clock may start.
 pub const READY: &str = "SSHBENCH-READY";
 
@@ -73,6 +76,13 @@ const CPU_PROBE: &str = concat!(
     r#"u() { t $s; A=$C; t $$; w; echo $1 $k $A $C $hz $q $r $P $T; }"#
 );
 
+/// Print the session's CPU line (see [`CPU_PROBE`]) with `marker` on stdout: run over a
+/// workload's connection before and after the tool, it finds that connection's sshd,
+/// whose CPU then includes the finished sessions of the tool's server side.
+pub fn cpu_probe_command(marker: &str) -> String {
+    sh(&format!("{CPU_PROBE}; u {marker}"))
+}
+
 /// `send`: announce readiness; answer one `ping` line (the client measures the round
 /// trip); swallow the first `ramp` bytes, note the session's CPU and say so; then count
 /// every further byte until EOF and note the CPU again. The client pauses after the ramp
@@ -126,6 +136,34 @@ pub struct CpuProbe {
     pub limit: Option<f64>,
     /// The quota's scheduling periods so far, and how many of them were throttled.
     pub periods: Option<(u64, u64)>,
+}
+
+/// The session's CPU between two probes over an interval in which `bytes` moved: the
+/// sshd and the shell together, the sshd as the busiest, and the quota's throttling.
+pub fn cpu_between(
+    a: &CpuProbe,
+    b: &CpuProbe,
+    interval: Duration,
+    bytes: u64,
+) -> Option<CpuWindow> {
+    let sshd = b.sshd? - a.sshd?;
+    let shell = match (a.shell, b.shell) {
+        (Some(x), Some(y)) => y - x,
+        _ => 0.0,
+    };
+    Some(CpuWindow {
+        seconds: (sshd + shell).max(0.0),
+        peak: sshd.max(0.0),
+        limit: b.limit,
+        throttled: match (a.periods, b.periods) {
+            (Some((p0, t0)), Some((p1, t1))) if p1 > p0 => {
+                Some(t1.saturating_sub(t0) as f64 / (p1 - p0) as f64)
+            }
+            _ => None,
+        },
+        interval,
+        bytes,
+    })
 }
 
 /// Parse `FOUND SSHD SHELL HZ` after the marker. Ticks are divided by HZ; `ps` times

@@ -11,7 +11,9 @@ pub mod suite;
 
 pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
-pub use options::{FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions};
+pub use options::{
+    FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
+};
 pub use rekey::Rekey;
 pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Window};
-pub use suite::{AlgoKind, Mode, Negotiated, Suite};
+pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

@@ -1,7 +1,7 @@
 //! The options that define a run and are stored with it: modes, sizes, stop rules,
 //! algorithm filters, payload, the sandbox's lab and CPU placement.
 
-use crate::model::suite::{AlgoKind, Mode};
+use crate::model::suite::{AlgoKind, Mode, Shape};
 use serde::{Deserialize, Serialize};
 
 /// The options that define a run's measurements; stored with the run so that
@@ -35,6 +35,76 @@ pub struct RunOptions {
     /// existed read `shared`).
     #[serde(default)]
     pub sandbox_cpus: Placement,
+    /// What the workload modes move, and the tool options measured as variants.
+    #[serde(default)]
+    pub workload: WorkloadSpec,
+}
+
+/// The data of the workload modes and the tools' option variants.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadSpec {
+    /// The one large file.
+    pub file_bytes: u64,
+    /// The tree: this many files of `tree_file_bytes` each, spread over
+    /// [`WorkloadSpec::tree_dirs`] directories.
+    pub tree_files: u32,
+    pub tree_file_bytes: u64,
+    /// Each an sftp option variant measured beside the defaults (`-R 256`).
+    #[serde(default)]
+    pub sftp_options: Vec<String>,
+    /// Each an rsync option variant measured beside the defaults (`--whole-file`).
+    #[serde(default)]
+    pub rsync_options: Vec<String>,
+}
+
+impl Default for WorkloadSpec {
+    fn default() -> Self {
+        WorkloadSpec {
+            file_bytes: 32 << 20,
+            tree_files: 2000,
+            tree_file_bytes: 16 << 10,
+            sftp_options: Vec::new(),
+            rsync_options: Vec::new(),
+        }
+    }
+}
+
+impl WorkloadSpec {
+    /// Directories the tree's files are spread over: about 100 files each.
+    pub fn tree_dirs(&self) -> u32 {
+        self.tree_files.div_ceil(100).max(1)
+    }
+
+    /// Bytes and files one sample of `shape` moves.
+    pub fn size(&self, shape: Shape) -> (u64, u64) {
+        match shape {
+            Shape::File => (self.file_bytes, 1),
+            Shape::Tree => (
+                self.tree_files as u64 * self.tree_file_bytes,
+                self.tree_files as u64,
+            ),
+        }
+    }
+
+    /// `1 file of 32.0 MiB` or `2000 files of 16 KiB in 20 directories`.
+    pub fn describe(&self, shape: Shape) -> String {
+        let kib = |b: u64| {
+            if b >= 1 << 20 {
+                format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+            } else {
+                format!("{} KiB", b.div_ceil(1024))
+            }
+        };
+        match shape {
+            Shape::File => format!("1 file of {}", kib(self.file_bytes)),
+            Shape::Tree => format!(
+                "{} files of {} in {} directories",
+                self.tree_files,
+                kib(self.tree_file_bytes),
+                self.tree_dirs()
+            ),
+        }
+    }
 }
 
 /// User restrictions on algorithm names, per kind.

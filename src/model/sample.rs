@@ -97,6 +97,12 @@ pub enum Outcome {
     Refused {
         message: String,
     },
+    /// What the mode needs is missing on one side (no SFTP subsystem on the server, no
+    /// rsync on it or here): no suite of the mode can be measured, and that is not a
+    /// failure either.
+    Unavailable {
+        message: String,
+    },
     Failed {
         kind: FailureKind,
         message: String,
@@ -120,6 +126,7 @@ impl Outcome {
         match self {
             Outcome::Success => "ok",
             Outcome::Refused { .. } => "refused",
+            Outcome::Unavailable { .. } => "unavailable",
             Outcome::Failed { kind, .. } => kind.as_str(),
         }
     }
@@ -128,7 +135,9 @@ impl Outcome {
     pub fn message(&self) -> Option<&str> {
         match self {
             Outcome::Success => None,
-            Outcome::Refused { message } | Outcome::Failed { message, .. } => Some(message),
+            Outcome::Refused { message }
+            | Outcome::Unavailable { message }
+            | Outcome::Failed { message, .. } => Some(message),
         }
     }
 }
@@ -146,6 +155,9 @@ pub struct Sample {
     pub transfer: Option<Duration>,
     /// Bytes verified at the receiving end.
     pub bytes: u64,
+    /// Workloads: files verified at the receiving end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
     /// The steady-state part of the transfer the throughput is computed from.
     pub window: Option<Window>,
     /// Send only: one round trip through the session, measured before the transfer.
@@ -248,6 +260,7 @@ impl Sample {
             wall: Duration::ZERO,
             transfer: None,
             bytes: 0,
+            files: None,
             window: None,
             rtt: None,
             client_cpu: None,
@@ -266,7 +279,7 @@ impl Sample {
     /// long transfer meets spread in, when [`Sample::rekey`] is known (samples stored
     /// before it was recorded give the rate between rekeys).
     pub fn throughput(&self) -> Option<f64> {
-        if !self.outcome.is_success() || !self.mode.is_transfer() {
+        if !self.outcome.is_success() || !self.mode.is_throughput() {
             return None;
         }
         let (bytes, t) = match self.window {

@@ -47,7 +47,7 @@ impl AlgoKind {
 
 /// What one sample measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Wall time of a trivial remote command, spawn to exit.
     Connect,
@@ -58,10 +58,71 @@ pub enum Mode {
     /// Interactive latency: round trips of single keystrokes through an established
     /// session (what typing, tmux and X11 feel).
     Echo,
+    /// The real tools over an established connection: one large file, or a tree of
+    /// many small files, uploaded (put) or downloaded (get) with `sftp` or `rsync`.
+    SftpPutFile,
+    SftpPutTree,
+    SftpGetFile,
+    SftpGetTree,
+    RsyncPutFile,
+    RsyncPutTree,
+    RsyncGetFile,
+    RsyncGetTree,
+}
+
+/// The program a workload mode runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tool {
+    Sftp,
+    Rsync,
+}
+
+impl Tool {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tool::Sftp => "sftp",
+            Tool::Rsync => "rsync",
+        }
+    }
+}
+
+/// The data a workload moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// One large file.
+    File,
+    /// A tree of many small files.
+    Tree,
+}
+
+/// What a workload mode does: which tool, which way, which data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Workload {
+    pub tool: Tool,
+    /// Upload (client to server); `false` downloads.
+    pub put: bool,
+    pub shape: Shape,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::Connect, Mode::Send, Mode::Receive, Mode::Echo];
+    /// Every mode, the classic four first.
+    pub const ALL: [Mode; 12] = [
+        Mode::Connect,
+        Mode::Send,
+        Mode::Receive,
+        Mode::Echo,
+        Mode::SftpPutFile,
+        Mode::SftpPutTree,
+        Mode::SftpGetFile,
+        Mode::SftpGetTree,
+        Mode::RsyncPutFile,
+        Mode::RsyncPutTree,
+        Mode::RsyncGetFile,
+        Mode::RsyncGetTree,
+    ];
+
+    /// What a default `run` measures.
+    pub const CLASSIC: [Mode; 4] = [Mode::Connect, Mode::Send, Mode::Receive, Mode::Echo];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -69,6 +130,14 @@ impl Mode {
             Mode::Send => "send",
             Mode::Receive => "receive",
             Mode::Echo => "echo",
+            Mode::SftpPutFile => "sftp-put-file",
+            Mode::SftpPutTree => "sftp-put-tree",
+            Mode::SftpGetFile => "sftp-get-file",
+            Mode::SftpGetTree => "sftp-get-tree",
+            Mode::RsyncPutFile => "rsync-put-file",
+            Mode::RsyncPutTree => "rsync-put-tree",
+            Mode::RsyncGetFile => "rsync-get-file",
+            Mode::RsyncGetTree => "rsync-get-tree",
         }
     }
 
@@ -77,9 +146,37 @@ impl Mode {
         Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 
-    /// Moves bulk data: figures are throughput (bytes per second).
+    /// The tool, direction and data of a workload mode; `None` for the classic four.
+    pub fn workload(self) -> Option<Workload> {
+        let (tool, put, shape) = match self {
+            Mode::Connect | Mode::Send | Mode::Receive | Mode::Echo => return None,
+            Mode::SftpPutFile => (Tool::Sftp, true, Shape::File),
+            Mode::SftpPutTree => (Tool::Sftp, true, Shape::Tree),
+            Mode::SftpGetFile => (Tool::Sftp, false, Shape::File),
+            Mode::SftpGetTree => (Tool::Sftp, false, Shape::Tree),
+            Mode::RsyncPutFile => (Tool::Rsync, true, Shape::File),
+            Mode::RsyncPutTree => (Tool::Rsync, true, Shape::Tree),
+            Mode::RsyncGetFile => (Tool::Rsync, false, Shape::File),
+            Mode::RsyncGetTree => (Tool::Rsync, false, Shape::Tree),
+        };
+        Some(Workload { tool, put, shape })
+    }
+
+    /// The raw stream a workload is compared with: `send` for uploads, `receive` for
+    /// downloads.
+    pub fn raw_stream(self) -> Option<Mode> {
+        self.workload()
+            .map(|w| if w.put { Mode::Send } else { Mode::Receive })
+    }
+
+    /// Moves bulk data through sshbench's own stream protocol (send, receive).
     pub fn is_transfer(self) -> bool {
         matches!(self, Mode::Send | Mode::Receive)
+    }
+
+    /// Figures are throughput (bytes per second): the raw streams and the workloads.
+    pub fn is_throughput(self) -> bool {
+        self.is_transfer() || self.workload().is_some()
     }
 
     /// Runs through an established session, so the cipher, MAC and compression are what
@@ -106,6 +203,10 @@ pub struct Suite {
     /// `zlib@openssh.com` to measure with compression; `None` = off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<String>,
+    /// Workloads only: the tool's own options measured as a variant (`-R 256` for
+    /// sftp, `--whole-file` for rsync); `None` = the tool's defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 impl Suite {
@@ -128,6 +229,7 @@ impl Suite {
             &self.cipher,
             &self.mac,
             &self.compression,
+            &self.tool,
         ]
         .into_iter()
         .flatten()

@@ -9,7 +9,7 @@
 
 pub mod filter;
 
-use crate::model::{AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Suite};
+use crate::model::{AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Suite, Tool, WorkloadSpec};
 use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
 use anyhow::{Result, bail};
@@ -43,6 +43,8 @@ pub struct PlanInput<'a> {
     pub full: bool,
     /// Measure every transfer suite a second time with zlib compression.
     pub compression: bool,
+    /// The workloads' tool option variants.
+    pub workload: &'a WorkloadSpec,
 }
 
 /// The names of one kind to measure: filter(client) ∩ server, aliases folded.
@@ -179,6 +181,28 @@ fn session_suites(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<Suit
     Ok(suites)
 }
 
+/// A workload's tool option variants (`--sftp-options`, `--rsync-options`), each with
+/// every suite, beside the tool's defaults.
+fn tool_variants(input: &PlanInput, mode: Mode, suites: &[Suite]) -> Vec<PlanItem> {
+    let options = match mode.workload().map(|w| w.tool) {
+        Some(Tool::Sftp) => &input.workload.sftp_options,
+        Some(Tool::Rsync) => &input.workload.rsync_options,
+        None => return Vec::new(),
+    };
+    options
+        .iter()
+        .flat_map(|o| {
+            suites.iter().map(move |s| PlanItem {
+                mode,
+                suite: Suite {
+                    tool: Some(o.clone()),
+                    ..s.clone()
+                },
+            })
+        })
+        .collect()
+}
+
 /// Build the plan: connect suites first, then send, then receive.
 pub fn build(input: &PlanInput) -> Result<Plan> {
     let mut plan = Plan::default();
@@ -199,6 +223,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
                 mode,
                 suite: s.clone(),
             }));
+            plan.items.extend(tool_variants(input, mode, &suites));
         }
     }
     Ok(plan)
@@ -248,7 +273,64 @@ mod tests {
             vary_hostkeys: false,
             full: false,
             compression: false,
+            workload: &NO_VARIANTS,
         }
+    }
+
+    static NO_VARIANTS: WorkloadSpec = WorkloadSpec {
+        file_bytes: 1,
+        tree_files: 1,
+        tree_file_bytes: 1,
+        sftp_options: Vec::new(),
+        rsync_options: Vec::new(),
+    };
+
+    #[test]
+    fn tool_options_are_variants_of_their_own_tool_only() {
+        let c = client();
+        let f = Filters::default();
+        let spec = WorkloadSpec {
+            sftp_options: vec!["-R 256".into(), "-B 65536".into()],
+            rsync_options: vec!["--whole-file".into()],
+            ..WorkloadSpec::default()
+        };
+        let modes = [Mode::Send, Mode::SftpPutTree, Mode::RsyncGetFile];
+        let plan = build(&PlanInput {
+            workload: &spec,
+            ..input(&c, None, &f, &modes)
+        })
+        .unwrap();
+        let count = |m: Mode, tool: Option<&str>| {
+            plan.items
+                .iter()
+                .filter(|i| i.mode == m && i.suite.tool.as_deref() == tool)
+                .count()
+        };
+        assert_eq!(
+            (count(Mode::Send, None), count(Mode::SftpPutTree, None)),
+            (5, 5)
+        );
+        assert_eq!(
+            (
+                count(Mode::SftpPutTree, Some("-R 256")),
+                count(Mode::SftpPutTree, Some("-B 65536"))
+            ),
+            (5, 5)
+        );
+        assert_eq!(
+            (
+                count(Mode::RsyncGetFile, Some("--whole-file")),
+                count(Mode::RsyncGetFile, Some("-R 256"))
+            ),
+            (5, 0)
+        );
+        assert_eq!(
+            plan.items
+                .iter()
+                .filter(|i| i.mode == Mode::Send && i.suite.tool.is_some())
+                .count(),
+            0
+        );
     }
 
     #[test]
@@ -343,7 +425,7 @@ mod tests {
     fn compression_doubles_session_suites_only() {
         let c = client();
         let f = Filters::default();
-        let mut inp = input(&c, None, &f, &Mode::ALL);
+        let mut inp = input(&c, None, &f, &Mode::CLASSIC);
         inp.compression = true;
         let plan = build(&inp).unwrap();
         let zlib = plan

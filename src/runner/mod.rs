@@ -234,12 +234,21 @@ impl Runner<'_> {
     }
 
     fn take_in(&mut self, item: usize, round: u32, s: &Sample) {
-        let st = &mut self.state[item];
         match &s.outcome {
-            Outcome::Refused { .. } => st.refused = true,
+            Outcome::Refused { .. } => self.state[item].refused = true,
+            Outcome::Unavailable { .. } => {
+                // No suite of this mode can run on this server: stop them all.
+                let mode = self.plan.items[item].mode;
+                for (i, planned) in self.plan.items.iter().enumerate() {
+                    if planned.mode == mode {
+                        self.state[i].refused = true;
+                    }
+                }
+            }
             Outcome::Success => self.any_success = true,
             Outcome::Failed { .. } => {}
         }
+        let st = &mut self.state[item];
         if round == 0 {
             st.warmup = Some(s.clone());
         } else if let Some(f) = figure(s) {

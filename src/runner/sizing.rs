@@ -146,6 +146,8 @@ impl Runner<'_> {
                 (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
             }
             Mode::Send | Mode::Receive => self.transfer_size(item, round),
+            // A workload's data is its shape's, which the transport holds.
+            _ => (0, 0, None),
         };
         SampleRequest {
             suite: planned.suite.clone(),

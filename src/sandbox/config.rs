@@ -78,6 +78,8 @@ impl SshdConfig {
                 format!("\"HOME={}\" \"TMPDIR={}\"", home.display(), home.display()),
             ),
             ("PerSourcePenalties".into(), "no".into()),
+            // The workloads (sftp-put, sftp-get) need it; internal: no binary to find.
+            ("Subsystem".into(), "sftp internal-sftp".into()),
         ];
         for k in keys {
             lines.push(("HostKey".into(), q(&k.path)));
@@ -85,6 +87,23 @@ impl SshdConfig {
         SshdConfig {
             lines,
             algorithms: Vec::new(),
+        }
+    }
+
+    /// What the options change: forwarding, no SFTP, the sessions' PATH.
+    pub fn apply(&mut self, opts: &super::SandboxOptions) {
+        if opts.forwarding {
+            self.set("AllowTcpForwarding", "yes");
+        }
+        if opts.no_sftp {
+            self.lines.retain(|(k, _)| k != "Subsystem");
+        }
+        if let Some(path) = &opts.session_path {
+            for (k, v) in &mut self.lines {
+                if k == "SetEnv" {
+                    v.push_str(&format!(" \"PATH={path}\""));
+                }
+            }
         }
     }
 

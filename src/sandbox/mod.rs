@@ -55,6 +55,10 @@ pub struct SandboxOptions {
     pub server_cpus: Option<Vec<usize>>,
     /// Let clients forward TCP through it (a ProxyJump host for a server behind it).
     pub forwarding: bool,
+    /// Serve no SFTP subsystem (a server like many embedded ones).
+    pub no_sftp: bool,
+    /// The sessions' `PATH` (a server whose tools are elsewhere, or missing).
+    pub session_path: Option<String>,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.
@@ -162,9 +166,7 @@ impl Sandbox {
             .ok_or_else(|| anyhow!("the current user has no passwd entry"))?;
 
         let mut config = SshdConfig::new(dir.path(), &home, &user, &host_keys);
-        if opts.forwarding {
-            config.set("AllowTcpForwarding", "yes");
-        }
+        config.apply(opts);
         let privsep = config.make_valid(&sshd)?;
 
         let offered = enable_algorithms(opts, &sshd, &mut config, &host_keys)?;

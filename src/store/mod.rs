@@ -386,6 +386,7 @@ mod tests {
             wall: Duration::from_millis(300),
             transfer: Some(Duration::from_millis(100)),
             bytes: 1 << 20,
+            files: None,
             window: Some(Window {
                 bytes: 1 << 19,
                 time: Duration::from_millis(40),

@@ -35,6 +35,7 @@ fn key_values(run_id: i64, item: usize, round: u32, s: &Sample) -> Vec<Value> {
     let (outcome, kind) = match &s.outcome {
         Outcome::Success => ("ok", None),
         Outcome::Refused { .. } => ("refused", None),
+        Outcome::Unavailable { .. } => ("unavailable", None),
         Outcome::Failed { kind, .. } => ("failed", Some(kind.as_str())),
     };
     vec![
@@ -76,6 +77,8 @@ fn figure_values(s: &Sample) -> Result<Vec<Value>> {
         ("window_s", Box::new(s.window.map(|w| secs(w.time)))),
         ("rtt_s", Box::new(s.rtt.map(secs))),
         ("compression", Box::new(s.suite.compression.clone())),
+        ("tool_options", Box::new(s.suite.tool.clone())),
+        ("files", Box::new(s.files.map(|n| n as i64))),
         ("compression_factor", Box::new(s.compression_factor)),
     ])
 }
@@ -128,6 +131,7 @@ fn outcome(r: &Row) -> rusqlite::Result<Outcome> {
     Ok(match r.get::<_, String>("outcome")?.as_str() {
         "ok" => Outcome::Success,
         "refused" => Outcome::Refused { message },
+        "unavailable" => Outcome::Unavailable { message },
         _ => Outcome::Failed {
             kind: kind
                 .as_deref()
@@ -209,12 +213,14 @@ fn sample(r: &Row) -> rusqlite::Result<Sample> {
             cipher: r.get("cipher")?,
             mac: r.get("mac")?,
             compression: r.get("compression")?,
+            tool: r.get("tool_options")?,
         },
         mode: mode(r)?,
         outcome: outcome(r)?,
         wall: duration(Some(r.get("wall_s")?)).unwrap_or_default(),
         transfer: duration(r.get("transfer_s")?),
         bytes: r.get::<_, i64>("bytes")?.max(0) as u64,
+        files: r.get::<_, Option<i64>>("files")?.map(|n| n.max(0) as u64),
         window: w,
         rtt: duration(r.get("rtt_s")?),
         compression_factor: r.get("compression_factor")?,

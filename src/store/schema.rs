@@ -8,7 +8,7 @@ use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -84,6 +84,10 @@ ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey
     // v6: each setup of the local sandbox is a destination of its own
     // (`target::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
     "",
+    r#"
+ALTER TABLE samples ADD COLUMN tool_options TEXT;           -- workloads: the tool's options measured (-R 256), NULL: defaults
+ALTER TABLE samples ADD COLUMN files INTEGER;               -- workloads: files verified at the far end
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.

@@ -5,3 +5,4 @@ pub mod affinity;
 pub mod cancel;
 pub mod machine;
 pub mod proc;
+pub mod run;

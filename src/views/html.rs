@@ -85,12 +85,27 @@ fn figure_chart(sec: &ModeSection) -> Result<Chart> {
             "Keystroke echo round trip per cipher × MAC (median per session; lower is better)",
             "echo",
         ),
+        m => (workload_title(m), m.as_str()),
     };
     Ok(Chart {
         svg: charts::bar_chart(title, unit(mode), &bars)?,
         title: title.to_string(),
         name: name.into(),
     })
+}
+
+/// A workload chart's title: what the tool moved, per cipher × MAC.
+fn workload_title(mode: Mode) -> &'static str {
+    match mode {
+        Mode::SftpPutFile => "sftp upload of one large file per cipher × MAC",
+        Mode::SftpPutTree => "sftp upload of many small files per cipher × MAC",
+        Mode::SftpGetFile => "sftp download of one large file per cipher × MAC",
+        Mode::SftpGetTree => "sftp download of many small files per cipher × MAC",
+        Mode::RsyncPutFile => "rsync upload of one large file per cipher × MAC",
+        Mode::RsyncPutTree => "rsync upload of many small files per cipher × MAC",
+        Mode::RsyncGetFile => "rsync download of one large file per cipher × MAC",
+        _ => "rsync download of many small files per cipher × MAC",
+    }
 }
 
 fn phase_chart(rows: &[SuiteRow]) -> Result<Option<Chart>> {

@@ -2,6 +2,7 @@
 //! and every format of it (table, Markdown, CSV, JSON, HTML) is rendered from that.
 
 pub mod algos;
+pub mod bars;
 pub mod charts;
 pub mod compare;
 pub mod export;
@@ -10,3 +11,4 @@ pub mod recommend;
 pub mod scope;
 pub mod show;
 pub mod summary;
+pub mod workload;

@@ -57,12 +57,13 @@ impl Scope<'_> {
     }
 }
 
-/// Figures in the unit people read: MB/s for transfers, ms for connect, µs for echo.
+/// Figures in the unit people read: MB/s for transfers and workloads, ms for connect, µs
+/// for echo.
 pub fn display_value(mode: Mode, v: f64) -> f64 {
     match mode {
         Mode::Connect => v * 1e3,
         Mode::Echo => v * 1e6,
-        Mode::Send | Mode::Receive => v / 1e6,
+        _ => v / 1e6,
     }
 }
 
@@ -70,7 +71,7 @@ pub fn unit(mode: Mode) -> &'static str {
     match mode {
         Mode::Connect => "ms",
         Mode::Echo => "µs",
-        Mode::Send | Mode::Receive => "MB/s",
+        _ => "MB/s",
     }
 }
 

@@ -2,8 +2,11 @@
 //! interval, n, CPU, grade and the tie mark, or bars. The table, CSV and JSON are all
 //! rendered from one [`ShowView`].
 
+pub use super::bars::bars;
 use super::export::{Document, Grid};
 use super::scope::{Scope, figure_text, name_or, suite_label, unit};
+use super::workload::{self, workload_cells, workload_note};
+use crate::analysis::workload::Verdict;
 use crate::analysis::{self, Bound, Percentiles, Ranked, SuiteStats};
 use crate::model::{Mode, Phases, Rekey, Suite};
 use crate::offer::grade::SuiteGrade;
@@ -41,6 +44,12 @@ pub struct SuiteRow {
     pub n: usize,
     pub failed: usize,
     pub refused: bool,
+    pub unavailable: bool,
+    /// Workloads: files per sample, and the comparison with the raw stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Verdict>,
     /// `bytes_per_second` for send/receive, `seconds` for connect and echo (echo: the
     /// mean, median... of the sessions' median round trips).
     pub unit: &'static str,
@@ -82,7 +91,10 @@ impl SuiteRow {
             n: s.ok,
             failed: s.failed,
             refused: s.refused,
-            unit: if s.mode.is_transfer() {
+            unavailable: s.unavailable,
+            files: s.files,
+            workload: None,
+            unit: if s.mode.is_throughput() {
                 "bytes_per_second"
             } else {
                 "seconds"
@@ -113,6 +125,8 @@ impl SuiteRow {
     pub fn tie(&self) -> &'static str {
         if self.refused {
             "refused"
+        } else if self.unavailable && self.mean.is_none() {
+            "unavailable"
         } else if self.mean.is_none() {
             "failed"
         } else {
@@ -177,7 +191,10 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
         }
         let rows = ranked
             .iter()
-            .map(|r| SuiteRow::new(r, scope.grade(&r.stats.suite)))
+            .map(|r| SuiteRow {
+                workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats),
+                ..SuiteRow::new(r, scope.grade(&r.stats.suite))
+            })
             .collect();
         sections.push(ModeSection {
             mode,
@@ -189,7 +206,7 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
     let problems = scope
         .stats
         .iter()
-        .filter(|s| opts.modes.contains(&s.mode) && (s.refused || s.failed > 0))
+        .filter(|s| opts.modes.contains(&s.mode) && (s.refused || s.unavailable || s.failed > 0))
         .map(problem_line)
         .collect();
     ShowView {
@@ -225,6 +242,9 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
             }
             None => doc.grid(table(&v.destination, sec, title)),
         }
+        if let Some(note) = workload_note(scope, sec) {
+            doc.text(note);
+        }
     }
     if !v.problems.is_empty() {
         doc.text(format!(
@@ -238,6 +258,8 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
 fn problem_line(s: &SuiteStats) -> String {
     let what = if s.refused {
         "refused".to_string()
+    } else if s.unavailable {
+        "not available".to_string()
     } else {
         format!("{} failed", s.failed)
     };
@@ -279,7 +301,8 @@ fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
             ],
             &[1, 2, 3, 4],
         ),
-        Mode::Send | Mode::Receive => (
+        _ if mode.workload().is_some() => workload::COLUMNS,
+        _ => (
             &[
                 "Time (s/8 MB)",
                 "MB/s",
@@ -347,6 +370,10 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
         Mode::Connect => format!("{:.1}", c * 1e3),
         _ => format!("{c:.2}"),
     });
+    if mode.workload().is_some() {
+        row.extend(workload_cells(r, mean, ci, cpu));
+        return row;
+    }
     row.push(match mode {
         Mode::Connect => name_or(&r.suite.hostkey, "(default)"),
         _ => r.mean.map_or("-".into(), |m| format!("{:.3}", 8e6 / m)),
@@ -364,74 +391,6 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
         row.push(r.bound.map_or("-", |b| b.as_str()).into());
     }
     row
-}
-
-/// One bar's cells: `width` cells long at `max`, the interval's ends marked; Unicode
-/// blocks (eighths) or, for `ascii`, `#` and `|`.
-fn bar_cells(mean: f64, ci: Option<f64>, max: f64, width: usize, ascii: bool) -> String {
-    let scale = |v: f64| {
-        if max > 0.0 {
-            v / max * width as f64
-        } else {
-            0.0
-        }
-    };
-    let eighths = (scale(mean) * 8.0).round() as usize;
-    let mut cells: Vec<char> = Vec::with_capacity(width + 1);
-    if ascii {
-        cells.extend(std::iter::repeat_n('#', (eighths + 4) / 8));
-    } else {
-        const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
-        cells.extend(std::iter::repeat_n('█', eighths / 8));
-        if eighths % 8 > 0 {
-            cells.push(PARTS[eighths % 8]);
-        }
-    }
-    cells.resize(width + 1, ' ');
-    if let Some(ci) = ci.filter(|c| *c > 0.0) {
-        let (lo, hi) = (
-            scale(mean - ci).round() as usize,
-            scale(mean + ci).round() as usize,
-        );
-        let (open, close) = if ascii { ('|', '|') } else { ('├', '┤') };
-        if lo < cells.len() && lo != hi {
-            cells[lo] = open;
-        }
-        if hi < cells.len() {
-            cells[hi] = close;
-        }
-    }
-    cells.into_iter().collect()
-}
-
-/// Horizontal bars of the means, `width` cells long at the largest value.
-pub fn bars(ranked: &[Ranked], mode: Mode, width: usize, ascii: bool) -> String {
-    let labels: Vec<String> = ranked
-        .iter()
-        .map(|r| suite_label(mode, &r.stats.suite))
-        .collect();
-    let pad = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    let max = ranked
-        .iter()
-        .filter_map(|r| r.stats.figure.map(|f| f.mean + f.ci95.unwrap_or(0.0)))
-        .fold(0.0, f64::max);
-    let mut out = String::new();
-    for (r, label) in ranked.iter().zip(&labels) {
-        let Some(f) = r.stats.figure else {
-            out.push_str(&format!("{label:<pad$}  (not measured)\n"));
-            continue;
-        };
-        let bar = bar_cells(f.mean, f.ci95, max, width, ascii);
-        let pm = if ascii { "+-" } else { "±" };
-        let ci = f
-            .ci95
-            .map_or(String::new(), |c| format!(" {pm}{}", figure_text(mode, c)));
-        out.push_str(&format!(
-            "{label:<pad$} {bar} {}{ci}\n",
-            figure_text(mode, f.mean)
-        ));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -452,6 +411,9 @@ mod tests {
                 ok: v.len(),
                 failed: 0,
                 refused: false,
+                unavailable: false,
+                files: None,
+                rtt: None,
                 figure: analysis::summarize(v),
                 client_cpu: None,
                 server_cpu: None,

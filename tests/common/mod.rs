@@ -66,6 +66,11 @@ impl SampleBuilder {
         self
     }
 
+    pub fn files(mut self, files: u64) -> Self {
+        self.0.files = Some(files);
+        self
+    }
+
     pub fn bytes(mut self, bytes: u64) -> Self {
         self.0.bytes = bytes;
         self

@@ -42,28 +42,11 @@ pub(super) fn server_cpu(
             .find_map(|l| remote::parse_cpu_probe(l, marker))
     };
     let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
-    let sshd = b.sshd? - a.sshd?;
-    let shell = match (a.shell, b.shell) {
-        (Some(x), Some(y)) => y - x,
-        _ => 0.0,
-    };
     let (interval, bytes) = match req.mode {
         Mode::Send => (sample.window?.time, sample.bytes - req.ramp),
         _ => (sample.transfer?, req.bytes),
     };
-    Some(CpuWindow {
-        seconds: (sshd + shell).max(0.0),
-        peak: sshd.max(0.0),
-        limit: b.limit,
-        throttled: match (a.periods, b.periods) {
-            (Some((p0, t0)), Some((p1, t1))) if p1 > p0 => {
-                Some(t1.saturating_sub(t0) as f64 / (p1 - p0) as f64)
-            }
-            _ => None,
-        },
-        interval,
-        bytes,
-    })
+    remote::cpu_between(&a, &b, interval, bytes)
 }
 
 /// Everything a sample's outcome is decided from.
@@ -124,7 +107,7 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
 }
 
 /// What ssh negotiated is what was forced.
-fn negotiation(req: &SampleRequest, negotiated: Option<&Negotiated>) -> Check {
+pub(crate) fn negotiation(req: &SampleRequest, negotiated: Option<&Negotiated>) -> Check {
     let s = &req.suite;
     let forced = [&s.kex, &s.hostkey, &s.cipher, &s.mac]
         .iter()
@@ -226,7 +209,7 @@ pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outc
                 remote_side(seen.out)?;
                 echo_count(req, seen.out)
             }
-            Mode::Send | Mode::Receive => {
+            _ => {
                 remote_side(seen.out)?;
                 byte_count(req, expected, seen)
             }

@@ -10,13 +10,15 @@ mod judge;
 mod streams;
 
 use super::payload::Payload;
+use super::workload::Workloads;
 use super::{Transport, rekey, remote, sshlog};
 use crate::model::{
-    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,
+    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window, WorkloadSpec,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::target::Target;
+pub(crate) use judge::negotiation;
 use judge::*;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -39,57 +41,28 @@ pub struct OpenSsh {
     ssh: PathBuf,
     target: Target,
     payload: Payload,
+    workloads: Workloads,
 }
 
 impl OpenSsh {
     pub fn new(ssh: PathBuf, target: Target, payload: Payload) -> Self {
         OpenSsh {
+            workloads: Workloads::new(WorkloadSpec::default(), payload.clone()),
             ssh,
             target,
             payload,
         }
     }
 
+    /// What the workload modes move (the default: [`WorkloadSpec::default`]).
+    pub fn with_workloads(mut self, spec: WorkloadSpec) -> Self {
+        self.workloads = Workloads::new(spec, self.payload.clone());
+        self
+    }
+
     /// The full argument list for one sample (without the program name).
     pub fn args(&self, req: &SampleRequest) -> Vec<String> {
-        let timeout = req.timeout.as_secs().clamp(1, 30);
-        let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
-        let mut opt = |kv: String| {
-            args.push("-o".into());
-            args.push(kv);
-        };
-        for fixed in [
-            "BatchMode=yes",
-            "ControlMaster=no",
-            "ControlPath=none",
-            "ClearAllForwardings=yes",
-            "ForwardAgent=no",
-            "ForwardX11=no",
-            "RequestTTY=no",
-            "PermitLocalCommand=no",
-        ] {
-            opt(fixed.to_string());
-        }
-        opt(format!("ConnectTimeout={timeout}"));
-        opt(format!(
-            "Compression={}",
-            if req.suite.compression.is_some() {
-                "yes"
-            } else {
-                "no"
-            }
-        ));
-        let s = &req.suite;
-        for (key, value) in [
-            ("KexAlgorithms", &s.kex),
-            ("HostKeyAlgorithms", &s.hostkey),
-            ("Ciphers", &s.cipher),
-            ("MACs", &s.mac),
-        ] {
-            if let Some(v) = value {
-                opt(format!("{key}={v}"));
-            }
-        }
+        let mut args = session_options(req);
         args.extend(self.target.ssh_options.iter().cloned());
         args.push("--".into());
         args.push(self.target.destination.clone());
@@ -98,9 +71,55 @@ impl OpenSsh {
             Mode::Send => remote::send_command(req.ramp),
             Mode::Receive => remote::receive_command(req.bytes),
             Mode::Echo => remote::echo_command(),
+            m => unreachable!("{m} runs through measure::workload, not one ssh"),
         });
         args
     }
+}
+
+/// The options of every connection a sample opens, before the user's own: verbose (the
+/// negotiated names), nothing forwarded, no multiplexing, no prompts, and the forced
+/// parts of the suite.
+pub fn session_options(req: &SampleRequest) -> Vec<String> {
+    let timeout = req.timeout.as_secs().clamp(1, 30);
+    let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
+    let mut opt = |kv: String| {
+        args.push("-o".into());
+        args.push(kv);
+    };
+    for fixed in [
+        "BatchMode=yes",
+        "ControlMaster=no",
+        "ControlPath=none",
+        "ClearAllForwardings=yes",
+        "ForwardAgent=no",
+        "ForwardX11=no",
+        "RequestTTY=no",
+        "PermitLocalCommand=no",
+    ] {
+        opt(fixed.to_string());
+    }
+    opt(format!("ConnectTimeout={timeout}"));
+    opt(format!(
+        "Compression={}",
+        if req.suite.compression.is_some() {
+            "yes"
+        } else {
+            "no"
+        }
+    ));
+    let s = &req.suite;
+    for (key, value) in [
+        ("KexAlgorithms", &s.kex),
+        ("HostKeyAlgorithms", &s.hostkey),
+        ("Ciphers", &s.cipher),
+        ("MACs", &s.mac),
+    ] {
+        if let Some(v) = value {
+            opt(format!("{key}={v}"));
+        }
+    }
+    args
 }
 
 impl OpenSsh {
@@ -219,11 +238,15 @@ fn fill(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &mut Seen) {
             sample.echoes = std::mem::take(&mut seen.out.echoes);
             sample.compression_factor = sshlog::compression_factor(&seen.lines);
         }
+        m => unreachable!("{m} runs through measure::workload, not one ssh"),
     }
 }
 
 impl Transport for OpenSsh {
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+        if req.mode.workload().is_some() {
+            return self.workloads.measure(&self.ssh, &self.target, req, cancel);
+        }
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
         let mut child = match self.spawn(req) {

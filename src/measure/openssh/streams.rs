@@ -297,7 +297,7 @@ pub(super) fn feed_stdin(
                 let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
                 stdin.write_all(block).and_then(|()| stdin.flush())
             }
-            Mode::Connect | Mode::Echo => Ok(()),
+            _ => Ok(()),
         };
         drop(stdin);
         report.error = result.err().map(|e: std::io::Error| e.to_string());

@@ -1,0 +1,260 @@
+//! What limits a workload: its rate next to the raw stream's of the same suite on the
+//! same path, and, when it falls short, whether per-file round trips, the SFTP request
+//! window or the tool's own work is the reason, in one sentence with the numbers.
+
+use super::SuiteStats;
+use crate::model::{Mode, Shape, Tool, Workload};
+use serde::Serialize;
+
+/// A workload within this share of the raw stream is limited by what limits the stream.
+pub const NEAR_RAW: f64 = 0.8;
+/// OpenSSH's sftp client: requests in flight and bytes per request, by default.
+pub const SFTP_REQUESTS: f64 = 64.0;
+pub const SFTP_BUFFER: f64 = 32768.0;
+
+/// Why a workload moves at the rate it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    /// Close to the raw stream: the cipher (or whatever limits the stream) sets it.
+    Stream,
+    /// Many small files: each costs round trips and work of its own.
+    PerFile,
+    /// sftp's requests in flight divided by the round trip.
+    RequestWindow,
+    /// The tool's own processing (sftp's protocol, rsync's checksums and pipeline).
+    Tool,
+    /// No raw stream of this suite was measured to compare with.
+    Unknown,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Stream => "stream",
+            Limit::PerFile => "per-file",
+            Limit::RequestWindow => "sftp window",
+            Limit::Tool => "tool",
+            Limit::Unknown => "?",
+        }
+    }
+}
+
+/// A workload suite's comparison with its raw stream.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    pub limit: Limit,
+    /// The raw stream's mean rate (bytes/s) for the same cipher, MAC and compression.
+    pub raw: Option<f64>,
+    /// Workload rate / raw rate.
+    pub share: Option<f64>,
+    pub sentence: String,
+}
+
+/// sftp's request window over a round trip: the most one sftp transfer can move.
+fn request_window_cap(tool_options: Option<&str>, rtt: f64) -> f64 {
+    let value = |flag: &str, default: f64| {
+        let words: Vec<&str> = tool_options.unwrap_or("").split_whitespace().collect();
+        words
+            .windows(2)
+            .find(|w| w[0] == flag)
+            .and_then(|w| w[1].parse::<f64>().ok())
+            .unwrap_or(default)
+    };
+    value("-R", SFTP_REQUESTS) * value("-B", SFTP_BUFFER) / rtt
+}
+
+/// Why a workload at `share` of its raw stream moves at `rate`, and the words for it.
+fn reason(
+    w: &SuiteStats,
+    work: Workload,
+    rate: f64,
+    share: f64,
+    rtt: Option<f64>,
+) -> (Limit, String) {
+    if share >= NEAR_RAW {
+        (
+            Limit::Stream,
+            "what limits the stream (the cipher, a CPU or the link) limits it too".to_string(),
+        )
+    } else if work.shape == Shape::Tree {
+        let files = w.files.unwrap_or(0).max(1) as f64;
+        let per_file = w.bytes as f64 / rate / files;
+        let trips = rtt.map_or(String::new(), |r| {
+            format!(", {:.0} round trips of {:.2} ms", per_file / r, r * 1e3)
+        });
+        let why = format!(
+            "{:.0} files at {:.2} ms each{trips}: the tool's per-file work and round trips, not the cipher, limit it",
+            files,
+            per_file * 1e3
+        );
+        (Limit::PerFile, why)
+    } else if let Some(cap) = rtt
+        .filter(|_| work.tool == Tool::Sftp)
+        .map(|r| request_window_cap(w.suite.tool.as_deref(), r))
+        .filter(|cap| rate >= cap * 0.75)
+    {
+        let why = format!(
+            "the SFTP request window caps it at {:.1} MB/s at this round trip: more requests in flight (-R) or larger ones (-B) would help, not the cipher",
+            cap / 1e6
+        );
+        (Limit::RequestWindow, why)
+    } else {
+        let what = match work.tool {
+            Tool::Sftp => "sftp's own request handling",
+            Tool::Rsync => "rsync's own checksums and pipeline",
+        };
+        (Limit::Tool, format!("{what}, not the cipher, limits it"))
+    }
+}
+
+/// The verdict for `w` (a workload suite) given the raw stream `raw` of the same suite
+/// and the path's round trip (seconds), when known.
+pub fn verdict(w: &SuiteStats, raw: Option<&SuiteStats>, rtt: Option<f64>) -> Option<Verdict> {
+    let work = w.mode.workload()?;
+    let rate = w.figure?.mean;
+    let cipher = w.suite.cipher.as_deref().unwrap_or("the default cipher");
+    let raw_rate = raw.and_then(|r| r.figure).map(|f| f.mean);
+    let Some(raw_rate) = raw_rate.filter(|r| *r > 0.0) else {
+        let sentence = format!(
+            "{} with {cipher}: no {} of this suite to compare with",
+            w.mode,
+            w.mode.raw_stream().map_or("raw stream", Mode::as_str)
+        );
+        return Some(Verdict {
+            limit: Limit::Unknown,
+            raw: None,
+            share: None,
+            sentence,
+        });
+    };
+    let share = rate / raw_rate;
+    let head = format!(
+        "{} reaches {:.0}% of the raw stream with {cipher}",
+        w.mode,
+        share * 100.0
+    );
+    let (limit, why) = reason(w, work, rate, share, rtt);
+    Some(Verdict {
+        limit,
+        raw: Some(raw_rate),
+        share: Some(share),
+        sentence: format!("{head}: {why}."),
+    })
+}
+
+/// The path's round trip: the median of the send suites' (measured before each upload).
+pub fn path_rtt(stats: &[SuiteStats]) -> Option<f64> {
+    let mut v: Vec<f64> = stats.iter().filter_map(|s| s.rtt).collect();
+    super::median(&mut v)
+}
+
+/// [`verdict`] for `w` among `stats`: its raw stream is the same suite's (the tool's
+/// options aside) in the mode it is compared with.
+pub fn verdict_among(stats: &[SuiteStats], w: &SuiteStats) -> Option<Verdict> {
+    let raw_mode = w.mode.raw_stream()?;
+    let raw = stats.iter().find(|s| {
+        s.mode == raw_mode
+            && s.suite.tool.is_none()
+            && (
+                &s.suite.cipher,
+                &s.suite.mac,
+                &s.suite.compression,
+                &s.suite.kex,
+            ) == (
+                &w.suite.cipher,
+                &w.suite.mac,
+                &w.suite.compression,
+                &w.suite.kex,
+            )
+    });
+    verdict(w, raw, path_rtt(stats))
+}
+
+/// How much the choice of suite changes a workload mode's rate: 1 − slowest / fastest
+/// over the suites measured (`None` with fewer than two).
+pub fn suite_spread(stats: &[SuiteStats], mode: Mode) -> Option<f64> {
+    let rates: Vec<f64> = stats
+        .iter()
+        .filter(|s| s.mode == mode)
+        .filter_map(|s| s.figure.map(|f| f.mean))
+        .collect();
+    let max = rates.iter().copied().fold(f64::NAN, f64::max);
+    let min = rates.iter().copied().fold(f64::NAN, f64::min);
+    (rates.len() >= 2 && max > 0.0).then(|| 1.0 - min / max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::summarize;
+    use crate::model::Suite;
+
+    fn stats(mode: Mode, rate: f64, files: Option<u64>, bytes: u64) -> SuiteStats {
+        let suite = Suite {
+            cipher: Some("aes128-ctr".into()),
+            ..Suite::default()
+        };
+        let mut s = SuiteStats::empty(mode, suite);
+        s.figure = summarize(&[rate, rate]);
+        s.files = files;
+        s.bytes = bytes;
+        s
+    }
+
+    #[test]
+    fn near_the_raw_stream_the_stream_limits() {
+        let w = stats(Mode::SftpPutFile, 450e6, Some(1), 32 << 20);
+        let raw = stats(Mode::Send, 500e6, None, 0);
+        let v = verdict(&w, Some(&raw), Some(1e-4)).unwrap();
+        assert_eq!(v.limit, Limit::Stream);
+        assert_eq!(v.share, Some(0.9));
+        assert!(
+            v.sentence
+                .starts_with("sftp-put-file reaches 90% of the raw stream with aes128-ctr"),
+            "{}",
+            v.sentence
+        );
+    }
+
+    #[test]
+    fn small_files_are_limited_per_file_and_the_numbers_are_given() {
+        // 2000 files, 32 MB at 8 MB/s: 4 s, 2 ms per file, 20 round trips of 0.1 ms.
+        let w = stats(Mode::SftpPutTree, 8e6, Some(2000), 32_000_000);
+        let raw = stats(Mode::Send, 500e6, None, 0);
+        let v = verdict(&w, Some(&raw), Some(1e-4)).unwrap();
+        assert_eq!(v.limit, Limit::PerFile);
+        assert!(
+            v.sentence
+                .contains("2000 files at 2.00 ms each, 20 round trips of 0.10 ms"),
+            "{}",
+            v.sentence
+        );
+    }
+
+    #[test]
+    fn a_far_link_caps_sftp_at_its_request_window() {
+        // 64 × 32 KiB over 50 ms: 41.9 MB/s; the raw stream moved 100 MB/s.
+        let w = stats(Mode::SftpGetFile, 40e6, Some(1), 32 << 20);
+        let raw = stats(Mode::Receive, 100e6, None, 0);
+        let v = verdict(&w, Some(&raw), Some(0.05)).unwrap();
+        assert_eq!(v.limit, Limit::RequestWindow);
+        assert!(v.sentence.contains("41.9 MB/s"), "{}", v.sentence);
+        // Far below the cap, it is the tool itself; with no raw stream, unknown.
+        let slow = stats(Mode::SftpGetFile, 10e6, Some(1), 32 << 20);
+        assert_eq!(
+            verdict(&slow, Some(&raw), Some(0.05)).unwrap().limit,
+            Limit::Tool
+        );
+        assert_eq!(verdict(&w, None, Some(0.05)).unwrap().limit, Limit::Unknown);
+    }
+
+    #[test]
+    fn the_cap_follows_the_options_measured() {
+        assert_eq!(request_window_cap(None, 1.0), 64.0 * 32768.0);
+        assert_eq!(
+            request_window_cap(Some("-R 256 -B 65536"), 2.0),
+            256.0 * 65536.0 / 2.0
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! The workload arguments checked: the file size, the tree's `COUNTxSIZE`, and the tool
+//! option variants, which may only change how the tool moves data (never what arrives,
+//! or where).
+
+use super::args::WorkloadArgs;
+use super::config::parse_size;
+use crate::model::{Mode, WorkloadSpec};
+use anyhow::{Result, bail};
+
+/// `2000x16K` as (files, bytes per file).
+fn parse_tree(text: &str) -> Result<(u32, u64)> {
+    let Some((count, size)) = text.trim().split_once(['x', 'X', '×']) else {
+        bail!("--tree {text:?} is not COUNTxSIZE, e.g. 2000x16K");
+    };
+    let files: u32 = match count.trim().parse() {
+        Ok(n) if (1..=100_000).contains(&n) => n,
+        _ => bail!("--tree {text:?}: the count must be a number from 1 to 100000"),
+    };
+    Ok((files, parse_size(size)?))
+}
+
+/// Check one option variant against what the tool may be given: each flag from the
+/// list, with a plain number where it takes one.
+fn check_options(tool: &str, text: &str, flags: &[(&str, bool)]) -> Result<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        bail!("--{tool}-options is empty; give e.g. {:?}", flags[0].0);
+    }
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (*w, None),
+        };
+        let Some(&(_, takes)) = flags.iter().find(|(f, _)| *f == flag) else {
+            let known: Vec<&str> = flags.iter().map(|(f, _)| *f).collect();
+            bail!(
+                "--{tool}-options {text:?}: {w:?} is not one sshbench measures ({})",
+                known.join(", ")
+            );
+        };
+        if takes {
+            let value = inline.or_else(|| it.next().copied());
+            if !value.is_some_and(|v| v.parse::<u64>().is_ok_and(|n| n > 0)) {
+                bail!("--{tool}-options {text:?}: {flag} takes a positive number");
+            }
+        } else if inline.is_some() {
+            bail!("--{tool}-options {text:?}: {flag} takes no value");
+        }
+    }
+    Ok(words.join(" "))
+}
+
+pub fn spec(a: &WorkloadArgs) -> Result<WorkloadSpec> {
+    let (tree_files, tree_file_bytes) = parse_tree(&a.tree)?;
+    let sftp = [("-R", true), ("-B", true)];
+    let rsync = [
+        ("--whole-file", false),
+        ("--no-whole-file", false),
+        ("--inplace", false),
+        ("--block-size", true),
+    ];
+    Ok(WorkloadSpec {
+        file_bytes: parse_size(&a.file_size)?,
+        tree_files,
+        tree_file_bytes,
+        sftp_options: a
+            .sftp_options
+            .iter()
+            .map(|o| check_options("sftp", o, &sftp))
+            .collect::<Result<_>>()?,
+        rsync_options: a
+            .rsync_options
+            .iter()
+            .map(|o| check_options("rsync", o, &rsync))
+            .collect::<Result<_>>()?,
+    })
+}
+
+/// The modes to measure: the ones asked for, and the raw stream each workload is
+/// compared with.
+pub fn with_raw_streams(mut modes: Vec<Mode>) -> Vec<Mode> {
+    let raw: Vec<Mode> = modes.iter().filter_map(|m| m.raw_stream()).collect();
+    modes.extend(raw);
+    modes.sort();
+    modes.dedup();
+    modes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(tree: &str, sftp: &[&str], rsync: &[&str]) -> WorkloadArgs {
+        WorkloadArgs {
+            file_size: "1M".into(),
+            tree: tree.into(),
+            sftp_options: sftp.iter().map(|s| s.to_string()).collect(),
+            rsync_options: rsync.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn tree_and_options_parse() {
+        let s = spec(&args(
+            "2000x16K",
+            &["-R  256", "-B 65536 -R 16"],
+            &["--whole-file", "--block-size=4096"],
+        ))
+        .unwrap();
+        assert_eq!(
+            (s.file_bytes, s.tree_files, s.tree_file_bytes),
+            (1 << 20, 2000, 16384)
+        );
+        assert_eq!(s.sftp_options, ["-R 256", "-B 65536 -R 16"]);
+        assert_eq!(s.rsync_options, ["--whole-file", "--block-size=4096"]);
+    }
+
+    #[test]
+    fn options_that_change_what_arrives_are_refused() {
+        for (sftp, rsync) in [
+            (vec!["-R"], vec![]),
+            (vec!["-R x"], vec![]),
+            (vec!["-o ProxyCommand=x"], vec![]),
+            (vec![], vec!["--delete"]),
+            (vec![], vec!["--whole-file=1"]),
+            (vec![], vec!["-e sh"]),
+            (vec![""], vec![]),
+        ] {
+            assert!(
+                spec(&args("10x1K", &sftp, &rsync)).is_err(),
+                "{sftp:?} {rsync:?}"
+            );
+        }
+        for tree in ["10", "0x1K", "10x", "ax1K"] {
+            assert!(spec(&args(tree, &[], &[])).is_err(), "{tree}");
+        }
+    }
+
+    #[test]
+    fn workloads_bring_their_raw_stream() {
+        let m = with_raw_streams(vec![Mode::SftpPutTree, Mode::RsyncGetFile]);
+        assert_eq!(
+            m,
+            [
+                Mode::Send,
+                Mode::Receive,
+                Mode::SftpPutTree,
+                Mode::RsyncGetFile
+            ]
+        );
+        assert_eq!(with_raw_streams(vec![Mode::Echo]), [Mode::Echo]);
+    }
+}

@@ -1,0 +1,224 @@
+//! The one connection a workload sample runs over: an OpenSSH control master with the
+//! suite forced, whose handshake is over before the tool starts. The tool's own `ssh`
+//! attaches to its socket and can never open a second connection: `ProxyCommand=false`
+//! makes that fail loudly instead of negotiating anew.
+
+use super::super::{openssh, sshlog};
+use crate::model::{FailureKind, Negotiated, Outcome, SampleRequest};
+use crate::sys::cancel::Cancel;
+use crate::sys::proc::{self, Exit};
+use crate::sys::run::{self, Finished};
+use crate::target::Target;
+use std::io::BufReader;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+const MAX_LINES: usize = 4000;
+
+/// A live control master; dropping it closes the connection.
+pub struct Master {
+    child: Child,
+    exited: mpsc::Receiver<Exit>,
+    lines: Arc<Mutex<Vec<String>>>,
+    ssh: PathBuf,
+    socket: PathBuf,
+    /// `-F`/`-o` options of the target that the attached clients repeat.
+    config: Vec<String>,
+    destination: String,
+    _dir: tempfile::TempDir,
+}
+
+/// Keep the target's `-F` and `-o` options (a port or jump host belongs to the
+/// master's connection only).
+fn config_options(target: &Target) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = target.ssh_options.iter();
+    while let Some(a) = it.next() {
+        if a == "-F" || a == "-o" {
+            if let Some(v) = it.next() {
+                out.extend([a.clone(), v.clone()]);
+            }
+        }
+    }
+    out
+}
+
+fn read_lines(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let stderr = child.stderr.take().expect("stderr piped");
+    let shared = Arc::clone(&lines);
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stderr);
+        while let Ok(Some(line)) = proc::read_bounded_line(&mut r, 1024) {
+            let mut v = shared.lock().expect("lines lock");
+            if v.len() < MAX_LINES {
+                v.push(line);
+            }
+        }
+    });
+    lines
+}
+
+impl Master {
+    /// Connect with `req`'s suite forced and wait until the master listens (ssh sets the
+    /// socket up only once authenticated). The failure is ssh's own outcome.
+    pub fn start(
+        ssh: &Path,
+        target: &Target,
+        req: &SampleRequest,
+        cancel: &Cancel,
+    ) -> Result<Master, Outcome> {
+        let dir = tempfile::Builder::new()
+            .prefix("sshbench-mux.")
+            .tempdir()
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+        let socket = dir.path().join("s");
+        let mut args: Vec<String> = ["-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no"]
+            .map(String::from)
+            .to_vec();
+        args.extend(["-o".into(), format!("ControlPath={}", socket.display())]);
+        args.extend(openssh::session_options(req));
+        args.extend(target.ssh_options.iter().cloned());
+        args.extend(["--".into(), target.destination.clone()]);
+        let mut child = Command::new(ssh)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("cannot run ssh: {e}")))?;
+        let exited = proc::reap_in_background(child.id());
+        let lines = read_lines(&mut child);
+        let master = Master {
+            child,
+            exited,
+            lines,
+            ssh: ssh.to_path_buf(),
+            socket,
+            config: config_options(target),
+            destination: target.destination.clone(),
+            _dir: dir,
+        };
+        master.wait_ready(req.timeout, cancel)?;
+        Ok(master)
+    }
+
+    fn wait_ready(&self, timeout: Duration, cancel: &Cancel) -> Result<(), Outcome> {
+        let start = Instant::now();
+        loop {
+            if self.socket.exists() {
+                return Ok(());
+            }
+            if self.exited.try_recv().is_ok() {
+                // Let the reader take in ssh's last words.
+                std::thread::sleep(Duration::from_millis(50));
+                let lines = self.lines();
+                return Err(sshlog::classify(&lines).unwrap_or_else(|| {
+                    let why = proc::last_message(&lines)
+                        .unwrap_or_else(|| "ssh exited before the connection was up".into());
+                    Outcome::failed(FailureKind::Network, why)
+                }));
+            }
+            if cancel.is_cancelled() {
+                return Err(Outcome::failed(FailureKind::Cancelled, "interrupted"));
+            }
+            if start.elapsed() >= timeout {
+                return Err(Outcome::failed(
+                    FailureKind::Timeout,
+                    "connection not up in time",
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().expect("lines lock").clone()
+    }
+
+    pub fn negotiated(&self) -> Option<Negotiated> {
+        sshlog::negotiated(&self.lines())
+    }
+
+    /// The connection is still up (its ssh has not exited).
+    pub fn alive(&self) -> bool {
+        // SAFETY: signal 0 only checks; once reaped, the pid is gone (ESRCH).
+        unsafe { libc::kill(self.child.id() as libc::pid_t, 0) == 0 }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The options that make an `ssh` (or a tool's) use this connection and nothing
+    /// else.
+    pub fn attach_options(&self) -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            "-o".into(),
+            format!("ControlPath={}", self.socket.display()),
+        ];
+        for o in [
+            "ControlMaster=no",
+            "ProxyCommand=false",
+            "BatchMode=yes",
+            "RemoteCommand=none",
+            "RequestTTY=no",
+        ] {
+            v.extend(["-o".into(), o.into()]);
+        }
+        v.extend(self.config.iter().cloned());
+        v
+    }
+
+    pub fn destination(&self) -> &str {
+        &self.destination
+    }
+
+    /// Run `command` on the server over this connection.
+    pub fn run(&self, command: &str, timeout: Duration, cancel: &Cancel) -> Finished {
+        let mut cmd = Command::new(&self.ssh);
+        cmd.args(self.attach_options())
+            .args(["-T", "--", &self.destination, command]);
+        run::run(cmd, timeout, cancel).unwrap_or_else(|e| Finished {
+            exit: Exit {
+                at: Instant::now(),
+                code: None,
+                signal: None,
+                cpu: Default::default(),
+            },
+            wall: Duration::ZERO,
+            stdout: String::new(),
+            stderr: format!("cannot run ssh: {e}"),
+            killed_by_deadline: None,
+        })
+    }
+}
+
+impl Drop for Master {
+    fn drop(&mut self) {
+        proc::kill_group(self.child.id(), libc::SIGTERM);
+        if self.exited.recv_timeout(Duration::from_secs(2)).is_err() {
+            proc::kill_group(self.child.id(), libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attached_clients_keep_only_config_options() {
+        let t = Target::parse("bob@nas:2222").unwrap().with_ssh_args(vec![
+            "-F".into(),
+            "/x/cfg".into(),
+            "-o".into(),
+            "User=al".into(),
+        ]);
+        assert_eq!(config_options(&t), ["-F", "/x/cfg", "-o", "User=al"]);
+    }
+}

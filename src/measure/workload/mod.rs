@@ -1,0 +1,417 @@
+//! Workload modes: the real `sftp` (batch mode) and `rsync -e ssh` moving one large file
+//! or a tree of small files, up or down, over one connection whose suite is forced and
+//! verified like every other sample's.
+//!
+//! Per sample: a control master connects (the handshake, not timed); the server makes a
+//! private directory and says whether it has rsync; a download first puts its source
+//! there (not timed); an empty run of the tool gives its start-up cost (channel,
+//! subsystem, rsync's own handshake), which is taken off the timed run; what arrived is
+//! counted at the far end; the directory is removed whatever happened.
+
+mod data;
+mod master;
+mod tools;
+
+use super::openssh;
+use super::payload::Payload;
+use super::remote;
+use crate::model::{
+    CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Shape, Tool, Window, Workload,
+    WorkloadSpec,
+};
+use crate::sys::cancel::Cancel;
+use crate::sys::proc;
+use crate::sys::run::{self, Finished};
+use crate::target::Target;
+use data::LocalData;
+use master::Master;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tools::Leg;
+
+/// Time allowed for the server's small commands (setup, count, clean-up).
+const SMALL: Duration = Duration::from_secs(30);
+
+/// Runs the workload modes; holds the local data across samples.
+pub struct Workloads {
+    spec: WorkloadSpec,
+    payload: Payload,
+    data: Option<LocalData>,
+}
+
+/// The first executable `name` on `PATH`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The server's private directory, removed when dropped (also after a failure or an
+/// interruption: the clean-up ignores the cancellation).
+struct RemoteDir<'a> {
+    master: &'a Master,
+    path: String,
+    has_rsync: bool,
+}
+
+impl<'a> RemoteDir<'a> {
+    fn create(master: &'a Master, cancel: &Cancel) -> Result<RemoteDir<'a>, Outcome> {
+        let f = master.run(&tools::setup_command(), SMALL, cancel);
+        let path = tools::parse_dir(&f.stdout)
+            .filter(|_| f.success())
+            .ok_or_else(|| {
+                let why = format!(
+                    "could not make a private directory on the server: {}",
+                    f.last_line()
+                );
+                Outcome::failed(FailureKind::Remote, why)
+            })?;
+        let has_rsync = f.stdout.lines().any(|l| l.trim() == tools::RSYNC);
+        Ok(RemoteDir {
+            master,
+            path,
+            has_rsync,
+        })
+    }
+
+    fn join(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.path)
+    }
+}
+
+impl Drop for RemoteDir<'_> {
+    fn drop(&mut self) {
+        let cmd = tools::cleanup_command(&self.path);
+        let _ = self.master.run(&cmd, SMALL, &Cancel::new());
+    }
+}
+
+/// The name of the data of `shape` under a directory.
+fn name(shape: Shape) -> &'static str {
+    match shape {
+        Shape::File => "file",
+        Shape::Tree => "tree",
+    }
+}
+
+/// A tool that did not finish cleanly, as an outcome.
+fn tool_failure(tool: Tool, f: &Finished) -> Outcome {
+    match f.killed_by_deadline {
+        Some(true) => Outcome::failed(
+            FailureKind::Timeout,
+            format!("{} ran out of time", tool.as_str()),
+        ),
+        Some(false) => Outcome::failed(FailureKind::Cancelled, "interrupted"),
+        None => Outcome::failed(
+            FailureKind::Remote,
+            format!("{}: {}", tool.as_str(), f.last_line()),
+        ),
+    }
+}
+
+impl Workloads {
+    pub fn new(spec: WorkloadSpec, payload: Payload) -> Self {
+        Workloads {
+            spec,
+            payload,
+            data: None,
+        }
+    }
+
+    /// Measure one workload sample of `req` (whose mode is a workload).
+    pub fn measure(
+        &mut self,
+        ssh: &Path,
+        target: &Target,
+        req: &SampleRequest,
+        cancel: &Cancel,
+    ) -> Sample {
+        let start = Instant::now();
+        let w = req.mode.workload().expect("a workload mode");
+        let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
+        sample.outcome = match self.measure_in(ssh, target, req, w, cancel, &mut sample) {
+            Ok(()) => Outcome::Success,
+            Err(o) => o,
+        };
+        sample.wall = start.elapsed();
+        sample
+    }
+
+    fn measure_in(
+        &mut self,
+        ssh: &Path,
+        target: &Target,
+        req: &SampleRequest,
+        w: Workload,
+        cancel: &Cancel,
+        sample: &mut Sample,
+    ) -> Result<(), Outcome> {
+        let tool = match w.tool {
+            Tool::Sftp => on_path("sftp"),
+            Tool::Rsync => on_path("rsync"),
+        }
+        .ok_or_else(|| Outcome::Unavailable {
+            message: format!("{} is not installed on this client", w.tool.as_str()),
+        })?;
+        if self.data.is_none() {
+            let data = LocalData::create(&self.spec, &self.payload).map_err(|e| {
+                Outcome::failed(FailureKind::Client, format!("writing the local data: {e}"))
+            })?;
+            self.data = Some(data);
+        }
+        let master = Master::start(ssh, target, req, cancel)?;
+        sample.negotiated = master.negotiated();
+        openssh::negotiation(req, sample.negotiated.as_ref())?;
+        let dir = RemoteDir::create(&master, cancel)?;
+        if w.tool == Tool::Rsync && !dir.has_rsync {
+            return Err(Outcome::Unavailable {
+                message: "rsync is not installed on this server".into(),
+            });
+        }
+        let run = Session {
+            ssh,
+            tool: &tool,
+            master: &master,
+            dir: &dir,
+            w,
+            req,
+            cancel,
+        };
+        run.measure(self.data.as_ref().expect("made above"), &self.spec, sample)
+    }
+}
+
+/// The CPU readings around the timed run: the master's (Linux) and the server's.
+struct Cpu {
+    master: Option<(Duration, Duration)>,
+    server: Option<(remote::CpuProbe, remote::CpuProbe)>,
+}
+
+/// A verified sample's figures: the window is the timed run less the start-up.
+fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: (u64, u64), cpu: Cpu) {
+    let (files, bytes) = moved;
+    sample.bytes = bytes;
+    sample.files = Some(files);
+    sample.transfer = Some(timed.wall);
+    let time = timed.wall.saturating_sub(baseline);
+    // A run that is mostly start-up is not trusted to say the rate without it.
+    sample.window = (time * 4 >= timed.wall).then_some(Window { bytes, time });
+    let interval = sample.window.map_or(timed.wall, |w| w.time);
+    sample.client_cpu = Some(timed.exit.cpu);
+    let master_cpu = cpu.master.map(|(a, b)| b.saturating_sub(a).as_secs_f64());
+    sample.client_window_cpu = master_cpu.map(|m| {
+        let tool = timed.exit.cpu.total().as_secs_f64();
+        CpuWindow {
+            seconds: m + tool,
+            peak: m.max(tool),
+            limit: None,
+            throttled: None,
+            interval,
+            bytes,
+        }
+    });
+    sample.server_cpu = cpu
+        .server
+        .and_then(|(a, b)| remote::cpu_between(&a, &b, interval, bytes));
+}
+
+/// One sample's connection, directory and tool.
+struct Session<'a> {
+    ssh: &'a Path,
+    tool: &'a Path,
+    master: &'a Master,
+    dir: &'a RemoteDir<'a>,
+    w: Workload,
+    req: &'a SampleRequest,
+    cancel: &'a Cancel,
+}
+
+impl Session<'_> {
+    fn measure(
+        &self,
+        data: &LocalData,
+        spec: &WorkloadSpec,
+        sample: &mut Sample,
+    ) -> Result<(), Outcome> {
+        let (shape, put) = (self.w.shape, self.w.put);
+        let source = data.path(shape);
+        let got = tempfile::Builder::new()
+            .prefix("sshbench-get.")
+            .tempdir()
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+        let local_copy = got.path().join(name(shape));
+        // First: it also finds out whether the server has the tool's server side.
+        let baseline = self.baseline()?;
+        if !put {
+            self.stage_source(&source)?;
+        }
+        let cpu0 = self.server_cpu_probe();
+        let master0 = proc::cpu_time(self.master.pid());
+        let remote = match put {
+            true => self.dir.join(&format!("put/{}", name(shape))),
+            false => self.dir.join(&format!("src/{}", name(shape))),
+        };
+        let local: &Path = if put { &source } else { &local_copy };
+        let leg = Leg {
+            tool: self.w.tool,
+            shape,
+            put,
+            local,
+            remote: &remote,
+        };
+        let timed = self.checked(&leg, self.req.suite.tool.as_deref())?;
+        let master1 = proc::cpu_time(self.master.pid());
+        let cpu1 = self.server_cpu_probe();
+        let (files, bytes) = match put {
+            true => self.count(&remote)?,
+            false => data::verify_copy(&source, &local_copy)
+                .map_err(|e| Outcome::failed(FailureKind::ByteCount, e))?,
+        };
+        let want = spec.size(shape);
+        if (bytes, files) != want {
+            let why = format!(
+                "{files} files of {bytes} bytes arrived, {} of {} sent",
+                want.1, want.0
+            );
+            return Err(Outcome::failed(FailureKind::ByteCount, why));
+        }
+        let cpu = Cpu {
+            master: master0.zip(master1),
+            server: cpu0.zip(cpu1),
+        };
+        fill(sample, &timed, baseline, (files, bytes), cpu);
+        Ok(())
+    }
+
+    /// A download's source, put on the server first (not timed).
+    fn stage_source(&self, source: &Path) -> Result<(), Outcome> {
+        let shape = self.w.shape;
+        let remote = self.dir.join(&format!("src/{}", name(shape)));
+        let up = Leg {
+            tool: self.w.tool,
+            shape,
+            put: true,
+            local: source,
+            remote: &remote,
+        };
+        self.checked(&up, None)?;
+        Ok(())
+    }
+
+    /// The empty run's time (the tool's start-up over this connection). An sftp that
+    /// cannot start its subsystem means the server has none.
+    fn baseline(&self) -> Result<Duration, Outcome> {
+        let empty = tempfile::Builder::new()
+            .prefix("sshbench-empty.")
+            .tempdir()
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+        let f = match self.w.tool {
+            Tool::Sftp => self.sftp(&format!("cd \"{}\"\n", self.dir.path), None)?,
+            Tool::Rsync => {
+                let remote = self.dir.join("put/empty");
+                let leg = Leg {
+                    tool: Tool::Rsync,
+                    shape: Shape::Tree,
+                    put: true,
+                    local: empty.path(),
+                    remote: &remote,
+                };
+                self.rsync(&leg, None)?
+            }
+        };
+        // Through the master, a refused subsystem reads "Connection closed" at sftp's
+        // start while the same connection runs commands: the server has no SFTP.
+        let closed = f.stderr.contains("subsystem request failed")
+            || (f.stderr.contains("Connection closed") && self.master.alive());
+        if self.w.tool == Tool::Sftp && !f.success() && f.killed_by_deadline.is_none() && closed {
+            return Err(Outcome::Unavailable {
+                message: "the server has no SFTP subsystem".into(),
+            });
+        }
+        if !f.success() {
+            return Err(tool_failure(self.w.tool, &f));
+        }
+        Ok(f.wall)
+    }
+
+    /// Run one leg; a failure is the sample's outcome.
+    fn checked(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
+        let f = match leg.tool {
+            Tool::Sftp => self.sftp(
+                &tools::sftp_batch(leg).map_err(|e| Outcome::failed(FailureKind::Client, e))?,
+                options,
+            )?,
+            Tool::Rsync => self.rsync(leg, options)?,
+        };
+        if f.success() {
+            Ok(f)
+        } else {
+            Err(tool_failure(leg.tool, &f))
+        }
+    }
+
+    fn sftp(&self, batch: &str, options: Option<&str>) -> Result<Finished, Outcome> {
+        let mut file = tempfile::Builder::new()
+            .prefix("sshbench-batch.")
+            .tempfile()
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;
+        std::io::Write::write_all(&mut file, batch.as_bytes())
+            .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;
+        let mut cmd = Command::new(self.tool);
+        cmd.arg("-q")
+            .arg("-b")
+            .arg(file.path())
+            .arg("-S")
+            .arg(self.ssh);
+        cmd.args(options.unwrap_or_default().split_whitespace());
+        cmd.args(self.master.attach_options())
+            .args(["--", self.master.destination()]);
+        self.run(cmd)
+    }
+
+    fn rsync(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
+        let mut cmd = Command::new(self.tool);
+        cmd.arg("-a")
+            .args(options.unwrap_or_default().split_whitespace());
+        cmd.arg("-e")
+            .arg(tools::rsync_shell(self.ssh, &self.master.attach_options()));
+        cmd.arg("--")
+            .args(tools::rsync_paths(leg, self.master.destination()));
+        self.run(cmd)
+    }
+
+    fn run(&self, cmd: Command) -> Result<Finished, Outcome> {
+        run::run(cmd, self.req.timeout, self.cancel).map_err(|e| {
+            Outcome::failed(
+                FailureKind::Client,
+                format!("cannot run {}: {e}", self.tool.display()),
+            )
+        })
+    }
+
+    fn count(&self, path: &str) -> Result<(u64, u64), Outcome> {
+        let f = self
+            .master
+            .run(&tools::count_command(path), SMALL, self.cancel);
+        tools::parse_count(&f.stdout)
+            .filter(|_| f.success())
+            .ok_or_else(|| {
+                Outcome::failed(
+                    FailureKind::Remote,
+                    format!("counting what arrived: {}", f.last_line()),
+                )
+            })
+    }
+
+    fn server_cpu_probe(&self) -> Option<remote::CpuProbe> {
+        let f = self
+            .master
+            .run(&remote::cpu_probe_command(remote::CPU0), SMALL, self.cancel);
+        f.stdout
+            .lines()
+            .find_map(|l| remote::parse_cpu_probe(l, remote::CPU0))
+    }
+}
