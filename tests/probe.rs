@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::dropbear::Dropbear;
+
 use sshbench::model::AlgoKind;
 use sshbench::model::AlgoLists;
 use sshbench::offer::server::{self, ProbeError};
@@ -39,67 +41,8 @@ fn sandbox_offer_matches_its_config_and_ssh_vv() {
     assert_eq!(via_ssh.banner, offer.banner);
 }
 
-/// A Dropbear server on loopback, stopped on drop.
-struct Dropbear {
-    child: std::process::Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Dropbear {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn dropbear() -> Dropbear {
-    let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("ed25519");
-    let st = Command::new("dropbearkey")
-        .args(["-t", "ed25519", "-f"])
-        .arg(&key)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("dropbearkey is needed (apt-get install dropbear-bin)");
-    assert!(st.success());
-    for _ in 0..5 {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut child = Command::new("dropbear")
-            .args(["-F", "-E", "-s", "-r"])
-            .arg(&key)
-            .arg("-p")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("-P")
-            .arg(dir.path().join("pid"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dropbear is needed (apt-get install dropbear-bin)");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Dropbear {
-                    child,
-                    port,
-                    _dir: dir,
-                };
-            }
-            if let Ok(Some(_)) = child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    panic!("dropbear did not start");
+    common::dropbear::start(Default::default())
 }
 
 #[test]

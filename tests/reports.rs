@@ -368,6 +368,7 @@ view_tests! {
     view_recommend_by_speed: "recommend_by_speed" => ["recommend", "pi@nas", "--order", "speed"];
     view_show_echo_chart: "show_echo_chart" => ["show", "pi@nas", "--mode", "echo", "--chart"];
     view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
+    view_summary_workloads: "summary_workloads" => ["summary", "pi@backup", "--top", "2"];
     view_show_workloads: "show_workloads" => ["show", "pi@backup", "--mode", "send,receive,sftp-put,rsync-get", "--top", "all"];
 }
 

@@ -233,3 +233,177 @@ fn run_measures_workloads_beside_their_raw_stream_and_says_why() {
     let sentence = tree["workload"]["sentence"].as_str().unwrap();
     assert!(sentence.starts_with("sftp-put-tree reaches "), "{sentence}");
 }
+
+/// Behind 20 ms of round trip, many small files over sftp fall further behind the raw
+/// stream than any choice of cipher moves them, and the report says it is per-file.
+#[test]
+fn in_the_delay_lab_small_files_lose_more_to_round_trips_than_to_the_cipher() {
+    let db = tempfile::tempdir().unwrap();
+    let db = db.path().join("w.db");
+    let out = common::sshbench()
+        .args([
+            "run",
+            "--sandbox-delay",
+            "20ms",
+            "--mode",
+            "sftp-put-tree",
+            "--rounds",
+            "1",
+        ])
+        .args([
+            "--ciphers",
+            "aes128-gcm@openssh.com,aes128-ctr",
+            "--macs",
+            "hmac-sha2-256",
+        ])
+        .args(["--tree", "40x16K", "--quiet", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    common::assert_success(&out, "run");
+    let dest = "local sandbox (20 ms round trip added)";
+    let args = [
+        "show",
+        dest,
+        "--format",
+        "json",
+        "--mode",
+        "send,sftp-put-tree",
+    ];
+    let v: serde_json::Value = serde_json::from_str(&common::stdout_of(&db, &args)).unwrap();
+    let rows = v["suites"].as_array().unwrap();
+    let rtt: Vec<f64> = rows.iter().filter_map(|r| r["rtt"].as_f64()).collect();
+    let tree: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["mode"] == "sftp-put-tree")
+        .collect();
+    assert_eq!(tree.len(), 2, "{rows:?}");
+    let rate = |r: &serde_json::Value| r["mean"].as_f64().unwrap();
+    let (fast, slow) = (
+        rate(tree[0]).max(rate(tree[1])),
+        rate(tree[0]).min(rate(tree[1])),
+    );
+    let cipher_spread = 1.0 - slow / fast;
+    for r in &tree {
+        let share = r["workload"]["share"].as_f64().unwrap();
+        assert!(
+            1.0 - share > cipher_spread,
+            "lost {share} to the tool, {cipher_spread} to the cipher"
+        );
+        assert_eq!(r["workload"]["limit"], "per-file", "{r}");
+        let sentence = r["workload"]["sentence"].as_str().unwrap();
+        assert!(sentence.contains("round trips of"), "{sentence}");
+    }
+    // The relay adds what it says: the send protocol's ping sees at least 20 ms.
+    assert!(rtt.iter().all(|r| (0.020..0.040).contains(r)), "{rtt:?}");
+    let text = common::stdout_of(&db, &["show", dest, "--mode", "sftp-put-tree"]);
+    assert!(text.contains("not the cipher, limit it"), "{text}");
+}
+
+fn dropbear_transport(db: &common::dropbear::Dropbear) -> sshbench::measure::openssh::OpenSsh {
+    let target = sshbench::target::Target::parse("dropbear-test")
+        .unwrap()
+        .with_ssh_args(vec!["-F".into(), db.ssh_config().display().to_string()]);
+    sshbench::measure::openssh::OpenSsh::new(
+        common::ssh(),
+        target,
+        sshbench::measure::payload::Payload::random(1 << 20, 42),
+    )
+    .with_workloads(spec())
+}
+
+/// A real Dropbear server: with an SFTP server installed the workloads run over one
+/// multiplexed connection as with OpenSSH; without one, sftp is "not available".
+#[test]
+fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
+    use common::dropbear::{DropbearOptions, start};
+    // Its sessions' temp dir is the machine's /tmp: compare what is there.
+    let before = left_in(Path::new("/tmp"));
+    let new_in_tmp = || -> Vec<String> {
+        let now = left_in(Path::new("/tmp"));
+        now.into_iter().filter(|d| !before.contains(d)).collect()
+    };
+    let with = start(DropbearOptions {
+        login: true,
+        sftp: true,
+    });
+    let mut t = dropbear_transport(&with);
+    for mode in [Mode::SftpPutTree, Mode::SftpGetFile, Mode::RsyncPutFile] {
+        let s = t.measure(&request(mode), &Cancel::new());
+        assert!(s.outcome.is_success(), "{mode}: {:?}", s.outcome);
+        assert_eq!(s.files, Some(spec().size(mode.workload().unwrap().shape).1));
+        assert!(new_in_tmp().is_empty(), "{mode} left {:?}", new_in_tmp());
+    }
+    let without = start(DropbearOptions {
+        login: true,
+        sftp: false,
+    });
+    let s = dropbear_transport(&without).measure(&request(Mode::SftpPutFile), &Cancel::new());
+    assert_eq!(
+        s.outcome,
+        Outcome::Unavailable {
+            message: "the server has no SFTP subsystem".into()
+        }
+    );
+    assert!(new_in_tmp().is_empty());
+}
+
+/// `sshbench run` against a real Dropbear server: the workloads and their raw streams
+/// are measured and stored like the sandbox's.
+#[test]
+fn run_against_dropbear_measures_workloads_and_raw_streams() {
+    let db_server = common::dropbear::start(common::dropbear::DropbearOptions {
+        login: true,
+        sftp: true,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let cfg = db_server.ssh_config();
+    let out = common::sshbench()
+        .args(["run", "-F"])
+        .arg(&cfg)
+        .args([
+            "dropbear-test",
+            "--mode",
+            "sftp-get-file,rsync-put-tree",
+            "--rounds",
+            "1",
+            "--quiet",
+        ])
+        .args([
+            "--ciphers",
+            "aes128-ctr",
+            "--macs",
+            "hmac-sha2-256",
+            "--tree",
+            "100x8K",
+            "--file-size",
+            "8M",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    common::assert_success(&out, "run against dropbear");
+    let args = [
+        "show",
+        "dropbear-test",
+        "--format",
+        "json",
+        "--mode",
+        "send,receive,sftp-get,rsync-put",
+    ];
+    let v: serde_json::Value = serde_json::from_str(&common::stdout_of(&db, &args)).unwrap();
+    for mode in ["send", "receive", "sftp-get-file", "rsync-put-tree"] {
+        let row = v["suites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["mode"] == mode);
+        let row = row.unwrap_or_else(|| panic!("no {mode} row: {v}"));
+        assert!(
+            row["mean"].as_f64().is_some_and(|m| m > 0.0),
+            "{mode}: {row}"
+        );
+    }
+}

@@ -51,6 +51,15 @@ pub struct Verdict {
     pub sentence: String,
 }
 
+/// A share as people read it: `64%`, and `0.4%` below one percent.
+pub fn percent(share: f64) -> String {
+    if share < 0.01 {
+        format!("{:.1}%", share * 100.0)
+    } else {
+        format!("{:.0}%", share * 100.0)
+    }
+}
+
 /// sftp's request window over a round trip: the most one sftp transfer can move.
 fn request_window_cap(tool_options: Option<&str>, rtt: f64) -> f64 {
     let value = |flag: &str, default: f64| {
@@ -130,9 +139,9 @@ pub fn verdict(w: &SuiteStats, raw: Option<&SuiteStats>, rtt: Option<f64>) -> Op
     };
     let share = rate / raw_rate;
     let head = format!(
-        "{} reaches {:.0}% of the raw stream with {cipher}",
+        "{} reaches {} of the raw stream with {cipher}",
         w.mode,
-        share * 100.0
+        percent(share)
     );
     let (limit, why) = reason(w, work, rate, share, rtt);
     Some(Verdict {

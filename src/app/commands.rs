@@ -68,6 +68,11 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
     let lab = LabOptions {
         cpu: args.cpu,
         rate_kbit: args.rate.as_deref().map(parse_rate).transpose()?,
+        delay_ms: args
+            .delay
+            .as_deref()
+            .map(sshbench::cli::config::parse_delay)
+            .transpose()?,
     };
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let client = client::query(&find_ssh()?)?;

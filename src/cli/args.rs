@@ -511,6 +511,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "RATE", conflicts_with = "destination")]
     pub sandbox_rate: Option<String>,
 
+    /// Lab: add this much round trip between the client and the local sandbox sshd, e.g.
+    /// 50ms, to play a far link (a userspace relay on 127.0.0.1 that holds each byte for
+    /// half of it in each direction; no root needed). Combines with --sandbox-rate and
+    /// --sandbox-cpu.
+    #[arg(long, value_name = "DURATION", conflicts_with = "destination")]
+    pub sandbox_delay: Option<String>,
+
     /// Where the local sandbox's two ends run: `split` keeps sshd on the upper half of the
     /// CPUs and the ssh client on the lower half, so that they never take turns on one
     /// core (as two machines would not); `shared` lets the scheduler place them (stored as
@@ -569,6 +576,10 @@ pub struct SandboxArgs {
     /// Put sshd in a network namespace behind a link of this rate, e.g. 20mbit (Linux, root).
     #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
+
+    /// Add this much round trip through a userspace relay, e.g. 50ms.
+    #[arg(long, value_name = "DURATION")]
+    pub delay: Option<String>,
 
     /// Pin sshd to the upper half of the CPUs (`split`, the default, as `sshbench run`
     /// does; clients then belong on the lower half, e.g. with `taskset -c`), or not

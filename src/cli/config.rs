@@ -83,6 +83,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         lab: LabOptions {
             cpu: a.sandbox_cpu,
             rate_kbit: a.sandbox_rate.as_deref().map(parse_rate).transpose()?,
+            delay_ms: a.sandbox_delay.as_deref().map(parse_delay).transpose()?,
         },
         // Only the sandbox is placed; a real server's run records none.
         sandbox_cpus: match a.destination {
@@ -155,6 +156,16 @@ pub fn parse_size(text: &str) -> Result<u64> {
         Some(b) => Ok(b),
         None => bail!("size {text:?} is larger than 1T"),
     }
+}
+
+/// The delay lab's round trip: 1 ms to 10 s, in whole milliseconds.
+pub fn parse_delay(text: &str) -> Result<u32> {
+    let d = parse_duration(text)?;
+    let ms = d.as_millis();
+    if !(1..=10_000).contains(&ms) {
+        bail!("--sandbox-delay {text:?} must be from 1ms to 10s");
+    }
+    Ok(ms as u32)
 }
 
 /// Parse a duration: `90` (seconds), `250ms`, `30s`, `10m`, `2h`.

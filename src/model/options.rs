@@ -145,11 +145,14 @@ pub struct LabOptions {
     pub cpu: Option<f64>,
     /// Link rate in kbit/s, each direction.
     pub rate_kbit: Option<u32>,
+    /// Round trip added by the delay relay, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u32>,
 }
 
 impl LabOptions {
     pub fn is_empty(&self) -> bool {
-        self.cpu.is_none() && self.rate_kbit.is_none()
+        self.cpu.is_none() && self.rate_kbit.is_none() && self.delay_ms.is_none()
     }
 
     /// Each constraint in words: `sshd limited to 0.25 cores`, `link shaped to 16000
@@ -161,6 +164,9 @@ impl LabOptions {
         }
         if let Some(k) = self.rate_kbit {
             parts.push(format!("link shaped to {k} kbit/s"));
+        }
+        if let Some(d) = self.delay_ms {
+            parts.push(format!("{d} ms round trip added"));
         }
         parts
     }

@@ -15,6 +15,7 @@ mod find;
 mod keys;
 pub mod lab;
 mod privsep;
+mod relay;
 
 pub use config::filter_accepted;
 pub use find::{find_on_path, find_sshd};
@@ -23,6 +24,7 @@ use config::SshdConfig;
 use find::{INSTALL_HINT, find_keygen};
 use keys::{HostKey, generate_keys, host_key_type, keygen_one};
 use privsep::{Privsep, flock};
+use relay::Relay;
 
 use crate::model::{AlgoKind, AlgoLists, LabOptions};
 use crate::sys::{affinity, proc};
@@ -76,6 +78,8 @@ pub struct Sandbox {
     // Removed after sshd is stopped (field order).
     cgroup: Option<Cgroup>,
     netns: Option<Netns>,
+    /// The delay lab's relay: clients reach sshd through it.
+    relay: Option<Relay>,
     server_cpus: Option<Vec<usize>>,
     _lock: File,
     // Dropped last: removes the private directory.
@@ -186,6 +190,7 @@ impl Sandbox {
             host,
             cgroup,
             netns,
+            relay: None,
             server_cpus: opts.server_cpus.clone(),
             port: 0,
             user,
@@ -197,7 +202,17 @@ impl Sandbox {
             dir,
         };
         sandbox.launch(&config, &host_keys)?;
+        if let Some(ms) = opts.lab.delay_ms {
+            sandbox.put_behind_relay(Duration::from_millis(ms.into()), &host_keys)?;
+        }
         Ok(sandbox)
+    }
+
+    /// The delay lab: clients reach sshd through a relay that adds `rtt`.
+    fn put_behind_relay(&mut self, rtt: Duration, host_keys: &[HostKey]) -> Result<()> {
+        let sshd = (self.host.clone(), self.port);
+        self.relay = Some(Relay::start(sshd, rtt).context("starting the delay relay")?);
+        self.write_client_files(host_keys)
     }
 
     /// Pick a port, start sshd, wait for it to listen; retry when the port was taken.
@@ -273,10 +288,10 @@ impl Sandbox {
                 bail!("unreadable public key {}", key.path.display());
             };
             // known_hosts names port 22 without brackets.
-            let name = if self.port == 22 {
-                self.host.clone()
+            let name = if self.port() == 22 {
+                self.host().to_string()
             } else {
-                format!("[{}]:{}", self.host, self.port)
+                format!("[{}]:{}", self.host(), self.port())
             };
             kh.push_str(&format!("{name} {t} {k}\n"));
         }
@@ -288,8 +303,8 @@ impl Sandbox {
              StrictHostKeyChecking yes\n  UpdateHostKeys no\n  CheckHostIP no\n  \
              PasswordAuthentication no\n  KbdInteractiveAuthentication no\n  \
              PreferredAuthentications publickey\n",
-            host = self.host,
-            port = self.port,
+            host = self.host(),
+            port = self.port(),
             user = self.user,
             key = self.client_key.display(),
             kh = known_hosts.display(),
@@ -303,13 +318,18 @@ impl Sandbox {
         &self.ssh_config
     }
 
+    /// The port clients connect to: sshd's, or the delay relay's in front of it.
     pub fn port(&self) -> u16 {
-        self.port
+        self.relay.as_ref().map_or(self.port, Relay::port)
     }
 
-    /// The address sshd listens on (127.0.0.1, or the lab namespace's).
+    /// The address clients connect to: where sshd listens (127.0.0.1, or the lab
+    /// namespace's), or 127.0.0.1 for the delay relay.
     pub fn host(&self) -> &str {
-        &self.host
+        match self.relay {
+            Some(_) => "127.0.0.1",
+            None => &self.host,
+        }
     }
 
     pub fn user(&self) -> &str {

@@ -50,6 +50,9 @@ pub struct SuiteRow {
     pub files: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<Verdict>,
+    /// Send: the median round trip (seconds) through the session before the transfer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<f64>,
     /// `bytes_per_second` for send/receive, `seconds` for connect and echo (echo: the
     /// mean, median... of the sessions' median round trips).
     pub unit: &'static str,
@@ -94,6 +97,7 @@ impl SuiteRow {
             unavailable: s.unavailable,
             files: s.files,
             workload: None,
+            rtt: s.rtt,
             unit: if s.mode.is_throughput() {
                 "bytes_per_second"
             } else {

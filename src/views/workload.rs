@@ -3,7 +3,7 @@
 
 use super::scope::{Scope, figure_text};
 use super::show::{ModeSection, SuiteRow};
-use crate::analysis::workload::suite_spread;
+use crate::analysis::workload::{percent, suite_spread};
 
 /// A workload table's own columns, and which are figures.
 pub const COLUMNS: (&[&str], &[usize]) = (
@@ -54,8 +54,7 @@ pub fn workload_cells(r: &SuiteRow, mean: String, ci: String, cpu: String) -> Ve
         r.files.map_or("-".into(), |f| f.to_string()),
         v.and_then(|v| v.raw)
             .map_or("-".into(), |x| figure_text(r.mode, x)),
-        v.and_then(|v| v.share)
-            .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
+        v.and_then(|v| v.share).map_or("-".into(), percent),
         cpu,
         r.grade.to_string(),
         r.tie().into(),

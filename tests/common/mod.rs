@@ -2,6 +2,8 @@
 //! field by field, and a real sandbox sshd with a transport to it.
 #![allow(dead_code)]
 
+pub mod dropbear;
+
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;

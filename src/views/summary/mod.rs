@@ -10,6 +10,7 @@ pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;
 use super::show::SuiteRow;
+use crate::analysis::workload;
 use crate::analysis::{self, SuiteStats};
 use crate::model::{AlgoKind, Mode, Phases};
 use crate::offer::grade::SuiteGrade;
@@ -115,7 +116,10 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
     let measured: Vec<SuiteRow> = analysis::rank(&scope.stats, mode)
         .iter()
         .filter(|r| r.stats.figure.is_some())
-        .map(|r| SuiteRow::new(r, scope.grade(&r.stats.suite)))
+        .map(|r| SuiteRow {
+            workload: workload::verdict_among(&scope.stats, &r.stats),
+            ..SuiteRow::new(r, scope.grade(&r.stats.suite))
+        })
         .collect();
     ModeSummary {
         mode,

@@ -42,6 +42,10 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
             s.ratio
         ));
     }
+    // A workload says what limits it: its best suite's comparison with the raw stream.
+    if let Some(v) = sec.top.first().and_then(|r| r.workload.as_ref()) {
+        doc.text(v.sentence.clone());
+    }
     if !sec.phases.is_empty() {
         doc.grid(phase_table(&sec.phases));
     }

@@ -1,0 +1,173 @@
+//! A real Dropbear server on loopback for the tests, stopped on drop. With `login`, it
+//! runs as root in a private mount namespace whose home (`/root`) is a temp dir of the
+//! test, so a key the test made logs in and nothing of the machine changes; `sftp:
+//! false` hides the sftp-server binary there too.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Default)]
+pub struct DropbearOptions {
+    /// Let the test's key log in as root (needs root: a mount namespace).
+    pub login: bool,
+    /// Leave the SFTP server where Dropbear finds it (with `login`).
+    pub sftp: bool,
+}
+
+pub struct Dropbear {
+    child: Child,
+    pub port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Dropbear {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let st = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("{what}: {e} (apt-get install dropbear-bin openssh-client)"));
+    assert!(st.success(), "{what} failed");
+}
+
+/// The namespace's script: home replaced, sftp-server hidden unless wanted.
+const NAMESPACE: &str = r#"mount --bind "$1" /root && { [ "$2" = yes ] || mount --bind /dev/null "$(readlink -f /usr/lib/sftp-server)"; } && shift 2 && exec "$@""#;
+
+fn spawn(dir: &Path, port: u16, opts: DropbearOptions) -> Child {
+    let mut dropbear = vec![
+        "dropbear".to_string(),
+        "-F".into(),
+        "-E".into(),
+        "-s".into(),
+        "-r".into(),
+        dir.join("host_key").display().to_string(),
+        "-p".into(),
+        format!("127.0.0.1:{port}"),
+        "-P".into(),
+        dir.join("pid").display().to_string(),
+    ];
+    let mut cmd = if opts.login {
+        let mut c = Command::new("unshare");
+        c.args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            NAMESPACE,
+            "sh",
+        ]);
+        c.arg(dir.join("home"));
+        c.arg(if opts.sftp { "yes" } else { "no" });
+        c
+    } else {
+        let mut c = Command::new(dropbear.remove(0));
+        c.args(dropbear.drain(..));
+        c
+    };
+    cmd.args(dropbear)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("dropbear is needed (apt-get install dropbear-bin)")
+}
+
+fn prepare(dir: &Path, login: bool) {
+    run(
+        Command::new("dropbearkey")
+            .args(["-t", "ed25519", "-f"])
+            .arg(dir.join("host_key")),
+        "dropbearkey",
+    );
+    if !login {
+        return;
+    }
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "a Dropbear server to log in to runs in a mount namespace: run the tests as root (CI does)"
+    );
+    let ssh = dir.join("home").join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    run(
+        Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(dir.join("client_key")),
+        "ssh-keygen",
+    );
+    std::fs::copy(dir.join("client_key.pub"), ssh.join("authorized_keys")).unwrap();
+}
+
+pub fn start(opts: DropbearOptions) -> Dropbear {
+    let dir = tempfile::tempdir().unwrap();
+    prepare(dir.path(), opts.login);
+    for _ in 0..5 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = spawn(dir.path(), port, opts);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Dropbear { child, port, dir };
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    panic!("dropbear did not start");
+}
+
+impl Dropbear {
+    /// An ssh_config whose host `dropbear-test` logs in with the test's key and checks
+    /// Dropbear's host key strictly.
+    pub fn ssh_config(&self) -> PathBuf {
+        let dir = self.dir.path();
+        let out = Command::new("dropbearkey")
+            .args(["-y", "-f"])
+            .arg(dir.join("host_key"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let key = text
+            .lines()
+            .find(|l| l.starts_with("ssh-ed25519 "))
+            .unwrap();
+        let key: Vec<&str> = key.split_whitespace().take(2).collect();
+        let kh = dir.join("known_hosts");
+        std::fs::write(
+            &kh,
+            format!("[127.0.0.1]:{} {}\n", self.port, key.join(" ")),
+        )
+        .unwrap();
+        let cfg = dir.join("ssh_config");
+        std::fs::write(
+            &cfg,
+            format!(
+                "Host dropbear-test\n  HostName 127.0.0.1\n  Port {}\n  User root\n  \
+                 IdentityFile \"{}\"\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
+                 UserKnownHostsFile \"{}\"\n  GlobalKnownHostsFile /dev/null\n  \
+                 StrictHostKeyChecking yes\n  BatchMode yes\n",
+                self.port,
+                dir.join("client_key").display(),
+                kh.display()
+            ),
+        )
+        .unwrap();
+        cfg
+    }
+}
