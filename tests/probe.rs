@@ -10,7 +10,6 @@ use sshbench::model::AlgoLists;
 use sshbench::offer::server::{self, ProbeError};
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[test]

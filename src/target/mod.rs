@@ -227,11 +227,12 @@ mod tests {
         let none = LabOptions::default();
         let cpu = LabOptions {
             cpu: Some(0.25),
-            rate_kbit: None,
+            ..LabOptions::default()
         };
         let both = LabOptions {
             cpu: Some(0.5),
             rate_kbit: Some(16_000),
+            delay_ms: Some(50),
         };
         assert_eq!(sandbox_label(Placement::Split, &none), "local sandbox");
         assert_eq!(
@@ -245,7 +246,7 @@ mod tests {
         let mixed = sandbox_label(Placement::Shared, &both);
         assert_eq!(
             mixed,
-            "local sandbox (shared CPUs, sshd limited to 0.5 cores, link shaped to 16000 kbit/s)"
+            "local sandbox (shared CPUs, sshd limited to 0.5 cores, link shaped to 16000 kbit/s, 50 ms round trip added)"
         );
         for label in ["local sandbox", mixed.as_str()] {
             assert!(is_sandbox_label(label), "{label}");
