@@ -98,10 +98,11 @@ impl WorkloadSpec {
         match shape {
             Shape::File => format!("1 file of {}", kib(self.file_bytes)),
             Shape::Tree => format!(
-                "{} files of {} in {} directories",
+                "{} files of {} in {} director{}",
                 self.tree_files,
                 kib(self.tree_file_bytes),
-                self.tree_dirs()
+                self.tree_dirs(),
+                if self.tree_dirs() == 1 { "y" } else { "ies" }
             ),
         }
     }

@@ -9,7 +9,9 @@
 
 pub mod filter;
 
-use crate::model::{AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Suite, Tool, WorkloadSpec};
+use crate::model::{
+    AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Shape, Suite, Tool, WorkloadSpec,
+};
 use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
 use anyhow::{Result, bail};
@@ -225,6 +227,19 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             }));
             plan.items.extend(tool_variants(input, mode, &suites));
         }
+        for shape in [Shape::File, Shape::Tree] {
+            let modes: Vec<&str> = input
+                .modes
+                .iter()
+                .filter(|m| m.workload().is_some_and(|w| w.shape == shape))
+                .map(|m| m.as_str())
+                .collect();
+            if !modes.is_empty() {
+                let data = input.workload.describe(shape);
+                plan.notes
+                    .push(format!("{}: {data} per sample", modes.join(", ")));
+            }
+        }
     }
     Ok(plan)
 }
@@ -331,6 +346,10 @@ mod tests {
                 .count(),
             0
         );
+        let tree = "sftp-put-tree: 2000 files of 16 KiB in 20 directories per sample";
+        assert!(plan.notes.iter().any(|n| n == tree), "{:?}", plan.notes);
+        let file = "rsync-get-file: 1 file of 32.0 MiB per sample";
+        assert!(plan.notes.iter().any(|n| n == file), "{:?}", plan.notes);
     }
 
     #[test]
