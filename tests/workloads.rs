@@ -407,3 +407,101 @@ fn run_against_dropbear_measures_workloads_and_raw_streams() {
         );
     }
 }
+
+/// The workloads' local scratch directories no live process holds.
+fn abandoned_scratch() -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("sshbench-work.")
+        })
+        .map(|e| e.path())
+        .filter(|p| {
+            std::fs::File::open(p.join("lock")).is_ok_and(|f| {
+                sshbench::sys::scratch::flock(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok()
+            })
+        })
+        .collect()
+}
+
+/// `kill -9` in the middle of a workload run, then `--resume`: what was stored stays,
+/// the rest is measured with the run's own data shape (not the command line's default),
+/// and the killed run's local scratch directory is swept.
+#[test]
+fn a_killed_workload_run_resumes_with_its_own_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let mut child = common::sshbench()
+        .args([
+            "run",
+            "--mode",
+            "sftp-put-tree",
+            "--rounds",
+            "3",
+            "--tree",
+            "150x4K",
+            "--quiet",
+        ])
+        .args([
+            "--ciphers",
+            "aes128-ctr,aes128-gcm@openssh.com",
+            "--macs",
+            "hmac-sha2-256",
+            "--db",
+        ])
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stored = || {
+        sshbench::store::Store::open(&db)
+            .ok()
+            .and_then(|s| Some(s.samples(&[s.runs().ok()?.first()?.id]).ok()?.len()))
+            .unwrap_or(0)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while stored() < 5 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = stored();
+    assert!(before >= 5, "{before} samples before the kill");
+    let left = abandoned_scratch();
+    assert!(
+        !left.is_empty(),
+        "kill -9 cannot clean up its scratch directory"
+    );
+    let out = common::sshbench()
+        .args(["run", "--resume", "--quiet", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    common::assert_success(&out, "resume");
+    assert!(left.iter().all(|p| !p.exists()), "{left:?} not swept");
+    let store = sshbench::store::Store::open(&db).unwrap();
+    let run = &store.runs().unwrap()[0];
+    let samples = store.samples(&[run.id]).unwrap();
+    assert!(samples.len() > before);
+    let trees: Vec<_> = samples
+        .iter()
+        .filter(|s| s.sample.mode == Mode::SftpPutTree)
+        .collect();
+    assert_eq!(
+        trees
+            .iter()
+            .filter(|s| s.sample.outcome.is_success())
+            .count(),
+        6,
+        "2 suites × 3 rounds"
+    );
+    assert!(
+        trees
+            .iter()
+            .all(|s| s.sample.files == Some(150) || !s.sample.outcome.is_success())
+    );
+}

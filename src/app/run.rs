@@ -151,14 +151,19 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     Ok((id, seed, Vec::new()))
 }
 
-fn transport(cfg: &RunConfig, ssh: PathBuf, srv: &Server, payload: Payload) -> Box<dyn Transport> {
+/// The transport for the run's `options` (a resumed run's own, not the command line's).
+fn transport(
+    cfg: &RunConfig,
+    options: &RunOptions,
+    ssh: PathBuf,
+    srv: &Server,
+    payload: Payload,
+) -> Box<dyn Transport> {
     if cfg.mock_transport {
         Box::new(Mock::default())
     } else {
-        Box::new(
-            OpenSsh::new(ssh, srv.target.clone(), payload)
-                .with_workloads(cfg.options.workload.clone()),
-        )
+        let workloads = options.workload.clone();
+        Box::new(OpenSsh::new(ssh, srv.target.clone(), payload).with_workloads(workloads))
     }
 }
 
@@ -327,7 +332,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     };
     progress.say(&announce(run_id, seed, &plan, &options, &path));
     let payload = Payload::new(options.payload, 1 << 20, seed);
-    let mut transport = transport(&cfg, ssh, &srv, payload);
+    let mut transport = transport(&cfg, &options, ssh, &srv, payload);
     let settings = RunSettings::new(&options, seed);
     let mut sink = StoreSink {
         store: &store,

@@ -23,10 +23,11 @@ pub use find::{find_on_path, find_sshd};
 use config::SshdConfig;
 use find::{INSTALL_HINT, find_keygen};
 use keys::{HostKey, generate_keys, host_key_type, keygen_one};
-use privsep::{Privsep, flock};
+use privsep::Privsep;
 use relay::Relay;
 
 use crate::model::{AlgoKind, AlgoLists, LabOptions};
+use crate::sys::scratch::Scratch;
 use crate::sys::{affinity, proc};
 use anyhow::{Context, Result, anyhow, bail};
 use lab::{Cgroup, Netns};
@@ -37,7 +38,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use tempfile::TempDir;
 
 /// The `Host` alias of the sandbox in its private ssh_config.
 pub const ALIAS: &str = "sshbench-sandbox";
@@ -81,27 +81,19 @@ pub struct Sandbox {
     /// The delay lab's relay: clients reach sshd through it.
     relay: Option<Relay>,
     server_cpus: Option<Vec<usize>>,
-    _lock: File,
     // Dropped last: removes the private directory.
-    dir: TempDir,
+    dir: Scratch,
 }
 
-/// The sandbox's private 0700 directory, its lock (held for the sandbox's lifetime; a
-/// dir whose lock is free was left by a killed sshbench and is removed by the next
-/// sandbox) and the sessions' empty home.
-fn private_dir() -> Result<(TempDir, File, PathBuf)> {
-    let dir = tempfile::Builder::new()
-        .prefix(DIR_PREFIX)
-        .tempdir()
-        .context("creating the sandbox's private directory")?;
-    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
-    let lock = File::create(dir.path().join("lock"))?;
-    flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
+/// The sandbox's private 0700 directory (locked for the sandbox's lifetime: one whose
+/// lock is free was left by a killed sshbench and is removed by the next sandbox, see
+/// `sys::scratch`) and the sessions' empty home in it.
+fn private_dir() -> Result<(Scratch, PathBuf)> {
+    let dir = Scratch::create(DIR_PREFIX).context("creating the sandbox's private directory")?;
     let home = dir.path().join("home");
     fs::create_dir(&home)?;
     fs::set_permissions(&home, fs::Permissions::from_mode(0o700))?;
-
-    Ok((dir, lock, home))
+    Ok((dir, home))
 }
 
 /// Switch on, per kind, every candidate name this sshd accepts (host keys: those it has
@@ -152,8 +144,7 @@ impl Sandbox {
         };
         let keygen = find_keygen(&sshd)
             .ok_or_else(|| anyhow!("ssh-keygen not found; install the OpenSSH client"))?;
-        remove_stale(&std::env::temp_dir());
-        let (dir, lock, home) = private_dir()?;
+        let (dir, home) = private_dir()?;
         let with_dsa = opts.candidates.contains(AlgoKind::HostKey, "ssh-dss");
         let host_keys = generate_keys(&keygen, dir.path(), with_dsa)?;
         let client_key = dir.path().join("client_ed25519");
@@ -185,7 +176,6 @@ impl Sandbox {
             .map_or_else(|| "127.0.0.1".to_string(), |n| n.ns_ip.clone());
         config.set("ListenAddress", &host);
         let mut sandbox = Sandbox {
-            _lock: lock,
             child: None,
             host,
             cgroup,
@@ -394,40 +384,6 @@ impl Drop for Sandbox {
 
 /// Prefix of every sandbox's private directory in the temp dir.
 const DIR_PREFIX: &str = "sshbench-sandbox-";
-
-/// Remove sandbox dirs of this user that no live sshbench holds (left by `kill -9`;
-/// their sshd got SIGTERM from the kernel on Linux). A dir without a lock file is only
-/// removed once it is a minute old, so one being created right now is safe.
-fn remove_stale(tmp: &Path) {
-    let Ok(entries) = fs::read_dir(tmp) else {
-        return;
-    };
-    let me = nix::unistd::geteuid().as_raw();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !name.to_string_lossy().starts_with(DIR_PREFIX)
-            || !meta.is_dir()
-            || std::os::unix::fs::MetadataExt::uid(&meta) != me
-        {
-            continue;
-        }
-        let stale = match File::open(path.join("lock")) {
-            Ok(f) => flock(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok(),
-            Err(_) => meta
-                .modified()
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age > Duration::from_secs(60)),
-        };
-        if stale {
-            let _ = fs::remove_dir_all(&path);
-        }
-    }
-}
 
 /// SIGTERM, a short grace period, then SIGKILL; always reaps.
 fn stop_child(child: &mut Child) {

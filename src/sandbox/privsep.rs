@@ -130,16 +130,6 @@ impl Privsep {
     }
 }
 
-pub(super) fn flock(f: &File, op: libc::c_int) -> Result<()> {
-    use std::os::fd::AsRawFd;
-    loop {
-        // SAFETY: valid fd owned by `f`.
-        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINTR) {
-            return Err(e).context("locking the sshd privilege-separation lock file");
-        }
-    }
+fn flock(f: &File, op: libc::c_int) -> Result<()> {
+    crate::sys::scratch::flock(f, op).context("locking the sshd privilege-separation lock file")
 }

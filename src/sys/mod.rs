@@ -6,3 +6,4 @@ pub mod cancel;
 pub mod machine;
 pub mod proc;
 pub mod run;
+pub mod scratch;

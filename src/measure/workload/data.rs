@@ -4,22 +4,25 @@
 
 use super::super::payload::Payload;
 use crate::model::{Shape, WorkloadSpec};
+use crate::sys::scratch::Scratch;
 use std::fs;
 use std::io::{BufWriter, Read};
 use std::path::{Path, PathBuf};
 
-/// The files uploads read from (and downloads are compared with).
+/// The prefix of the workloads' scratch directory (swept when a killed run left one).
+const SCRATCH: &str = "sshbench-work.";
+
+/// The files uploads read from (and downloads are compared with), in a scratch
+/// directory that also holds each sample's own temporary files.
 pub struct LocalData {
-    dir: tempfile::TempDir,
+    dir: Scratch,
 }
 
 impl LocalData {
     /// Write both shapes: `file` and `tree/dNN/fNNNN`, each file a different stretch of
     /// the payload so that no two are alike.
     pub fn create(spec: &WorkloadSpec, payload: &Payload) -> std::io::Result<LocalData> {
-        let dir = tempfile::Builder::new()
-            .prefix("sshbench-data.")
-            .tempdir()?;
+        let dir = Scratch::create(SCRATCH)?;
         let mut out = BufWriter::new(fs::File::create(dir.path().join("file"))?);
         payload.write_repeated(&mut out, spec.file_bytes, 0)?;
         drop(out);
@@ -32,6 +35,18 @@ impl LocalData {
             payload.write_repeated(&mut f, spec.tree_file_bytes, offset)?;
         }
         Ok(LocalData { dir })
+    }
+
+    /// The scratch directory itself.
+    pub fn scratch(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A fresh directory for one sample's temporary files (removed when dropped).
+    pub fn sample_dir(&self, prefix: &str) -> std::io::Result<tempfile::TempDir> {
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir_in(self.dir.path())
     }
 
     /// The local path of `shape`: the file, or the tree's directory.

@@ -64,16 +64,18 @@ fn read_lines(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
 
 impl Master {
     /// Connect with `req`'s suite forced and wait until the master listens (ssh sets the
-    /// socket up only once authenticated). The failure is ssh's own outcome.
+    /// socket up only once authenticated; it lives in a directory under `scratch`). The
+    /// failure is ssh's own outcome.
     pub fn start(
         ssh: &Path,
         target: &Target,
         req: &SampleRequest,
+        scratch: &Path,
         cancel: &Cancel,
     ) -> Result<Master, Outcome> {
         let dir = tempfile::Builder::new()
-            .prefix("sshbench-mux.")
-            .tempdir()
+            .prefix("mux.")
+            .tempdir_in(scratch)
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
         let socket = dir.path().join("s");
         let mut args: Vec<String> = ["-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no"]

@@ -162,7 +162,8 @@ impl Workloads {
             })?;
             self.data = Some(data);
         }
-        let master = Master::start(ssh, target, req, cancel)?;
+        let data = self.data.as_ref().expect("made above");
+        let master = Master::start(ssh, target, req, data.scratch(), cancel)?;
         sample.negotiated = master.negotiated();
         openssh::negotiation(req, sample.negotiated.as_ref())?;
         let dir = RemoteDir::create(&master, cancel)?;
@@ -176,11 +177,12 @@ impl Workloads {
             tool: &tool,
             master: &master,
             dir: &dir,
+            data,
             w,
             req,
             cancel,
         };
-        run.measure(self.data.as_ref().expect("made above"), &self.spec, sample)
+        run.measure(&self.spec, sample)
     }
 }
 
@@ -224,23 +226,19 @@ struct Session<'a> {
     tool: &'a Path,
     master: &'a Master,
     dir: &'a RemoteDir<'a>,
+    data: &'a LocalData,
     w: Workload,
     req: &'a SampleRequest,
     cancel: &'a Cancel,
 }
 
 impl Session<'_> {
-    fn measure(
-        &self,
-        data: &LocalData,
-        spec: &WorkloadSpec,
-        sample: &mut Sample,
-    ) -> Result<(), Outcome> {
+    fn measure(&self, spec: &WorkloadSpec, sample: &mut Sample) -> Result<(), Outcome> {
         let (shape, put) = (self.w.shape, self.w.put);
-        let source = data.path(shape);
-        let got = tempfile::Builder::new()
-            .prefix("sshbench-get.")
-            .tempdir()
+        let source = self.data.path(shape);
+        let got = self
+            .data
+            .sample_dir("get.")
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
         let local_copy = got.path().join(name(shape));
         // First: it also finds out whether the server has the tool's server side.
@@ -304,9 +302,9 @@ impl Session<'_> {
     /// The empty run's time (the tool's start-up over this connection). An sftp that
     /// cannot start its subsystem means the server has none.
     fn baseline(&self) -> Result<Duration, Outcome> {
-        let empty = tempfile::Builder::new()
-            .prefix("sshbench-empty.")
-            .tempdir()
+        let empty = self
+            .data
+            .sample_dir("empty.")
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
         let f = match self.w.tool {
             Tool::Sftp => self.sftp(&format!("cd \"{}\"\n", self.dir.path), None)?,
@@ -355,8 +353,8 @@ impl Session<'_> {
 
     fn sftp(&self, batch: &str, options: Option<&str>) -> Result<Finished, Outcome> {
         let mut file = tempfile::Builder::new()
-            .prefix("sshbench-batch.")
-            .tempfile()
+            .prefix("batch.")
+            .tempfile_in(self.data.scratch())
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;
         std::io::Write::write_all(&mut file, batch.as_bytes())
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;

@@ -1,0 +1,105 @@
+//! Private scratch directories in the temp dir that survive nothing: each is 0700, holds
+//! a lock for as long as its owner lives, and is removed on drop; one whose lock is free
+//! was left by a killed sshbench (`kill -9`) and is removed by the next one made with
+//! the same prefix.
+
+use std::fs::{self, File};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+use tempfile::TempDir;
+
+/// A locked private directory, removed when dropped.
+pub struct Scratch {
+    // Dropped first: the lock goes with the directory.
+    _lock: File,
+    dir: TempDir,
+}
+
+/// `flock(2)`, retried on EINTR.
+pub fn flock(f: &File, op: libc::c_int) -> std::io::Result<()> {
+    loop {
+        // SAFETY: valid fd owned by `f`.
+        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
+impl Scratch {
+    /// Remove stale directories of `prefix`, then make a new one, locked.
+    pub fn create(prefix: &str) -> std::io::Result<Scratch> {
+        remove_stale(&std::env::temp_dir(), prefix);
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
+        let lock = File::create(dir.path().join("lock"))?;
+        flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
+        Ok(Scratch { _lock: lock, dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Remove this user's directories of `prefix` in `tmp` that no live process holds. One
+/// without a lock file is only removed once it is a minute old, so one being created
+/// right now is safe.
+pub fn remove_stale(tmp: &Path, prefix: &str) {
+    let Ok(entries) = fs::read_dir(tmp) else {
+        return;
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !entry.file_name().to_string_lossy().starts_with(prefix)
+            || !meta.is_dir()
+            || std::os::unix::fs::MetadataExt::uid(&meta) != me
+        {
+            continue;
+        }
+        let stale = match File::open(path.join("lock")) {
+            Ok(f) => flock(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok(),
+            Err(_) => meta
+                .modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > Duration::from_secs(60)),
+        };
+        if stale {
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_directory_stays_and_an_abandoned_one_goes() {
+        let prefix = format!("sshbench-scratch-test-{}-", std::process::id());
+        let held = Scratch::create(&prefix).unwrap();
+        // Left by a killed process: its lock file exists but nobody holds it.
+        let abandoned = tempfile::Builder::new()
+            .prefix(&prefix)
+            .tempdir()
+            .unwrap()
+            .keep();
+        File::create(abandoned.join("lock")).unwrap();
+        let second = Scratch::create(&prefix).unwrap();
+        assert!(held.path().exists(), "a live one is kept");
+        assert!(!abandoned.exists(), "an abandoned one is removed");
+        let path = second.path().to_path_buf();
+        drop(second);
+        assert!(!path.exists(), "dropped means removed");
+    }
+}
