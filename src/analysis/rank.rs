@@ -117,6 +117,7 @@ mod tests {
             unavailable: false,
             files: None,
             rtt: None,
+            behind_the_path: false,
             figure: summarize(figures),
             client_cpu: None,
             server_cpu: None,

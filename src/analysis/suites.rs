@@ -41,6 +41,9 @@ pub struct SuiteStats {
     pub files: Option<u64>,
     /// Send: the median round trip through the session before the transfer.
     pub rtt: Option<f64>,
+    /// Moved less than half of what the best suite of its mode moved on the same path:
+    /// then the path (network, window) cannot be what limits it.
+    pub behind_the_path: bool,
     /// The last failure or refusal message.
     pub last_error: Option<String>,
 }
@@ -92,9 +95,22 @@ impl SuiteStats {
             (Some(true), Some(true)) => Bound::Both,
             (Some(true), _) => Bound::Client,
             (_, Some(true)) => Bound::Server,
+            (Some(false), Some(false)) if self.behind_the_path => self.busier_side(),
             (Some(false), Some(false)) => Bound::Network,
             _ => Bound::Unknown,
         })
+    }
+
+    /// A suite far behind its path is limited by its own cost, that is by CPU, though
+    /// neither side reached the saturation mark (scheduling delays, the other side's
+    /// turn): the busier side, or both when they are within a tenth of a core.
+    fn busier_side(&self) -> Bound {
+        match (self.client_busy, self.server_busy) {
+            (Some(c), Some(s)) if (c - s).abs() < 0.1 => Bound::Both,
+            (Some(c), Some(s)) if c > s => Bound::Client,
+            (Some(_), Some(_)) => Bound::Server,
+            _ => Bound::Unknown,
+        }
     }
 }
 
@@ -231,6 +247,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
         rekey: rekey_of(&good),
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
         files: good.iter().filter_map(|s| s.files).max(),
+        behind_the_path: false,
         rtt: median(
             &mut good
                 .iter()
@@ -247,10 +264,31 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
 
 /// Group samples by (mode, suite), in the order suites first appear.
 pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
-    group(samples)
+    let mut stats: Vec<SuiteStats> = group(samples)
         .into_iter()
         .map(|(mode, suite, list)| suite_stats(mode, suite, &list))
-        .collect()
+        .collect();
+    mark_behind_the_path(&mut stats);
+    stats
+}
+
+/// A suite is far behind its path when another suite of the same mode, over the same
+/// samples' path, moved more than twice as much (see [`SuiteStats::behind_the_path`]).
+/// Compressed suites take no part: their rate is the data's, not the path's.
+pub const BEHIND: f64 = 0.5;
+
+fn mark_behind_the_path(stats: &mut [SuiteStats]) {
+    for mode in [Mode::Send, Mode::Receive] {
+        let best = stats
+            .iter()
+            .filter(|s| s.mode == mode && s.suite.compression.is_none())
+            .filter_map(|s| s.figure.map(|f| f.mean))
+            .fold(0.0, f64::max);
+        let plain = |s: &&mut SuiteStats| s.mode == mode && s.suite.compression.is_none();
+        for s in stats.iter_mut().filter(plain) {
+            s.behind_the_path = s.figure.is_some_and(|f| f.mean < best * BEHIND);
+        }
+    }
 }
 
 /// The rekeying of a suite's samples: the shortest interval any recorded (the one a
@@ -318,5 +356,59 @@ mod tests {
         assert!((a.client_cpu.unwrap().median - 5.0).abs() < 1e-9);
         assert_eq!(a.last_error.as_deref(), Some("slow"));
         assert_eq!(stats[1].ok, 1);
+    }
+
+    /// A sample of `cipher` whose two sides were `busy` of a core over its window.
+    fn busy_sample(cipher: &str, transfer_ms: u64, busy: (f64, f64), zlib: bool) -> Sample {
+        let mut s = sample(cipher, transfer_ms, Outcome::Success);
+        s.suite.compression = zlib.then(|| "zlib@openssh.com".to_string());
+        let t = Duration::from_millis(transfer_ms);
+        let window = |b: f64| CpuWindow {
+            seconds: b * t.as_secs_f64(),
+            peak: b * t.as_secs_f64(),
+            interval: t,
+            bytes: s.bytes,
+            limit: None,
+            throttled: None,
+        };
+        s.client_window_cpu = Some(window(busy.0));
+        s.server_cpu = Some(window(busy.1));
+        s
+    }
+
+    #[test]
+    fn a_suite_far_behind_its_path_is_cpu_bound_though_no_side_reads_saturated() {
+        let fast = busy_sample("aes128-gcm@openssh.com", 100, (0.6, 0.5), false);
+        let slow = busy_sample("3des-cbc", 5000, (0.82, 0.78), false);
+        let half = busy_sample("aes256-ctr", 180, (0.7, 0.4), false);
+        let stats = aggregate([&fast, &slow, &half, &fast, &slow, &half]);
+        let bound = |c: &str| {
+            stats
+                .iter()
+                .find(|s| s.suite.cipher.as_deref() == Some(c))
+                .unwrap()
+                .bound()
+        };
+        assert_eq!(bound("aes128-gcm@openssh.com"), Some(Bound::Network));
+        assert_eq!(
+            bound("3des-cbc"),
+            Some(Bound::Both),
+            "within a tenth of a core"
+        );
+        // Slower, but not by half: the path may still be what limits it.
+        assert_eq!(bound("aes256-ctr"), Some(Bound::Network));
+        let lopsided = busy_sample("3des-cbc", 5000, (0.8, 0.3), false);
+        let stats = aggregate([&fast, &lopsided]);
+        assert_eq!(stats[1].bound(), Some(Bound::Client));
+    }
+
+    #[test]
+    fn a_compressed_suite_does_not_set_the_path_s_pace() {
+        // Zeros compress: the "rate" says nothing about the link.
+        let zlib = busy_sample("aes128-gcm@openssh.com", 10, (0.3, 0.3), true);
+        let plain = busy_sample("aes128-gcm@openssh.com", 100, (0.3, 0.3), false);
+        let stats = aggregate([&zlib, &plain]);
+        assert!(stats.iter().all(|s| !s.behind_the_path));
+        assert_eq!(stats[1].bound(), Some(Bound::Network));
     }
 }

@@ -418,6 +418,7 @@ mod tests {
                 unavailable: false,
                 files: None,
                 rtt: None,
+                behind_the_path: false,
                 figure: analysis::summarize(v),
                 client_cpu: None,
                 server_cpu: None,
