@@ -254,6 +254,8 @@ fn suites(args: &[String]) -> Result<(), String> {
                 analysis::Bound::Server => "server",
                 analysis::Bound::Both => "both",
                 analysis::Bound::Network => "network",
+                analysis::Bound::Window => "window",
+                analysis::Bound::Link => "link",
                 analysis::Bound::Unknown => "unknown",
             }),
             opt(s.client_cpu.map(|c| c.median)),

@@ -397,15 +397,16 @@ fn unusable_databases_are_refused_untouched() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
+    let newer = sshbench::store::SCHEMA_VERSION + 1;
     {
         let c = rusqlite::Connection::open(&db).unwrap();
-        c.pragma_update(None, "user_version", 8).unwrap();
+        c.pragma_update(None, "user_version", newer).unwrap();
     }
     let before = std::fs::read(&db).unwrap();
     let out = run_with_db(&db, &["--mode", "connect"]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("schema version 8, newer"),
+        text(&out.stderr).contains(&format!("schema version {newer}, newer")),
         "{}",
         text(&out.stderr)
     );

@@ -272,3 +272,51 @@ fn compression_pays_on_text_not_on_random_data() {
         "{table}"
     );
 }
+
+/// 50 ms of round trip (the delay relay, no root needed): AES-GCM moves what OpenSSH's
+/// 2 MiB channel window allows per round trip, both ways, and the verdict and the
+/// summary say so, with the numbers.
+#[test]
+fn a_far_link_is_window_bound_at_the_window_over_the_round_trip() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    run(
+        &db,
+        &[
+            "--sandbox-delay",
+            "50ms",
+            "--mode",
+            "send,receive",
+            "--ciphers",
+            "aes128-gcm@openssh.com",
+        ],
+    );
+    let dest = "local sandbox (50 ms round trip added)";
+    let suites = show(&db, &[dest]);
+    for mode in ["send", "receive"] {
+        let s = find(&suites, mode, "aes128-gcm@openssh.com", None);
+        assert_eq!(s["bound"], "window", "{s}");
+        let w = &s["path_window"];
+        assert_eq!(w["bytes"], 2 << 20, "OpenSSH's window both ways: {w}");
+        let rtt = w["rtt"].as_f64().unwrap();
+        assert!((0.050..0.060).contains(&rtt), "the relay adds 50 ms: {rtt}");
+        let cap = (2u64 << 20) as f64 / rtt;
+        let rate = s["mean"].as_f64().unwrap();
+        assert!(
+            (rate / cap - 1.0).abs() < 0.2,
+            "{mode} {rate} against {cap}"
+        );
+    }
+    let out = common::sshbench()
+        .args(["summary", dest, "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("send is window-bound: the server's 2 MiB channel window per 5"),
+        "{text}"
+    );
+    assert!(text.contains("the cipher does not matter here"), "{text}");
+}

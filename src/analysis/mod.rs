@@ -3,11 +3,15 @@
 mod grouping;
 mod rank;
 mod suites;
+pub mod window;
 pub mod workload;
 
 pub use grouping::{aggregate_reported, mark_payload};
 pub use rank::{Marginal, Ranked, marginals, rank};
-pub use suites::{Bound, SATURATED, SuiteStats, aggregate, busy, echo_median, figure};
+pub use suites::{
+    Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, echo_median, figure,
+    mark_windows,
+};
 
 use crate::model::Mode;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -140,7 +144,8 @@ pub fn welch_p(a: &Summary, b: &Summary) -> Option<f64> {
     Some(2.0 * (1.0 - dist.cdf(t.abs())))
 }
 
-fn median(v: &mut [f64]) -> Option<f64> {
+/// The median of `v` (sorted in place); `None` when it is empty.
+pub fn median(v: &mut [f64]) -> Option<f64> {
     summarize(v).map(|s| s.median)
 }
 

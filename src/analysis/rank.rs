@@ -118,6 +118,7 @@ mod tests {
             files: None,
             rtt: None,
             behind_the_path: false,
+            path_window: None,
             figure: summarize(figures),
             client_cpu: None,
             server_cpu: None,

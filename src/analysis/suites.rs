@@ -44,6 +44,9 @@ pub struct SuiteStats {
     /// Moved less than half of what the best suite of its mode moved on the same path:
     /// then the path (network, window) cannot be what limits it.
     pub behind_the_path: bool,
+    /// Send and receive: the channel window the sending side met and the path's round
+    /// trip, when both are known (see [`mark_windows`]).
+    pub path_window: Option<PathWindow>,
     /// The last failure or refusal message.
     pub last_error: Option<String>,
 }
@@ -57,8 +60,16 @@ pub enum Bound {
     /// The server's sshd saturates a core.
     Server,
     Both,
-    /// Neither side's CPU is saturated: the network or flow control limits.
+    /// Neither side's CPU is saturated: the network or flow control limits (the channel
+    /// window is not known).
+    #[serde(rename = "network-or-window")]
     Network,
+    /// Neither side's CPU is saturated and the rate is within [`WINDOW_MARGIN`] of the
+    /// channel window over the round trip: SSH's flow control limits.
+    Window,
+    /// Neither side's CPU is saturated and the window allows more: the link limits.
+    #[serde(rename = "network")]
+    Link,
     /// Not enough is known (the server does not expose its CPU).
     Unknown,
 }
@@ -70,6 +81,8 @@ impl Bound {
             Bound::Server => "server CPU",
             Bound::Both => "both CPUs",
             Bound::Network => "network/window",
+            Bound::Window => "window",
+            Bound::Link => "network",
             Bound::Unknown => "?",
         }
     }
@@ -96,7 +109,11 @@ impl SuiteStats {
             (Some(true), _) => Bound::Client,
             (_, Some(true)) => Bound::Server,
             (Some(false), Some(false)) if self.behind_the_path => self.busier_side(),
-            (Some(false), Some(false)) => Bound::Network,
+            (Some(false), Some(false)) => match (self.path_window, self.figure) {
+                (Some(w), Some(f)) if f.mean >= w.cap() * WINDOW_MARGIN => Bound::Window,
+                (Some(_), Some(_)) => Bound::Link,
+                _ => Bound::Network,
+            },
             _ => Bound::Unknown,
         })
     }
@@ -248,6 +265,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
         files: good.iter().filter_map(|s| s.files).max(),
         behind_the_path: false,
+        path_window: None,
         rtt: median(
             &mut good
                 .iter()
@@ -270,6 +288,41 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
         .collect();
     mark_behind_the_path(&mut stats);
     stats
+}
+
+/// A rate at least this share of window / round trip is the window's.
+pub const WINDOW_MARGIN: f64 = 0.8;
+
+/// The channel window a transfer met (bytes) and the path's round trip (seconds).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct PathWindow {
+    pub bytes: u64,
+    pub rtt: f64,
+}
+
+impl PathWindow {
+    /// The most one channel can move: a window per round trip.
+    pub fn cap(&self) -> f64 {
+        self.bytes as f64 / self.rtt
+    }
+}
+
+/// Give the send suites the server's window (`send`) and the receive suites the
+/// client's (`receive`), each over the path's round trip: the median of the send suites'
+/// pings (measured before each upload, so on an idle connection).
+pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option<u64>) {
+    let mut rtts: Vec<f64> = stats.iter().filter_map(|s| s.rtt).collect();
+    let Some(rtt) = median(&mut rtts).filter(|r| *r > 0.0) else {
+        return;
+    };
+    for s in stats.iter_mut() {
+        let bytes = match s.mode {
+            Mode::Send => send,
+            Mode::Receive => receive,
+            _ => None,
+        };
+        s.path_window = bytes.map(|bytes| PathWindow { bytes, rtt });
+    }
 }
 
 /// A suite is far behind its path when another suite of the same mode, over the same

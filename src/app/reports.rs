@@ -66,6 +66,7 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
         .map(|r| r.destination.clone())
         .unwrap_or_default();
     let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
+    let stats = sshbench::views::scope::with_windows(stats, &runs);
     Ok(Loaded {
         destination,
         runs,

@@ -11,6 +11,7 @@ use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
+use sshbench::measure::window;
 use sshbench::model::{AlgoLists, FailureKind, Mode, Outcome, RunOptions, Sample};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
@@ -19,7 +20,7 @@ use sshbench::store::{self, NewRun, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::machine;
 use sshbench::target::Target;
-use sshbench::views::scope::Scope;
+use sshbench::views::scope::{Scope, with_windows};
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,6 +29,12 @@ use std::time::Duration;
 struct StoreSink<'a> {
     store: &'a Store,
     run_id: i64,
+}
+
+impl<'a> StoreSink<'a> {
+    fn new(store: &'a Store, run_id: i64) -> Self {
+        StoreSink { store, run_id }
+    }
 }
 
 impl Sink for StoreSink<'_> {
@@ -129,6 +136,8 @@ struct NewRunInput<'a> {
     srv: &'a Server,
     options: &'a RunOptions,
     plan: &'a Plan,
+    ssh: &'a Path,
+    cancel: &'a Cancel,
 }
 
 fn create(store: &Store, i: NewRunInput) -> Result<Start> {
@@ -148,7 +157,27 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
         seed,
         client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
     })?;
+    if !i.cfg.mock_transport {
+        record_server_window(store, id, i.ssh, i.srv, i.cancel)?;
+    }
     Ok((id, seed, Vec::new()))
+}
+
+/// Read the server's session channel window (one `ssh -vv` connection) and store it
+/// with the run; the window verdict needs it, and a server that does not say leaves it
+/// unknown.
+fn record_server_window(
+    store: &Store,
+    run_id: i64,
+    ssh: &Path,
+    srv: &Server,
+    cancel: &Cancel,
+) -> Result<()> {
+    let timeout = std::time::Duration::from_secs(30);
+    match window::server_window(ssh, &srv.target, timeout, cancel) {
+        Some(w) => store.set_server_window(run_id, w),
+        None => Ok(()),
+    }
 }
 
 /// The transport for the run's `options` (a resumed run's own, not the command line's).
@@ -228,7 +257,10 @@ fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
     let scope = Scope {
         destination: runs[0].destination.clone(),
         runs: &runs,
-        stats: analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload))),
+        stats: with_windows(
+            analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload))),
+            &runs,
+        ),
     };
     let opts = ShowOptions {
         chart: None,
@@ -327,6 +359,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 srv: &srv,
                 options: &options,
                 plan: &plan,
+                ssh: &ssh,
+                cancel: &cancel,
             },
         )?,
     };
@@ -334,10 +368,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let payload = Payload::new(options.payload, 1 << 20, seed);
     let mut transport = transport(&cfg, &options, ssh, &srv, payload);
     let settings = RunSettings::new(&options, seed);
-    let mut sink = StoreSink {
-        store: &store,
-        run_id,
-    };
+    let mut sink = StoreSink::new(&store, run_id);
     let result = runner::run(
         &plan,
         &settings,

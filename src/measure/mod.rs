@@ -10,6 +10,7 @@ pub mod payload;
 pub mod rekey;
 pub mod remote;
 pub mod sshlog;
+pub mod window;
 pub mod workload;
 
 use crate::model::{Sample, SampleRequest};

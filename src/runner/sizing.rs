@@ -20,6 +20,10 @@ pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
 /// A send warm-up with nothing to go on ramps over the minimum ramp, then streams for
 /// [`warmup_window`].
 pub const WARMUP_RAMP: u64 = RAMP_MIN;
+/// A measured window spans at least this many of the path's round trips (see
+/// `Runner::window_time`), up to [`MAX_WINDOW_TIME`].
+pub const RTTS_PER_WINDOW: u32 = 20;
+pub const MAX_WINDOW_TIME: Duration = Duration::from_secs(5);
 /// Calibrated sizes stay within these bounds.
 pub const MIN_BYTES: u64 = 1 << 20;
 pub const MAX_BYTES: u64 = 4 << 30;
@@ -108,7 +112,7 @@ impl Runner<'_> {
     /// connection tells the steady rate.
     fn transfer_size(&self, item: usize, round: u32) -> (u64, u64, Option<Duration>) {
         let mode = self.plan.items[item].mode;
-        let t = self.settings.sample_time;
+        let t = self.window_time();
         let sibling = || {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
@@ -130,6 +134,21 @@ impl Runner<'_> {
                 (bytes, ramp, None)
             }
         }
+    }
+
+    /// How long a transfer's measured window lasts: the sample time, but at least
+    /// [`RTTS_PER_WINDOW`] round trips of the path. A send window starts with a whole
+    /// channel window of data let go at once (the client waited a round trip for the
+    /// mark), so on a window-bound far link a window of n round trips reads n/(n-1) of
+    /// the rate (BENCHMARKS.md, "Workloads and the delay relay").
+    fn window_time(&self) -> Duration {
+        let mut rtts: Vec<f64> = (self.state.iter())
+            .filter_map(|st| st.warmup.as_ref()?.rtt)
+            .map(|d| d.as_secs_f64())
+            .collect();
+        let rtt = analysis::median(&mut rtts).unwrap_or(0.0);
+        let floor = Duration::from_secs_f64(rtt * RTTS_PER_WINDOW as f64);
+        self.settings.sample_time.max(floor.min(MAX_WINDOW_TIME))
     }
 
     /// The request for one sample of `item` in `round`.

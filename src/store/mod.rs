@@ -107,6 +107,9 @@ pub struct RunRecord {
     /// Whether the server offered strict KEX, the Terrapin (CVE-2023-48795)
     /// countermeasure; `None` when its offer was not read (or before schema v4).
     pub server_strict_kex: Option<bool>,
+    /// Bytes the server's session channel window opened with; `None` when not read
+    /// (or before schema v8).
+    pub server_window: Option<u64>,
     pub machine: Machine,
     pub options_json: String,
     pub plan: Vec<PlanItem>,
@@ -235,6 +238,16 @@ impl Store {
         Ok(())
     }
 
+    /// Record the server's session channel window, as read at the run's start.
+    pub fn set_server_window(&self, run_id: i64, window: u64) -> Result<()> {
+        let w = window.min(i64::MAX as u64) as i64;
+        self.conn.execute(
+            "UPDATE runs SET server_window = ?2 WHERE id = ?1",
+            params![run_id, w],
+        )?;
+        Ok(())
+    }
+
     pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
         let finished = status != "running";
         self.conn.execute(
@@ -258,6 +271,7 @@ impl Store {
                 client_version: row.get(6)?,
                 server_version: row.get(7)?,
                 server_strict_kex: row.get(14)?,
+                server_window: row.get::<_, Option<i64>>(15)?.map(|w| w.max(0) as u64),
                 machine: Machine::default(),
                 options_json: row.get(9)?,
                 plan: Vec::new(),
@@ -276,7 +290,7 @@ impl Store {
     const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
         r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
         r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id),
-        r.client_defaults_json, r.server_strict_kex";
+        r.client_defaults_json, r.server_strict_kex, r.server_window";
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>> {

@@ -8,7 +8,7 @@ use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -87,6 +87,9 @@ ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey
     r#"
 ALTER TABLE samples ADD COLUMN tool_options TEXT;           -- workloads: the tool's options measured (-R 256), NULL: defaults
 ALTER TABLE samples ADD COLUMN files INTEGER;               -- workloads: files verified at the far end
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN server_window INTEGER;         -- bytes the server's session channel window opened with (ssh -vv), NULL: unknown
 "#,
 ];
 

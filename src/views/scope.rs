@@ -1,7 +1,8 @@
 //! What a report is about ([`Scope`]: a destination, its runs and their statistics) and
 //! the figure formatting every view shares.
 
-use crate::analysis::SuiteStats;
+use crate::analysis::{self, SuiteStats};
+use crate::measure::window;
 use crate::model::{Mode, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::store::RunRecord;
@@ -11,6 +12,19 @@ pub struct Scope<'a> {
     pub destination: String,
     pub runs: &'a [RunRecord],
     pub stats: Vec<SuiteStats>,
+}
+
+/// The stored runs' statistics with the channel windows their transfers met: the newest
+/// run's reading of the server's window for uploads and, for downloads, the OpenSSH
+/// client's own (HPN-SSH clients grow theirs: not known).
+pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<SuiteStats> {
+    let send = runs.iter().rev().find_map(|r| r.server_window);
+    let hpn = runs
+        .iter()
+        .any(|r| r.client_version.to_ascii_lowercase().contains("hpn"));
+    let receive = (!hpn).then_some(window::OPENSSH_WINDOW);
+    analysis::mark_windows(&mut stats, send, receive);
+    stats
 }
 
 /// What `summary` and `recommend` say about a server without strict KEX.

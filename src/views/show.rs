@@ -7,7 +7,7 @@ use super::export::{Document, Grid};
 use super::scope::{Scope, figure_text, name_or, suite_label, unit};
 use super::workload::{self, workload_cells, workload_note};
 use crate::analysis::workload::Verdict;
-use crate::analysis::{self, Bound, Percentiles, Ranked, SuiteStats};
+use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
 use crate::model::{Mode, Phases, Rekey, Suite};
 use crate::offer::grade::SuiteGrade;
 use serde::Serialize;
@@ -53,6 +53,9 @@ pub struct SuiteRow {
     /// Send: the median round trip (seconds) through the session before the transfer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<f64>,
+    /// The channel window the transfer met and the path's round trip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_window: Option<PathWindow>,
     /// `bytes_per_second` for send/receive, `seconds` for connect and echo (echo: the
     /// mean, median... of the sessions' median round trips).
     pub unit: &'static str,
@@ -98,6 +101,7 @@ impl SuiteRow {
             files: s.files,
             workload: None,
             rtt: s.rtt,
+            path_window: s.path_window,
             unit: if s.mode.is_throughput() {
                 "bytes_per_second"
             } else {
@@ -419,6 +423,7 @@ mod tests {
                 files: None,
                 rtt: None,
                 behind_the_path: false,
+                path_window: None,
                 figure: analysis::summarize(v),
                 client_cpu: None,
                 server_cpu: None,

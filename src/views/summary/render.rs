@@ -42,9 +42,16 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
             s.ratio
         ));
     }
-    // A workload says what limits it: its best suite's comparison with the raw stream.
+    // A workload says what limits it: its best suite's comparison with the raw stream;
+    // a window- or link-bound transfer, what its window allows.
     if let Some(v) = sec.top.first().and_then(|r| r.workload.as_ref()) {
         doc.text(v.sentence.clone());
+    }
+    if let Some(best) = sec.top.first()
+        && let (Some(b), Some(w), Some(m)) = (best.bound, best.path_window, best.mean)
+        && let Some(s) = crate::analysis::window::sentence(mode, b, w, m)
+    {
+        doc.text(s);
     }
     if !sec.phases.is_empty() {
         doc.grid(phase_table(&sec.phases));

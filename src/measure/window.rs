@@ -1,0 +1,103 @@
+//! The channel windows in force: how many bytes each side lets the other send ahead
+//! before it must wait for a window adjust. For uploads that is the server's window,
+//! which `ssh -vv` logs when the session channel opens; for downloads the client's,
+//! OpenSSH's fixed session window.
+
+use crate::sys::cancel::Cancel;
+use crate::sys::run;
+use crate::target::Target;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// OpenSSH's session channel window (`CHAN_SES_WINDOW_DEFAULT` in channels.h: 64 packets
+/// of 32 KiB), what an OpenSSH client lets a server send ahead.
+pub const OPENSSH_WINDOW: u64 = 2 << 20;
+
+/// The window a server gives the session channel, from ssh's `debug2: channel 0: open
+/// confirm rwindow N rmax M` and the adjusts that follow before any data flows (OpenSSH
+/// opens with 0 and adjusts to 2 MiB once the command runs; Dropbear opens with its
+/// whole window). Through a jump host the jump's forwarding channel is logged first, so
+/// the last opening is the destination's.
+pub fn parse_open_confirm(lines: &[&str]) -> Option<u64> {
+    let field = |l: &str, key: &str| -> Option<(String, u64)> {
+        let rest = l.trim().strip_prefix("debug2: channel ")?;
+        let (channel, after) = rest.split_once(key)?;
+        Some((
+            channel.to_string(),
+            after.split_whitespace().next()?.parse().ok()?,
+        ))
+    };
+    let open = lines
+        .iter()
+        .rposition(|l| field(l, ": open confirm rwindow ").is_some())?;
+    let (channel, initial) = field(lines[open], ": open confirm rwindow ")?;
+    let adjusts: u64 = lines[open + 1..]
+        .iter()
+        .filter_map(|l| field(l, ": rcvd adjust "))
+        .filter(|(c, _)| *c == channel)
+        .map(|(_, n)| n)
+        .sum();
+    Some(initial + adjusts).filter(|w| *w > 0)
+}
+
+/// Connect once with `-vv` (the user's options, host key checking as configured) and
+/// read the server's session window; `None` when the connection fails or ssh does not
+/// say.
+pub fn server_window(
+    ssh: &Path,
+    target: &Target,
+    timeout: Duration,
+    cancel: &Cancel,
+) -> Option<u64> {
+    let mut cmd = Command::new(ssh);
+    cmd.args(["-vv", "-T", "-a", "-x"]);
+    for o in [
+        "BatchMode=yes",
+        "ControlMaster=no",
+        "ControlPath=none",
+        "RequestTTY=no",
+    ] {
+        cmd.args(["-o", o]);
+    }
+    cmd.arg("-o")
+        .arg(format!("ConnectTimeout={}", timeout.as_secs().clamp(1, 30)));
+    cmd.args(&target.ssh_options)
+        .args(["--", &target.destination, "exit 0"]);
+    let f = run::run(cmd, timeout, cancel).ok()?;
+    let lines: Vec<&str> = f.stderr.lines().collect();
+    parse_open_confirm(&lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_channel_s_window_is_read() {
+        let dropbear = [
+            "debug2: channel 0: send open",
+            "debug1: Entering interactive session.",
+            "debug2: channel 0: open confirm rwindow 24576 rmax 32759",
+        ];
+        assert_eq!(parse_open_confirm(&dropbear), Some(24576));
+        // Through a jump host: the destination's channel is the last one opened.
+        let jump = [
+            "debug2: channel 0: open confirm rwindow 2097152 rmax 32768",
+            "debug2: channel 0: open confirm rwindow 24576 rmax 32759",
+        ];
+        assert_eq!(parse_open_confirm(&jump), Some(24576));
+        // OpenSSH: nothing at the opening, the whole window once the command runs.
+        let openssh = [
+            "debug2: channel 0: open confirm rwindow 0 rmax 32768",
+            "debug2: channel 0: rcvd adjust 2097152",
+            "debug2: channel 1: rcvd adjust 99",
+        ];
+        assert_eq!(parse_open_confirm(&openssh), Some(2 << 20));
+        assert_eq!(parse_open_confirm(&["debug1: Authenticated"]), None);
+        assert_eq!(
+            parse_open_confirm(&["debug2: channel 0: open confirm rwindow x"]),
+            None
+        );
+    }
+}
