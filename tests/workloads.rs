@@ -348,10 +348,11 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     assert!(new_in_tmp().is_empty());
 }
 
-/// `sshbench run` against a real Dropbear server: the workloads and their raw streams
-/// are measured and stored like the sandbox's.
+/// `sshbench run` against a real Dropbear server: every mode, the workloads with their
+/// raw streams, is measured and stored like the sandbox's, and the run read Dropbear's
+/// 24 KiB session window.
 #[test]
-fn run_against_dropbear_measures_workloads_and_raw_streams() {
+fn run_against_dropbear_measures_every_mode() {
     let db_server = common::dropbear::start(common::dropbear::DropbearOptions {
         login: true,
         sftp: true,
@@ -365,7 +366,7 @@ fn run_against_dropbear_measures_workloads_and_raw_streams() {
         .args([
             "dropbear-test",
             "--mode",
-            "sftp-get-file,rsync-put-tree",
+            "connect,echo,sftp-get-file,rsync-put-tree",
             "--rounds",
             "1",
             "--quiet",
@@ -391,10 +392,19 @@ fn run_against_dropbear_measures_workloads_and_raw_streams() {
         "--format",
         "json",
         "--mode",
-        "send,receive,sftp-get,rsync-put",
+        "connect,send,receive,echo,sftp-get,rsync-put",
+        "--top",
+        "all",
     ];
     let v: serde_json::Value = serde_json::from_str(&common::stdout_of(&db, &args)).unwrap();
-    for mode in ["send", "receive", "sftp-get-file", "rsync-put-tree"] {
+    for mode in [
+        "connect",
+        "send",
+        "receive",
+        "echo",
+        "sftp-get-file",
+        "rsync-put-tree",
+    ] {
         let row = v["suites"]
             .as_array()
             .unwrap()
@@ -406,6 +416,8 @@ fn run_against_dropbear_measures_workloads_and_raw_streams() {
             "{mode}: {row}"
         );
     }
+    let store = sshbench::store::Store::open(&db).unwrap();
+    assert_eq!(store.runs().unwrap()[0].server_window, Some(24576));
 }
 
 /// The workloads' local scratch directories no live process holds.
