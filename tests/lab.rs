@@ -320,3 +320,39 @@ fn a_far_link_is_window_bound_at_the_window_over_the_round_trip() {
     );
     assert!(text.contains("the cipher does not matter here"), "{text}");
 }
+
+/// A busy loop sharing the sandbox sshd's core: sshd gets about half of it and waits
+/// for the rest, so its own CPU time never reads saturated; counted with its time
+/// waiting for the CPU (Linux schedstat), it is what limits the transfer.
+#[test]
+fn a_server_whose_core_is_shared_is_server_bound() {
+    let _one = serial();
+    let split = sshbench::sys::affinity::plan(sshbench::model::Placement::Split)
+        .expect("this test needs two CPUs: the sandbox pins sshd apart from the client");
+    let list: Vec<String> = split.server.iter().map(|c| c.to_string()).collect();
+    let mut hog = Command::new("taskset")
+        .args(["-c", &list.join(","), "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux)");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    run(
+        &db,
+        &[
+            "--mode",
+            "send",
+            "--ciphers",
+            "aes128-gcm@openssh.com",
+            "--sample-time",
+            "300ms",
+        ],
+    );
+    let _ = hog.kill();
+    let _ = hog.wait();
+    let suites = show(&db, &[]);
+    let gcm = find(&suites, "send", "aes128-gcm@openssh.com", None);
+    assert!(
+        matches!(gcm["bound"].as_str(), Some("server" | "both")),
+        "sshd shares its core with a busy loop: {gcm}"
+    );
+}

@@ -206,7 +206,19 @@ mod tests {
             bytes: 1 << 20,
             limit,
             throttled,
+            waited: None,
         }
+    }
+
+    #[test]
+    fn waiting_for_a_cpu_counts_as_wanting_one() {
+        // sshd ran half of the window and waited for its core the other half (another
+        // process had it): it wanted a whole core.
+        let mut w = window(10, None, None);
+        assert_eq!(w.busy(), Some(0.5));
+        w.waited = Some(0.1);
+        assert_eq!(w.busy(), Some(1.0));
+        assert_eq!(busy(&[w, w]), Some(1.0));
     }
 
     #[test]

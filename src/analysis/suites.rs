@@ -146,7 +146,7 @@ pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
         return median(&mut each);
     }
     let time: f64 = windows.iter().map(|w| w.interval.as_secs_f64()).sum();
-    let cpu: f64 = windows.iter().map(|w| w.peak).sum();
+    let cpu: f64 = windows.iter().map(CpuWindow::demand).sum();
     (time > 0.0).then(|| cpu / time)
 }
 
@@ -423,6 +423,7 @@ mod tests {
             bytes: s.bytes,
             limit: None,
             throttled: None,
+            waited: None,
         };
         s.client_window_cpu = Some(window(busy.0));
         s.server_cpu = Some(window(busy.1));

@@ -45,7 +45,8 @@ pub const CPU1: &str = "SSHBENCH-CPU1";
 
 /// Shell code that defines `u MARKER`, which prints MARKER and the CPU time this session
 /// has used so far:
-/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED`. It climbs from the shell to the sshd (or dropbear) process
+/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED` (WAITED: the
+/// sshd's run-queue delay in ns from `/proc/PID/schedstat`, or `-`). It climbs from the shell to the sshd (or dropbear) process
 /// serving the session (at most three levels; FOUND is 1 when it got there), then
 /// reports that process's CPU and this shell's (with its finished children: `wc`, `cat`,
 /// `head`), as clock ticks from /proc on Linux or as `ps -o time=` elsewhere, or `-`.
@@ -73,7 +74,8 @@ const CPU_PROBE: &str = concat!(
     r#"done < /proc/self/cgroup; "#,
     r#"w() { P=- T=-; [ -n "$d" ] && [ -r $d/cpu.stat ] && while read a b; do "#,
     r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; }; "#,
-    r#"u() { t $s; A=$C; t $$; w; echo $1 $k $A $C $hz $q $r $P $T; }"#
+    r#"u() { t $s; A=$C; t $$; w; W=-; [ -r /proc/$s/schedstat ] && read -r x W y < /proc/$s/schedstat; "#,
+    r#"echo $1 $k $A $C $hz $q $r $P $T $W; }"#
 );
 
 /// Print the session's CPU line (see [`CPU_PROBE`]) with `marker` on stdout: run over a
@@ -136,6 +138,8 @@ pub struct CpuProbe {
     pub limit: Option<f64>,
     /// The quota's scheduling periods so far, and how many of them were throttled.
     pub periods: Option<(u64, u64)>,
+    /// Seconds the sshd has waited for a CPU so far (Linux `/proc/PID/schedstat`).
+    pub waited: Option<f64>,
 }
 
 /// The session's CPU between two probes over an interval in which `bytes` moved: the
@@ -161,6 +165,7 @@ pub fn cpu_between(
             }
             _ => None,
         },
+        waited: b.waited.zip(a.waited).map(|(y, x)| (y - x).max(0.0)),
         interval,
         bytes,
     })
@@ -215,6 +220,10 @@ pub fn parse_cpu_probe(line: &str, marker: &str) -> Option<CpuProbe> {
         shell: secs(shell),
         limit,
         periods,
+        waited: (found == "1")
+            .then(|| f.get(8)?.parse::<u64>().ok())
+            .flatten()
+            .map(|ns| ns as f64 / 1e9),
     })
 }
 
@@ -231,7 +240,8 @@ mod tests {
                 sshd: Some(2.5),
                 shell: Some(0.12),
                 limit: None,
-                periods: None
+                periods: None,
+                waited: None
             }
         );
         // BSD/macOS ps times.
@@ -242,7 +252,8 @@ mod tests {
                 sshd: Some(62.5),
                 shell: Some(0.05),
                 limit: None,
-                periods: None
+                periods: None,
+                waited: None
             }
         );
         let p = parse_cpu_probe("SSHBENCH-CPU1 1 1-00:00:01 - 100 -1 100000", CPU1).unwrap();
@@ -252,12 +263,18 @@ mod tests {
                 sshd: Some(86401.0),
                 shell: None,
                 limit: None,
-                periods: None
+                periods: None,
+                waited: None
             }
         );
         // A cgroup quota of a quarter core (v1), and v2's `max`.
         let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 25000 100000 40 31", CPU1).unwrap();
         assert_eq!((p.limit, p.periods), (Some(0.25), Some((40, 31))));
+        // The sshd's run-queue delay (ns), where /proc has schedstat.
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 - - - - 250000000", CPU1).unwrap();
+        assert_eq!(p.waited, Some(0.25));
+        let p = parse_cpu_probe("SSHBENCH-CPU1 0 5 5 100 - - - - 250000000", CPU1).unwrap();
+        assert_eq!(p.waited, None, "not the sshd's");
         assert_eq!(
             parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 max 100000", CPU1)
                 .unwrap()

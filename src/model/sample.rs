@@ -198,13 +198,19 @@ pub struct CpuWindow {
     pub limit: Option<f64>,
     /// Under a quota: the fraction of its scheduling periods in which it was throttled.
     pub throttled: Option<f64>,
+    /// Seconds the busiest process was ready to run but waited for a CPU (Linux's
+    /// run-queue delay, `/proc/PID/schedstat`), where known: a process that shares its
+    /// cores with others is saturated though its own CPU time is not a whole core.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited: Option<f64>,
 }
 
 impl CpuWindow {
     /// How saturated the side is (1.0 = fully): under a quota that the kernel had to
     /// enforce, the fraction of throttled scheduling periods scaled so that half of them
     /// counts as saturated (CPU time itself is too coarse, in clock ticks, over a few
-    /// hundred milliseconds); otherwise the busiest process's share of one core.
+    /// hundred milliseconds); otherwise the busiest process's share of one core, its
+    /// time waiting for a CPU counted in (see [`CpuWindow::demand`]).
     pub fn busy(&self) -> Option<f64> {
         let t = self.interval.as_secs_f64();
         if t <= 0.0 {
@@ -213,7 +219,13 @@ impl CpuWindow {
         if let (Some(cap), Some(th)) = (self.limit.filter(|l| *l < 1.0), self.throttled) {
             return Some((th * 2.0).max(self.seconds / t / cap).min(1.0));
         }
-        Some(self.peak / t)
+        Some(self.demand() / t)
+    }
+
+    /// The busiest process's CPU time plus its time waiting for a CPU: how long it
+    /// wanted one.
+    pub fn demand(&self) -> f64 {
+        self.peak + self.waited.unwrap_or(0.0).max(0.0)
     }
 
     pub fn per_gb(&self) -> Option<f64> {

@@ -449,6 +449,7 @@ mod tests {
             peak: 0.03,
             limit: None,
             throttled: None,
+            waited: None,
             interval: w.time,
             bytes: w.bytes,
         });
@@ -457,6 +458,7 @@ mod tests {
             peak: 0.035,
             limit: Some(0.25),
             throttled: Some(0.5),
+            waited: None,
             interval: Duration::from_millis(45),
             bytes: 1 << 19,
         });

@@ -108,6 +108,11 @@ fn detail_values(s: &Sample) -> Result<Vec<Value>> {
             Box::new(server.and_then(|c| c.throttled)),
         ),
         ("echoes", Box::new(echoes)),
+        (
+            "client_waited_s",
+            Box::new(s.client_window_cpu.and_then(|c| c.waited)),
+        ),
+        ("server_waited_s", Box::new(server.and_then(|c| c.waited))),
         ("rekey_bytes", Box::new(rekey_bytes)),
         ("rekey_s", Box::new(s.rekey.map(|r| r.seconds))),
     ])
@@ -156,11 +161,13 @@ fn window(r: &Row) -> rusqlite::Result<Option<Window>> {
 /// The client's CPU over the window (stored as one figure: its busiest process is ssh).
 fn client_window_cpu(r: &Row, w: Option<Window>) -> rusqlite::Result<Option<CpuWindow>> {
     let c: Option<f64> = r.get("client_window_cpu_s")?;
+    let waited: Option<f64> = r.get("client_waited_s")?;
     Ok(c.zip(w).map(|(c, w)| CpuWindow {
         seconds: c,
         peak: c,
         limit: None,
         throttled: None,
+        waited,
         interval: w.time,
         bytes: w.bytes,
     }))
@@ -178,6 +185,7 @@ fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
         peak: r.get::<_, Option<f64>>("server_sshd_cpu_s")?.unwrap_or(c),
         limit: r.get("server_cpu_limit")?,
         throttled: r.get("server_throttled")?,
+        waited: r.get("server_waited_s")?,
         interval: Duration::from_secs_f64(t.max(0.0)),
         bytes: b.max(0) as u64,
     }))

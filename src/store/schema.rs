@@ -8,7 +8,7 @@ use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -90,6 +90,10 @@ ALTER TABLE samples ADD COLUMN files INTEGER;               -- workloads: files 
 "#,
     r#"
 ALTER TABLE runs ADD COLUMN server_window INTEGER;         -- bytes the server's session channel window opened with (ssh -vv), NULL: unknown
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN client_waited_s REAL;        -- ssh's run-queue delay over the window (Linux schedstat)
+ALTER TABLE samples ADD COLUMN server_waited_s REAL;        -- the session sshd's, over the measured part
 "#,
 ];
 

@@ -175,6 +175,23 @@ pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
     }
 }
 
+/// How long a live process has been ready to run but waited for a CPU (the run-queue
+/// delay, second field of `/proc/PID/schedstat`): Linux only; `None` elsewhere or when
+/// the kernel does not keep it.
+pub fn run_queue_wait(pid: u32) -> Option<std::time::Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+        let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+        Some(std::time::Duration::from_nanos(ns))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
 /// Bytes a pipe to or from a child may hold when [`widen_pipe`] can set it.
 pub const WIDE_PIPE: usize = 1 << 20;
 

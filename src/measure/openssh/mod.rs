@@ -193,6 +193,10 @@ fn fill_transfer(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &Se
             peak: seconds,
             limit: None,
             throttled: None,
+            waited: out
+                .client_wait_mark
+                .zip(out.client_wait_end)
+                .map(|(a, b)| b.saturating_sub(a).as_secs_f64()),
             interval: w.time,
             bytes: w.bytes,
         });

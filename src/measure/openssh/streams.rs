@@ -24,6 +24,9 @@ pub(super) struct StdoutReport {
     /// The ssh client's CPU time at the mark and at the end (where the OS tells).
     pub(super) client_cpu_mark: Option<Duration>,
     pub(super) client_cpu_end: Option<Duration>,
+    /// ssh's run-queue delay at the same two instants (Linux).
+    pub(super) client_wait_mark: Option<Duration>,
+    pub(super) client_wait_end: Option<Duration>,
     pub(super) error: Option<String>,
 }
 
@@ -113,10 +116,12 @@ pub(super) fn read_stdout(
                                     report.mark_at = Some(now);
                                     report.mark_bytes = report.received;
                                     report.client_cpu_mark = proc::cpu_time(pid);
+                                    report.client_wait_mark = proc::run_queue_wait(pid);
                                 }
                                 if report.received >= expected && report.end_at.is_none() {
                                     report.end_at = Some(now);
                                     report.client_cpu_end = proc::cpu_time(pid);
+                                    report.client_wait_end = proc::run_queue_wait(pid);
                                 }
                             }
                         }
@@ -241,10 +246,12 @@ pub(super) fn follow_send(
     };
     report.mark_at = Some(mark);
     report.client_cpu_mark = proc::cpu_time(pid);
+    report.client_wait_mark = proc::run_queue_wait(pid);
     let _ = go.send(WriteStep::Rest);
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
         report.client_cpu_end = proc::cpu_time(pid);
+        report.client_wait_end = proc::run_queue_wait(pid);
         report.count_line = Some(line);
     }
 }

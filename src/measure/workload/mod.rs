@@ -211,6 +211,7 @@ fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: (u64, 
             peak: m.max(tool),
             limit: None,
             throttled: None,
+            waited: None,
             interval,
             bytes,
         }
