@@ -123,6 +123,17 @@ fn an_interrupted_workload_leaves_nothing_on_the_server() {
     );
 }
 
+/// Each of `modes` ends "not available" with `message`.
+fn assert_unavailable(t: &mut impl Transport, modes: &[Mode], message: &str) {
+    for &mode in modes {
+        let s = t.measure(&request(mode), &Cancel::new());
+        let want = Outcome::Unavailable {
+            message: message.into(),
+        };
+        assert_eq!(s.outcome, want, "{mode}");
+    }
+}
+
 #[test]
 fn a_server_without_sftp_is_not_available_not_a_failure() {
     let sb = start(SandboxOptions {
@@ -130,17 +141,9 @@ fn a_server_without_sftp_is_not_available_not_a_failure() {
         ..SandboxOptions::default()
     });
     let mut t = common::transport(&sb).with_workloads(spec());
-    for mode in [Mode::SftpPutFile, Mode::SftpGetTree] {
-        let s = t.measure(&request(mode), &Cancel::new());
-        assert_eq!(
-            s.outcome,
-            Outcome::Unavailable {
-                message: "the server has no SFTP subsystem".into()
-            },
-            "{mode}"
-        );
-        assert!(left_on_server(&sb).is_empty());
-    }
+    let modes = [Mode::SftpPutFile, Mode::SftpGetTree];
+    assert_unavailable(&mut t, &modes, "the server has no SFTP subsystem");
+    assert!(left_on_server(&sb).is_empty());
     // rsync does not need the subsystem.
     let s = t.measure(&request(Mode::RsyncPutFile), &Cancel::new());
     assert!(s.outcome.is_success(), "{:?}", s.outcome);
@@ -166,16 +169,8 @@ fn a_server_without_rsync_is_not_available_for_rsync_only() {
         ..SandboxOptions::default()
     });
     let mut t = common::transport(&sb).with_workloads(spec());
-    for mode in [Mode::RsyncPutTree, Mode::RsyncGetFile] {
-        let s = t.measure(&request(mode), &Cancel::new());
-        assert_eq!(
-            s.outcome,
-            Outcome::Unavailable {
-                message: "rsync is not installed on this server".into()
-            },
-            "{mode}"
-        );
-    }
+    let modes = [Mode::RsyncPutTree, Mode::RsyncGetFile];
+    assert_unavailable(&mut t, &modes, "rsync is not installed on this server");
     assert!(left_on_server(&sb).is_empty());
     let s = t.measure(&request(Mode::SftpPutTree), &Cancel::new());
     assert!(s.outcome.is_success(), "{:?}", s.outcome);

@@ -37,7 +37,7 @@ pub struct SuiteStats {
     pub rekey: Option<Rekey>,
     /// Median bytes per transfer sample.
     pub bytes: u64,
-    /// Workloads: median files per sample.
+    /// Workloads: files per sample (the most any sample verified).
     pub files: Option<u64>,
     /// Send: the median round trip through the session before the transfer.
     pub rtt: Option<f64>,
@@ -307,12 +307,17 @@ impl PathWindow {
     }
 }
 
+/// The path's round trip: the median of the send suites' pings (measured before each
+/// upload, so on an idle connection).
+pub fn path_rtt(stats: &[SuiteStats]) -> Option<f64> {
+    let mut v: Vec<f64> = stats.iter().filter_map(|s| s.rtt).collect();
+    median(&mut v)
+}
+
 /// Give the send suites the server's window (`send`) and the receive suites the
-/// client's (`receive`), each over the path's round trip: the median of the send suites'
-/// pings (measured before each upload, so on an idle connection).
+/// client's (`receive`), each over the path's round trip ([`path_rtt`]).
 pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option<u64>) {
-    let mut rtts: Vec<f64> = stats.iter().filter_map(|s| s.rtt).collect();
-    let Some(rtt) = median(&mut rtts).filter(|r| *r > 0.0) else {
+    let Some(rtt) = path_rtt(stats).filter(|r| *r > 0.0) else {
         return;
     };
     for s in stats.iter_mut() {

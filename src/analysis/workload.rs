@@ -152,12 +152,6 @@ pub fn verdict(w: &SuiteStats, raw: Option<&SuiteStats>, rtt: Option<f64>) -> Op
     })
 }
 
-/// The path's round trip: the median of the send suites' (measured before each upload).
-pub fn path_rtt(stats: &[SuiteStats]) -> Option<f64> {
-    let mut v: Vec<f64> = stats.iter().filter_map(|s| s.rtt).collect();
-    super::median(&mut v)
-}
-
 /// [`verdict`] for `w` among `stats`: its raw stream is the same suite's (the tool's
 /// options aside) in the mode it is compared with.
 pub fn verdict_among(stats: &[SuiteStats], w: &SuiteStats) -> Option<Verdict> {
@@ -177,7 +171,7 @@ pub fn verdict_among(stats: &[SuiteStats], w: &SuiteStats) -> Option<Verdict> {
                 &w.suite.kex,
             )
     });
-    verdict(w, raw, path_rtt(stats))
+    verdict(w, raw, super::suites::path_rtt(stats))
 }
 
 /// How much the choice of suite changes a workload mode's rate: 1 − slowest / fastest

@@ -128,6 +128,15 @@ impl SuiteRow {
         }
     }
 
+    /// A row with its grade for the scope's server and, for a workload, its comparison
+    /// with the raw stream among the scope's suites.
+    pub fn in_scope(r: &Ranked, scope: &Scope) -> SuiteRow {
+        SuiteRow {
+            workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats),
+            ..SuiteRow::new(r, scope.grade(&r.stats.suite))
+        }
+    }
+
     /// `best`, `≈ best` (interval overlaps the best one's), `refused`, `failed` or
     /// nothing.
     pub fn tie(&self) -> &'static str {
@@ -199,10 +208,7 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
         }
         let rows = ranked
             .iter()
-            .map(|r| SuiteRow {
-                workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats),
-                ..SuiteRow::new(r, scope.grade(&r.stats.suite))
-            })
+            .map(|r| SuiteRow::in_scope(r, scope))
             .collect();
         sections.push(ModeSection {
             mode,

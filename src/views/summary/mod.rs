@@ -10,7 +10,6 @@ pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;
 use super::show::SuiteRow;
-use crate::analysis::workload;
 use crate::analysis::{self, SuiteStats};
 use crate::model::{AlgoKind, Mode, Phases};
 use crate::offer::grade::SuiteGrade;
@@ -116,10 +115,7 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
     let measured: Vec<SuiteRow> = analysis::rank(&scope.stats, mode)
         .iter()
         .filter(|r| r.stats.figure.is_some())
-        .map(|r| SuiteRow {
-            workload: workload::verdict_among(&scope.stats, &r.stats),
-            ..SuiteRow::new(r, scope.grade(&r.stats.suite))
-        })
+        .map(|r| SuiteRow::in_scope(r, scope))
         .collect();
     ModeSummary {
         mode,
