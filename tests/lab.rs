@@ -356,3 +356,60 @@ fn a_server_whose_core_is_shared_is_server_bound() {
         "sshd shares its core with a busy loop: {gcm}"
     );
 }
+
+/// `sshbench run` of aes128-ctr uploads against a real Dropbear server confined to one
+/// CPU (and sshbench to the other), advertising `window` (its default when `None`);
+/// the database's directory comes back with it.
+fn dropbear_upload(window: Option<u32>) -> (tempfile::TempDir, Vec<Value>) {
+    let server = common::dropbear::start(common::dropbear::DropbearOptions {
+        login: true,
+        sftp: false,
+        cpu: Some(1),
+        window,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite");
+    let out = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(env!("CARGO_BIN_EXE_sshbench"))
+        .args(["run", "-F"])
+        .arg(server.ssh_config())
+        .args(["dropbear-test", "-q", "--rounds", "3", "--mode", "send"])
+        .args(["--ciphers", "aes128-ctr", "--macs", "hmac-sha2-256", "--db"])
+        .arg(&db)
+        .output()
+        .expect("taskset (util-linux)");
+    common::assert_success(&out, "run against dropbear");
+    let suites = show(&db, &[]);
+    (dir, suites)
+}
+
+/// Dropbear's 24 KiB default window stalls uploads even on loopback: neither end is
+/// busy, the window is what they wait for, and the summary names the window and `-W`.
+/// Restarted with `-W 2097152`, the same upload fills the server's one core.
+#[test]
+fn a_dropbear_server_s_small_window_bounds_uploads_until_it_is_raised() {
+    let _one = serial();
+    need_root();
+    let (dir, suites) = dropbear_upload(None);
+    let small = find(&suites, "send", "aes128-ctr", None);
+    assert_eq!(small["bound"], "window", "{small}");
+    assert_eq!(small["path_window"]["bytes"], 24576, "{small}");
+    let out = common::sshbench()
+        .args(["summary", "--db"])
+        .arg(dir.path().join("db.sqlite"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("send is window-bound: the server's 24 KiB channel window"),
+        "{text}"
+    );
+    assert!(text.contains("start it with -W 2097152"), "{text}");
+    let (_dir, suites) = dropbear_upload(Some(2 << 20));
+    let large = find(&suites, "send", "aes128-ctr", None);
+    assert_eq!(large["bound"], "server", "{large}");
+    assert_eq!(large["path_window"]["bytes"], 2 << 20, "{large}");
+    let gain = large["mean"].as_f64().unwrap() / small["mean"].as_f64().unwrap();
+    assert!(gain > 1.3, "a larger window moved {gain:.2}x");
+}

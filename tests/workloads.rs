@@ -321,6 +321,7 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     let with = start(DropbearOptions {
         login: true,
         sftp: true,
+        ..Default::default()
     });
     let mut t = dropbear_transport(&with);
     for mode in [Mode::SftpPutTree, Mode::SftpGetFile, Mode::RsyncPutFile] {
@@ -332,6 +333,7 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     let without = start(DropbearOptions {
         login: true,
         sftp: false,
+        ..Default::default()
     });
     let s = dropbear_transport(&without).measure(&request(Mode::SftpPutFile), &Cancel::new());
     assert_eq!(
@@ -351,6 +353,7 @@ fn run_against_dropbear_measures_every_mode() {
     let db_server = common::dropbear::start(common::dropbear::DropbearOptions {
         login: true,
         sftp: true,
+        ..Default::default()
     });
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.db");

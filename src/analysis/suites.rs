@@ -110,12 +110,21 @@ impl SuiteStats {
             (_, Some(true)) => Bound::Server,
             (Some(false), Some(false)) if self.behind_the_path => self.busier_side(),
             (Some(false), Some(false)) => match (self.path_window, self.figure) {
-                (Some(w), Some(f)) if f.mean >= w.cap() * WINDOW_MARGIN => Bound::Window,
+                (Some(w), Some(f)) if w.binds(f.mean, self.receiver_busy()) => Bound::Window,
                 (Some(_), Some(_)) => Bound::Link,
                 _ => Bound::Network,
             },
             _ => Bound::Unknown,
         })
+    }
+
+    /// The busy share of the side that takes the window in: the server for uploads.
+    fn receiver_busy(&self) -> f64 {
+        let b = match self.mode {
+            Mode::Send => self.server_busy,
+            _ => self.client_busy,
+        };
+        b.unwrap_or(1.0)
     }
 
     /// A suite far behind its path is limited by its own cost, that is by CPU, though
@@ -290,20 +299,39 @@ pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Suite
     stats
 }
 
-/// A rate at least this share of window / round trip is the window's.
+/// A rate at least this share of what the window allows per loaded round trip is the
+/// window's.
 pub const WINDOW_MARGIN: f64 = 0.8;
 
-/// The channel window a transfer met (bytes) and the path's round trip (seconds).
+/// A window is only the limit when a round trip is a real share of the time it lasts at
+/// the rate that moved (it holds at most five): a large window on a short path is never
+/// waited for, and a receiving end near saturation is the CPU's limit, not the window's.
+pub const WINDOW_ROUND_TRIPS: f64 = 5.0;
+
+/// The channel window a transfer met (bytes), the path's round trip (seconds), and the
+/// time the receiving end spent taking one window in at the suite's rate (its busiest
+/// process's CPU share of the window's time): the window only reopens once the receiver
+/// has consumed the data, so that time adds to the round trip.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PathWindow {
     pub bytes: u64,
     pub rtt: f64,
+    pub handling: f64,
 }
 
 impl PathWindow {
-    /// The most one channel can move: a window per round trip.
+    /// The most one channel can move: a window per loaded round trip.
     pub fn cap(&self) -> f64 {
-        self.bytes as f64 / self.rtt
+        self.bytes as f64 / (self.rtt + self.handling)
+    }
+
+    /// Whether a transfer at `rate` whose receiver was `busy` (cores) waited on this
+    /// window: it moved near [`cap`](Self::cap), the window held few round trips of
+    /// it, and the receiver had room for more.
+    pub fn binds(&self, rate: f64, busy: f64) -> bool {
+        rate >= self.cap() * WINDOW_MARGIN
+            && self.bytes as f64 <= rate * self.rtt * WINDOW_ROUND_TRIPS
+            && busy < WINDOW_MARGIN
     }
 }
 
@@ -315,18 +343,30 @@ pub fn path_rtt(stats: &[SuiteStats]) -> Option<f64> {
 }
 
 /// Give the send suites the server's window (`send`) and the receive suites the
-/// client's (`receive`), each over the path's round trip ([`path_rtt`]).
+/// client's (`receive`), each over the path's round trip ([`path_rtt`]) and the
+/// receiving side's time to take it in.
 pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option<u64>) {
     let Some(rtt) = path_rtt(stats).filter(|r| *r > 0.0) else {
         return;
     };
     for s in stats.iter_mut() {
-        let bytes = match s.mode {
-            Mode::Send => send,
-            Mode::Receive => receive,
-            _ => None,
+        let (bytes, busy) = match s.mode {
+            Mode::Send => (send, s.server_busy),
+            Mode::Receive => (receive, s.client_busy),
+            _ => (None, None),
         };
-        s.path_window = bytes.map(|bytes| PathWindow { bytes, rtt });
+        let rate = s.figure.map(|f| f.mean).filter(|r| *r > 0.0);
+        s.path_window = bytes.map(|bytes| {
+            let handling = match (busy, rate) {
+                (Some(b), Some(r)) => bytes as f64 * b / r,
+                _ => 0.0,
+            };
+            PathWindow {
+                bytes,
+                rtt,
+                handling,
+            }
+        });
     }
 }
 
@@ -433,6 +473,34 @@ mod tests {
         s.client_window_cpu = Some(window(busy.0));
         s.server_cpu = Some(window(busy.1));
         s
+    }
+
+    #[test]
+    fn a_window_binds_when_few_round_trips_fit_in_it_and_the_receiver_has_room() {
+        // Dropbear's 24 KiB over a 0.26 ms loopback round trip, the server 64% busy.
+        let dropbear = PathWindow {
+            bytes: 24576,
+            rtt: 0.000255,
+            handling: 24576.0 * 0.64 / 46.9e6,
+        };
+        assert!(dropbear.binds(46.9e6, 0.64));
+        // The same rate, the server nearly saturated: its CPU, not the window.
+        assert!(!dropbear.binds(46.9e6, 0.82));
+        // OpenSSH's 2 MiB on loopback holds twenty round trips of 900 MB/s.
+        let openssh = PathWindow {
+            bytes: 2 << 20,
+            rtt: 0.0001,
+            handling: (2 << 20) as f64 * 0.7 / 900e6,
+        };
+        assert!(!openssh.binds(900e6, 0.7));
+        // Far away, a window per round trip is the rate.
+        let far = PathWindow {
+            bytes: 2 << 20,
+            rtt: 0.05,
+            handling: 0.001,
+        };
+        assert!(far.binds(40e6, 0.05));
+        assert!(!far.binds(20e6, 0.05), "half the cap is the link's");
     }
 
     #[test]

@@ -20,12 +20,18 @@ fn size(bytes: u64) -> String {
 /// The sentence for the best suite of a transfer mode that is window- or link-bound
 /// (`rate` in bytes per second); `None` for the other verdicts.
 pub fn sentence(mode: Mode, bound: Bound, w: PathWindow, rate: f64) -> Option<String> {
-    let whose = match mode {
-        Mode::Send => "the server's",
-        _ => "this client's",
+    let (whose, who) = match mode {
+        Mode::Send => ("the server's", "the server"),
+        _ => ("this client's", "this client"),
+    };
+    // The receiver's time to take a window in is named only where it moves the cap.
+    let handling = if w.handling >= w.rtt * 0.1 {
+        format!(" and {:.2} ms for {who} to take it in", w.handling * 1e3)
+    } else {
+        String::new()
     };
     let cap = format!(
-        "{whose} {} channel window per {:.2} ms round trip allows {:.1} MB/s",
+        "{whose} {} channel window per {:.2} ms round trip{handling} allows {:.1} MB/s",
         size(w.bytes),
         w.rtt * 1e3,
         w.cap() / 1e6
@@ -58,12 +64,13 @@ mod tests {
     fn a_small_server_window_names_dropbear_s_flag() {
         let w = PathWindow {
             bytes: 24576,
-            rtt: 0.0004,
+            rtt: 0.00026,
+            handling: 0.00034,
         };
-        let s = sentence(Mode::Send, Bound::Window, w, 58e6).unwrap();
+        let s = sentence(Mode::Send, Bound::Window, w, 41e6).unwrap();
         assert_eq!(
             s,
-            "send is window-bound: the server's 24 KiB channel window per 0.40 ms round trip allows 61.4 MB/s and it moved 58.0; the cipher does not matter here, a larger server window (Dropbear: start it with -W 2097152) or parallel streams would help."
+            "send is window-bound: the server's 24 KiB channel window per 0.26 ms round trip and 0.34 ms for the server to take it in allows 41.0 MB/s and it moved 41.0; the cipher does not matter here, a larger server window (Dropbear: start it with -W 2097152) or parallel streams would help."
         );
     }
 
@@ -72,11 +79,12 @@ mod tests {
         let w = PathWindow {
             bytes: 2 << 20,
             rtt: 0.05,
+            handling: 0.001,
         };
         let s = sentence(Mode::Receive, Bound::Window, w, 40e6).unwrap();
         assert!(
             s.contains(
-                "this client's 2 MiB channel window per 50.00 ms round trip allows 41.9 MB/s"
+                "this client's 2 MiB channel window per 50.00 ms round trip allows 41.1 MB/s"
             ),
             "{s}"
         );

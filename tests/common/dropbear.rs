@@ -14,6 +14,10 @@ pub struct DropbearOptions {
     pub login: bool,
     /// Leave the SFTP server where Dropbear finds it (with `login`).
     pub sftp: bool,
+    /// Confine the server and its sessions to this CPU (`taskset`).
+    pub cpu: Option<usize>,
+    /// The receive window it advertises (`-W`; Dropbear's default is 24 KiB).
+    pub window: Option<u32>,
 }
 
 pub struct Dropbear {
@@ -54,6 +58,12 @@ fn spawn(dir: &Path, port: u16, opts: DropbearOptions) -> Child {
         "-P".into(),
         dir.join("pid").display().to_string(),
     ];
+    if let Some(w) = opts.window {
+        dropbear.extend(["-W".to_string(), w.to_string()]);
+    }
+    if let Some(cpu) = opts.cpu {
+        dropbear.splice(0..0, ["taskset".to_string(), "-c".into(), cpu.to_string()]);
+    }
     let mut cmd = if opts.login {
         let mut c = Command::new("unshare");
         c.args([
