@@ -123,13 +123,7 @@ fn main() {
                 ..Selection::default()
             })
             .unwrap();
-        let stats =
-            sshbench::analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
-        let scope = sshbench::views::scope::Scope {
-            destination: "bench".into(),
-            runs: &runs,
-            stats,
-        };
+        let scope = sshbench::views::scope::Scope::build(&runs, &samples);
         let (doc, json) = sshbench::views::show::show(
             &scope,
             &sshbench::views::show::ShowOptions {

@@ -2,6 +2,7 @@
 
 mod grouping;
 mod rank;
+pub mod streams;
 mod suites;
 pub mod window;
 pub mod workload;
@@ -10,7 +11,7 @@ pub use grouping::{aggregate_reported, mark_payload};
 pub use rank::{Marginal, Ranked, marginals, rank};
 pub use suites::{
     Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, echo_median, figure,
-    mark_windows,
+    mark_windows, path_rtt,
 };
 
 use crate::model::Mode;

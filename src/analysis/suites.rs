@@ -187,7 +187,8 @@ fn group<'a>(
     let mut groups: Vec<(Mode, &Suite, Vec<&Sample>)> = Vec::new();
     let mut index: std::collections::HashMap<(Mode, &Suite), usize> =
         std::collections::HashMap::new();
-    for s in samples {
+    // A stream of a parallel batch is not a sample of its suite alone.
+    for s in samples.into_iter().filter(|s| s.stream.is_none()) {
         match index.get(&(s.mode, &s.suite)) {
             Some(&i) => groups[i].2.push(s),
             None => {
@@ -426,6 +427,7 @@ mod tests {
                 system: Duration::from_millis(100),
             }),
             negotiated: None,
+            stream: None,
             client_window_cpu: None,
             server_cpu: None,
             phases: None,

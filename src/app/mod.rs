@@ -6,6 +6,7 @@ mod progress;
 mod reports;
 mod run;
 mod server;
+mod streams;
 
 pub use commands::{algos, completions, man, runs, sandbox};
 pub use reports::{compare, recommend, report, show, summary};

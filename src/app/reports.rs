@@ -3,12 +3,11 @@
 
 use super::{db_path, emit};
 use anyhow::{Context, Result, bail};
-use sshbench::analysis::{self, SuiteStats};
 use sshbench::cli::reports as args;
 use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs};
 use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
-use sshbench::store::{RunRecord, Selection, Store};
+use sshbench::store::{RunRecord, Selection, Store, StoredSample};
 use sshbench::views::export::{self, Format, Style};
 use sshbench::views::recommend::{self, Goal, Order};
 use sshbench::views::scope::Scope;
@@ -27,20 +26,15 @@ fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
     Store::open(&path)
 }
 
-/// The stored results a report covers: its runs and their statistics per suite.
+/// The stored results a report covers: its runs and their samples.
 struct Loaded {
-    destination: String,
     runs: Vec<RunRecord>,
-    stats: Vec<SuiteStats>,
+    samples: Vec<StoredSample>,
 }
 
 impl Loaded {
     fn scope(&self) -> Scope<'_> {
-        Scope {
-            destination: self.destination.clone(),
-            runs: &self.runs,
-            stats: self.stats.clone(),
-        }
+        Scope::build(&self.runs, &self.samples)
     }
 }
 
@@ -59,19 +53,7 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
             }
         );
     }
-    // Every selected run is of one destination (as stored), unless a single run was
-    // asked for, which is of one too.
-    let destination = runs
-        .last()
-        .map(|r| r.destination.clone())
-        .unwrap_or_default();
-    let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
-    let stats = sshbench::views::scope::with_windows(stats, &runs);
-    Ok(Loaded {
-        destination,
-        runs,
-        stats,
-    })
+    Ok(Loaded { runs, samples })
 }
 
 /// The stored results a report command covers: its selection, from its database.
@@ -119,14 +101,15 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
 pub fn compare(a: CompareArgs) -> Result<u8> {
     let (sel_a, sel_b) = (args::compare_side(&a.a)?, args::compare_side(&a.b)?);
     let store = open_existing(&a.db)?;
-    let (mut la, mut lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
+    let (la, lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
+    let (mut sa, mut sb) = (la.scope(), lb.scope());
     // A run is named with its destination.
-    for (given, l) in [(&a.a, &mut la), (&a.b, &mut lb)] {
+    for (given, s) in [(&a.a, &mut sa), (&a.b, &mut sb)] {
         if given.starts_with("run:") {
-            l.destination = format!("{given} ({})", l.destination);
+            s.destination = format!("{given} ({})", s.destination);
         }
     }
-    let (doc, view) = compare_view::compare(&la.scope(), &lb.scope());
+    let (doc, view) = compare_view::compare(&sa, &sb);
     emit(&doc, &view, a.format)
 }
 

@@ -4,7 +4,6 @@ use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_path, emit, find_ssh};
 use anyhow::{Context, Result, anyhow, bail};
-use sshbench::analysis;
 use sshbench::cli::config::RunConfig;
 use sshbench::cli::{FormatArg, RunArgs};
 use sshbench::measure::Transport;
@@ -20,7 +19,7 @@ use sshbench::store::{self, NewRun, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::machine;
 use sshbench::target::Target;
-use sshbench::views::scope::{Scope, with_windows};
+use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -244,6 +243,27 @@ fn status_of(result: &Result<End, Abort>) -> &'static str {
     }
 }
 
+/// The run's rounds, then its parallel streams if asked for, every sample stored.
+fn rounds_then_streams(
+    plan: &Plan,
+    seed: u64,
+    transport: &mut dyn Transport,
+    cx: &super::streams::Context,
+) -> Result<End, Abort> {
+    let settings = RunSettings::new(cx.options, seed);
+    let mut sink = StoreSink::new(cx.store, cx.run_id);
+    let rounds = runner::run(
+        plan,
+        &settings,
+        transport,
+        cx.cancel,
+        &mut sink,
+        cx.previous,
+        &mut |e| cx.progress.event(e),
+    );
+    super::streams::after_rounds(rounds, cx, transport, &mut sink)
+}
+
 /// The run's table on stdout.
 fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
     let (runs, samples) = store.select(&store::Selection {
@@ -254,14 +274,7 @@ fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
         println!("No counted samples yet (only warm-ups); finish with `sshbench run --resume`.");
         return Ok(0);
     }
-    let scope = Scope {
-        destination: runs[0].destination.clone(),
-        runs: &runs,
-        stats: with_windows(
-            analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload))),
-            &runs,
-        ),
-    };
+    let scope = Scope::build(&runs, &samples);
     let opts = ShowOptions {
         chart: None,
         modes: Mode::ALL.to_vec(),
@@ -367,17 +380,16 @@ pub fn run(args: RunArgs) -> Result<u8> {
     progress.say(&announce(run_id, seed, &plan, &options, &path));
     let payload = Payload::new(options.payload, 1 << 20, seed);
     let mut transport = transport(&cfg, &options, ssh, &srv, payload);
-    let settings = RunSettings::new(&options, seed);
-    let mut sink = StoreSink::new(&store, run_id);
-    let result = runner::run(
-        &plan,
-        &settings,
-        transport.as_mut(),
-        &cancel,
-        &mut sink,
-        &previous,
-        &mut |e| progress.event(e),
-    );
+    let cx = super::streams::Context {
+        store: &store,
+        run_id,
+        options: &options,
+        items: plan.items.len(),
+        previous: &previous,
+        cancel: &cancel,
+        progress: &progress,
+    };
+    let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
     drop(srv);

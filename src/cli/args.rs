@@ -494,6 +494,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub compression: bool,
 
+    /// After the rounds, measure N connections at once with the best send and receive
+    /// suite (3 batches each): their total against one stream's rate says whether
+    /// parallel transfers (several rsyncs, `parallel-ssh`) would help. They do when one
+    /// connection waits on its channel window or one core; they do not on a full link.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=32), conflicts_with = "resume")]
+    pub streams: Option<u32>,
+
     /// What the transferred data looks like: random (incompressible), text, or zeros
     /// (like /dev/zero in classic scripts). Matters only with --compression; reports
     /// show a compressed suite measured on text or zeros apart from random data.

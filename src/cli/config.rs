@@ -68,6 +68,13 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         .flat_map(|m| m.modes().iter().copied())
         .collect();
     let modes = super::workload::with_raw_streams(asked);
+    if a.streams.is_some()
+        && !modes
+            .iter()
+            .any(|m| matches!(m, Mode::Send | Mode::Receive))
+    {
+        bail!("--streams measures the best send and receive suites: add send or receive to --mode");
+    }
     let budget = a.budget.as_deref().map(parse_duration).transpose()?;
     Ok(RunOptions {
         modes,
@@ -97,6 +104,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         },
         filters: filters(a)?,
         workload: super::workload::spec(&a.workload)?,
+        streams: a.streams,
     })
 }
 
@@ -267,6 +275,26 @@ mod tests {
             Cli::try_parse_from(["sshbench", "run", "nas", "--sandbox-cpus", "split"]).is_err(),
             "--sandbox-cpus with a destination"
         );
+    }
+
+    /// `--streams` needs two or more and a transfer mode to take its best suite from.
+    #[test]
+    fn streams_need_two_and_a_transfer_mode() {
+        use crate::cli::{Cli, CommandArgs};
+        use clap::Parser;
+        let options = |argv: &[&str]| -> Result<RunOptions> {
+            let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let CommandArgs::Run(a) = cli.command else {
+                panic!("not run")
+            };
+            Ok(RunConfig::from_args(*a)?.options)
+        };
+        let four = options(&["sshbench", "run", "--streams", "4"]).unwrap();
+        assert_eq!(four.streams, Some(4));
+        assert_eq!(options(&["sshbench", "run"]).unwrap().streams, None);
+        assert!(options(&["sshbench", "run", "--streams", "1"]).is_err());
+        let e = options(&["sshbench", "run", "--streams", "2", "--mode", "connect"]).unwrap_err();
+        assert!(e.to_string().contains("add send or receive"), "{e}");
     }
 
     #[test]

@@ -24,6 +24,12 @@ fn cost(name: &str) -> u64 {
 }
 
 impl Transport for Mock {
+    fn fork(&self) -> Option<Box<dyn Transport + Send>> {
+        Some(Box::new(Mock {
+            refuse: self.refuse.clone(),
+        }))
+    }
+
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         let s = &req.suite;
         let names = [&s.kex, &s.hostkey, &s.cipher, &s.mac];
@@ -94,6 +100,7 @@ mod tests {
             ramp: 0,
             timeout: Duration::from_secs(1),
             until: None,
+            start_at: None,
         };
         let a = Mock::default().measure(&req, &Cancel::new());
         let b = Mock::default().measure(&req, &Cancel::new());
@@ -116,6 +123,7 @@ mod tests {
             ramp: 0,
             timeout: Duration::from_secs(1),
             until: None,
+            start_at: None,
         };
         assert_eq!(
             mock.measure(&req, &Cancel::new()).outcome.label(),

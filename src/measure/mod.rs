@@ -21,4 +21,10 @@ pub trait Transport {
     /// Measure one sample. Must return within `req.timeout` (plus teardown) and soon
     /// after `cancel` fires; a cancelled sample has outcome `Failed { Cancelled }`.
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample;
+
+    /// Another transport to the same server, for a sample taken at the same time as this
+    /// one's (`--streams`); `None` where that is not possible.
+    fn fork(&self) -> Option<Box<dyn Transport + Send>> {
+        None
+    }
 }

@@ -15,5 +15,5 @@ pub use options::{
     FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
 };
 pub use rekey::Rekey;
-pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Window};
+pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Window};
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

@@ -38,6 +38,10 @@ pub struct RunOptions {
     /// What the workload modes move, and the tool options measured as variants.
     #[serde(default)]
     pub workload: WorkloadSpec,
+    /// Also measure this many concurrent connections of the best send and receive
+    /// suites (`--streams`).
+    #[serde(default)]
+    pub streams: Option<u32>,
 }
 
 /// The data of the workload modes and the tools' option variants.

@@ -25,6 +25,9 @@ pub struct SampleRequest {
     /// whatever the rate). The sample reports, and the server verifies, the bytes
     /// actually moved.
     pub until: Option<Duration>,
+    /// Transfers: hold the data back until this moment (the streams of a parallel batch
+    /// start together, whatever each one's handshake took).
+    pub start_at: Option<std::time::Instant>,
 }
 
 /// Why a sample did not produce data.
@@ -181,6 +184,21 @@ pub struct Sample {
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output).
     pub negotiated: Option<Negotiated>,
+    /// One of several concurrent connections (`--streams`), measured together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<Stream>,
+}
+
+/// Where a sample stands in a batch of concurrent streams of one suite.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Stream {
+    /// How many streams ran at once.
+    pub of: u32,
+    /// Seconds from the moment the batch's streams were let go (together) to this
+    /// stream's first byte of data (a download's starts once its upload of the block to
+    /// send is in), and to its last: a batch's rate is all its bytes over the span.
+    pub start: f64,
+    pub end: f64,
 }
 
 /// CPU seconds spent over an interval in which `bytes` moved.
@@ -283,6 +301,7 @@ impl Sample {
             rekey: None,
             echoes: Vec::new(),
             negotiated: None,
+            stream: None,
         }
     }
 

@@ -9,6 +9,7 @@
 mod leads;
 mod retry;
 mod sizing;
+pub mod streams;
 
 pub use leads::leads;
 pub use retry::{ATTEMPTS, MAX_CONSECUTIVE_FAILURES};
@@ -796,6 +797,7 @@ mod tests {
                 ramp: ECHO_UNTIMED,
                 timeout: Duration::from_secs(5),
                 until: None,
+                start_at: None,
             },
             &Cancel::new(),
         );

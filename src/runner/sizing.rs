@@ -69,6 +69,13 @@ pub fn calibrate(rate: Option<f64>, sample_time: Duration, mode: Mode) -> (u64, 
     (bytes, ramp)
 }
 
+/// A measured window of the sample time, but at least [`RTTS_PER_WINDOW`] round trips
+/// (`rtt`, seconds) of the path, up to [`MAX_WINDOW_TIME`].
+pub fn window_for(sample_time: Duration, rtt: f64) -> Duration {
+    let floor = Duration::from_secs_f64(rtt.max(0.0) * RTTS_PER_WINDOW as f64);
+    sample_time.max(floor.min(MAX_WINDOW_TIME))
+}
+
 /// Keystrokes for an echo session at an estimated median round trip `rtt` (seconds).
 pub fn calibrate_echo(rtt: Option<f64>, sample_time: Duration) -> u64 {
     match rtt.filter(|r| *r > 0.0) {
@@ -147,8 +154,7 @@ impl Runner<'_> {
             .map(|d| d.as_secs_f64())
             .collect();
         let rtt = analysis::median(&mut rtts).unwrap_or(0.0);
-        let floor = Duration::from_secs_f64(rtt * RTTS_PER_WINDOW as f64);
-        self.settings.sample_time.max(floor.min(MAX_WINDOW_TIME))
+        window_for(self.settings.sample_time, rtt)
     }
 
     /// The request for one sample of `item` in `round`.
@@ -175,6 +181,7 @@ impl Runner<'_> {
             ramp,
             timeout: self.settings.timeout,
             until,
+            start_at: None,
         }
     }
 

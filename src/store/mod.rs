@@ -423,6 +423,7 @@ mod tests {
                 cipher_cs: Some(cipher.into()),
                 ..Negotiated::default()
             }),
+            stream: None,
         }
     }
 
@@ -443,6 +444,11 @@ mod tests {
         full.suite.hostkey = Some("ssh-ed25519".into());
         full.suite.mac = Some("hmac-sha2-256".into());
         full.suite.compression = Some("zlib@openssh.com".into());
+        full.stream = Some(crate::model::Stream {
+            of: 4,
+            start: 0.5,
+            end: 1.25,
+        });
         let w = full.window.unwrap();
         full.client_window_cpu = Some(CpuWindow {
             seconds: 0.03,

@@ -3,7 +3,8 @@
 
 use super::{Store, StoredSample};
 use crate::model::{
-    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Rekey, Sample, Suite, Window,
+    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Rekey, Sample, Stream, Suite,
+    Window,
 };
 use anyhow::Result;
 use rusqlite::types::{ToSql, Type};
@@ -115,6 +116,9 @@ fn detail_values(s: &Sample) -> Result<Vec<Value>> {
         ("server_waited_s", Box::new(server.and_then(|c| c.waited))),
         ("rekey_bytes", Box::new(rekey_bytes)),
         ("rekey_s", Box::new(s.rekey.map(|r| r.seconds))),
+        ("streams", Box::new(s.stream.map(|t| t.of))),
+        ("stream_start_s", Box::new(s.stream.map(|t| t.start))),
+        ("stream_end_s", Box::new(s.stream.map(|t| t.end))),
     ])
 }
 
@@ -246,6 +250,14 @@ fn sample(r: &Row) -> rusqlite::Result<Sample> {
         }),
         negotiated: json("negotiated_json")?
             .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok()),
+        stream: match (
+            r.get::<_, Option<u32>>("streams")?,
+            r.get("stream_start_s")?,
+            r.get("stream_end_s")?,
+        ) {
+            (Some(of), Some(start), Some(end)) => Some(Stream { of, start, end }),
+            _ => None,
+        },
     })
 }
 

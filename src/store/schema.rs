@@ -8,7 +8,7 @@ use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -94,6 +94,11 @@ ALTER TABLE runs ADD COLUMN server_window INTEGER;         -- bytes the server's
     r#"
 ALTER TABLE samples ADD COLUMN client_waited_s REAL;        -- ssh's run-queue delay over the window (Linux schedstat)
 ALTER TABLE samples ADD COLUMN server_waited_s REAL;        -- the session sshd's, over the measured part
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN streams INTEGER;             -- one of this many concurrent connections (--streams), NULL: alone
+ALTER TABLE samples ADD COLUMN stream_start_s REAL;         -- its first byte of data, after the batch's streams were let go
+ALTER TABLE samples ADD COLUMN stream_end_s REAL;           -- ... and its last
 "#,
 ];
 

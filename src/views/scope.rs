@@ -1,17 +1,45 @@
 //! What a report is about ([`Scope`]: a destination, its runs and their statistics) and
 //! the figure formatting every view shares.
 
+use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
-use crate::model::{Mode, Suite};
+use crate::model::{Mode, Sample, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
-use crate::store::RunRecord;
+use crate::store::{RunRecord, StoredSample};
 
 /// What a report is about.
 pub struct Scope<'a> {
     pub destination: String,
     pub runs: &'a [RunRecord],
     pub stats: Vec<SuiteStats>,
+    /// Parallel streams (`--streams`) of the best suites, against one stream.
+    pub streams: Vec<StreamsFigure>,
+}
+
+impl<'a> Scope<'a> {
+    /// The report over `runs` (of one destination) and their `samples`.
+    pub fn build(runs: &'a [RunRecord], samples: &[StoredSample]) -> Scope<'a> {
+        let reported = samples.iter().map(|s| (&s.sample, s.payload));
+        let stats = with_windows(analysis::aggregate_reported(reported), runs);
+        let batches: Vec<((i64, u32, Mode), &Sample)> = (samples.iter())
+            .map(|s| ((s.run_id, s.round, s.sample.mode), &s.sample))
+            .collect();
+        let single = |mode: Mode, suite: &Suite| {
+            let row = stats.iter().find(|s| s.mode == mode && &s.suite == suite);
+            Some(row?.figure?.mean)
+        };
+        let streams = analysis::streams::figures(&batches, single);
+        Scope {
+            destination: runs
+                .last()
+                .map(|r| r.destination.clone())
+                .unwrap_or_default(),
+            runs,
+            stats,
+            streams,
+        }
+    }
 }
 
 /// The stored runs' statistics with the channel windows their transfers met: the newest

@@ -6,6 +6,7 @@ pub use super::bars::bars;
 use super::export::{Document, Grid};
 use super::scope::{Scope, figure_text, name_or, suite_label, unit};
 use super::workload::{self, workload_cells, workload_note};
+use crate::analysis::streams::StreamsFigure;
 use crate::analysis::workload::Verdict;
 use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
 use crate::model::{Mode, Phases, Rekey, Suite};
@@ -179,6 +180,9 @@ pub struct ShowView {
     /// Suites refused or with failures, in the selected modes: one line each.
     #[serde(skip)]
     pub problems: Vec<String>,
+    /// Parallel streams of the selected modes (`run --streams`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamsFigure>,
 }
 
 fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
@@ -230,6 +234,10 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
         header: scope.header(),
         sections,
         problems,
+        streams: (scope.streams.iter())
+            .filter(|f| opts.modes.contains(&f.mode))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -258,6 +266,9 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
         }
         if let Some(note) = workload_note(scope, sec) {
             doc.text(note);
+        }
+        for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
+            doc.text(f.sentence());
         }
     }
     if !v.problems.is_empty() {

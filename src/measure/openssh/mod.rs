@@ -247,6 +247,11 @@ fn fill(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &mut Seen) {
 }
 
 impl Transport for OpenSsh {
+    fn fork(&self) -> Option<Box<dyn Transport + Send>> {
+        let (ssh, target) = (self.ssh.clone(), self.target.clone());
+        Some(Box::new(OpenSsh::new(ssh, target, self.payload.clone())))
+    }
+
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         if req.mode.workload().is_some() {
             return self.workloads.measure(&self.ssh, &self.target, req, cancel);
@@ -328,6 +333,7 @@ mod tests {
             ramp: 5,
             timeout: Duration::from_secs(60),
             until: None,
+            start_at: None,
         };
         let args = transport().args(&req).join(" ");
         for want in [

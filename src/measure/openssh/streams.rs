@@ -256,6 +256,15 @@ pub(super) fn follow_send(
     }
 }
 
+/// Wait, when called, until `at` (a parallel batch's moment to let its data go).
+fn hold_until(at: Option<Instant>) -> impl Fn() {
+    move || {
+        if let Some(d) = at.and_then(|t| t.checked_duration_since(Instant::now())) {
+            std::thread::sleep(d);
+        }
+    }
+}
+
 /// Feed stdin: for `send`, each step of the protocol when the reader says so; for
 /// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
 pub(super) fn feed_stdin(
@@ -268,6 +277,7 @@ pub(super) fn feed_stdin(
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
     let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
+    let hold = hold_until(req.start_at);
     let payload = payload.clone();
     std::thread::spawn(move || {
         let mut report = WriterReport::default();
@@ -282,6 +292,7 @@ pub(super) fn feed_stdin(
                             stdin.flush()?;
                         }
                         WriteStep::Ramp => {
+                            hold();
                             payload.write_repeated(&mut stdin, ramp, 0)?;
                             report.written = ramp;
                         }
@@ -301,6 +312,7 @@ pub(super) fn feed_stdin(
                 Ok(())
             })(),
             Mode::Receive => {
+                hold();
                 let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
                 stdin.write_all(block).and_then(|()| stdin.flush())
             }

@@ -10,6 +10,7 @@ pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;
 use super::show::SuiteRow;
+use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::model::{AlgoKind, Mode, Phases};
 use crate::offer::grade::SuiteGrade;
@@ -54,6 +55,8 @@ pub struct ModeSummary {
     pub marginals: Vec<(AlgoKind, Vec<MarginalRow>)>,
     /// Top 3 suites of each cipher, ranked within it.
     pub per_cipher: Vec<SuiteRow>,
+    /// Parallel streams of this mode (`run --streams`).
+    pub streams: Vec<StreamsFigure>,
 }
 
 /// Everything `summary` prints.
@@ -136,6 +139,10 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
         } else {
             Vec::new()
         },
+        streams: (scope.streams.iter())
+            .filter(|f| f.mode == mode)
+            .cloned()
+            .collect(),
     }
 }
 

@@ -53,6 +53,9 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     {
         doc.text(s);
     }
+    for f in &sec.streams {
+        doc.text(f.sentence());
+    }
     if !sec.phases.is_empty() {
         doc.grid(phase_table(&sec.phases));
     }

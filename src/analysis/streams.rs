@@ -1,0 +1,177 @@
+//! Parallel streams (`--streams N`): a batch's total rate, and what it says against one
+//! stream's: parallel transfers help a connection that waits on its channel window or
+//! on one core, and not one that fills the link.
+
+use super::{Summary, summarize};
+use crate::model::{Mode, Sample, Suite};
+use serde::Serialize;
+
+/// A total at least this many times one stream's says parallel transfers pay.
+pub const HELPS: f64 = 1.25;
+
+/// N streams of one suite against one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamsFigure {
+    pub mode: Mode,
+    pub suite: Suite,
+    pub streams: u32,
+    /// The batches' total rates (bytes/s).
+    #[serde(skip)]
+    pub total: Summary,
+    pub mean: f64,
+    pub ci95: Option<f64>,
+    pub batches: usize,
+    /// One stream's mean rate in the same selection, when it was measured alone.
+    pub single: Option<f64>,
+}
+
+impl StreamsFigure {
+    /// The total over one stream's rate.
+    pub fn gain(&self) -> Option<f64> {
+        self.single.filter(|s| *s > 0.0).map(|s| self.mean / s)
+    }
+
+    /// One sentence with the numbers and what it means.
+    pub fn sentence(&self) -> String {
+        let mut s = format!(
+            "{} parallel {} streams of {} moved {:.1} MB/s",
+            self.streams,
+            self.mode,
+            self.suite.cipher.as_deref().unwrap_or("the default cipher"),
+            self.mean / 1e6
+        );
+        if let Some(ci) = self.total.ci95 {
+            s.push_str(&format!(" (±{:.1})", ci / 1e6));
+        }
+        match (self.gain(), self.single) {
+            (Some(g), Some(one)) if g >= HELPS => s.push_str(&format!(
+                ", {g:.1}× one stream's {:.1}: parallel transfers would help (one connection waits on its window or a core, not on the link).",
+                one / 1e6
+            )),
+            (Some(g), Some(one)) => s.push_str(&format!(
+                ", {g:.2}× one stream's {:.1}: parallel transfers would not help (the path is full).",
+                one / 1e6
+            )),
+            _ => s.push('.'),
+        }
+        s
+    }
+}
+
+/// A batch's total: every byte its streams moved over the span from the first one's
+/// first byte to the last one's last, what N transfers at once take. It includes each
+/// connection's ramp, so it is a little low against one stream's steady rate, never
+/// high; `None` unless every stream of the batch succeeded.
+pub fn batch_rate(batch: &[&Sample]) -> Option<f64> {
+    let mut bytes = 0u64;
+    let (mut first, mut last) = (f64::INFINITY, 0.0f64);
+    for s in batch {
+        let st = s.stream?;
+        if !s.outcome.is_success() {
+            return None;
+        }
+        bytes += s.bytes;
+        first = first.min(st.start);
+        last = last.max(st.end);
+    }
+    let whole = batch.len() as u32 == batch.first()?.stream?.of;
+    (whole && last > first).then(|| bytes as f64 / (last - first))
+}
+
+/// The stream figures of a selection: `batches` are (a batch's key, its samples); the
+/// key tells batches apart (run and round). `single` gives one stream's rate of a suite.
+pub fn figures<K: PartialEq>(
+    batches: &[(K, &Sample)],
+    single: impl Fn(Mode, &Suite) -> Option<f64>,
+) -> Vec<StreamsFigure> {
+    let mut groups: Vec<(Mode, &Suite, u32, Vec<f64>)> = Vec::new();
+    let mut seen: Vec<&K> = Vec::new();
+    for (key, s) in batches {
+        let Some(st) = s.stream else { continue };
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let members: Vec<&Sample> = (batches.iter())
+            .filter(|(k, o)| k == key && o.stream.is_some())
+            .map(|(_, o)| *o)
+            .collect();
+        let Some(rate) = batch_rate(&members) else {
+            continue;
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == s.mode && g.1 == &s.suite && g.2 == st.of)
+        {
+            Some(g) => g.3.push(rate),
+            None => groups.push((s.mode, &s.suite, st.of, vec![rate])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(mode, suite, streams, rates)| {
+            let total = summarize(&rates)?;
+            Some(StreamsFigure {
+                mode,
+                suite: suite.clone(),
+                streams,
+                mean: total.mean,
+                ci95: total.ci95,
+                batches: total.n,
+                single: single(mode, suite),
+                total,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Outcome, Stream};
+
+    fn stream(of: u32, end: f64, mb: u64) -> Sample {
+        let mut s = Sample::new(Suite::default(), Mode::Send, Outcome::Success);
+        s.bytes = mb << 20;
+        s.stream = Some(Stream {
+            of,
+            start: 0.5,
+            end: end + 0.5,
+        });
+        s
+    }
+
+    #[test]
+    fn a_batch_moved_all_its_bytes_in_the_time_its_last_stream_took() {
+        let a = stream(2, 1.0, 40);
+        let b = stream(2, 2.0, 40);
+        let rate = batch_rate(&[&a, &b]).unwrap();
+        assert!((rate - (40u64 << 20) as f64).abs() < 1.0, "{rate}");
+        // A stream missing or failed: the batch says nothing.
+        assert_eq!(batch_rate(&[&a]), None);
+        let mut failed = b.clone();
+        failed.outcome = Outcome::Failed {
+            kind: crate::model::FailureKind::Network,
+            message: "gone".into(),
+        };
+        assert_eq!(batch_rate(&[&a, &failed]), None);
+    }
+
+    #[test]
+    fn batches_of_a_suite_make_one_figure_against_one_stream() {
+        let (a, b) = (stream(2, 1.0, 40), stream(2, 1.0, 40));
+        let (c, d) = (stream(2, 1.0, 20), stream(2, 1.0, 20));
+        let batches = [(1, &a), (1, &b), (2, &c), (2, &d)];
+        let f = figures(&batches, |_, _| Some(30.0 * (1u64 << 20) as f64));
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].streams, f[0].batches), (2, 2));
+        assert!((f[0].gain().unwrap() - 2.0).abs() < 1e-9);
+        assert!(f[0].sentence().contains("parallel transfers would help"));
+        let full = figures(&batches, |_, _| Some(60.0 * (1u64 << 20) as f64));
+        assert!(
+            full[0].sentence().contains("would not help"),
+            "{}",
+            full[0].sentence()
+        );
+    }
+}
