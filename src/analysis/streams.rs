@@ -2,7 +2,7 @@
 //! stream's: parallel transfers help a connection that waits on its channel window or
 //! on one core, and not one that fills the link.
 
-use super::{Summary, summarize};
+use super::summarize;
 use crate::model::{Mode, Sample, Suite};
 use serde::Serialize;
 
@@ -15,9 +15,7 @@ pub struct StreamsFigure {
     pub mode: Mode,
     pub suite: Suite,
     pub streams: u32,
-    /// The batches' total rates (bytes/s).
-    #[serde(skip)]
-    pub total: Summary,
+    /// The batches' total rates (bytes/s): their mean, its 95% interval, their count.
     pub mean: f64,
     pub ci95: Option<f64>,
     pub batches: usize,
@@ -40,7 +38,7 @@ impl StreamsFigure {
             self.suite.cipher.as_deref().unwrap_or("the default cipher"),
             self.mean / 1e6
         );
-        if let Some(ci) = self.total.ci95 {
+        if let Some(ci) = self.ci95 {
             s.push_str(&format!(" (±{:.1})", ci / 1e6));
         }
         match (self.gain(), self.single) {
@@ -78,33 +76,31 @@ pub fn batch_rate(batch: &[&Sample]) -> Option<f64> {
     (whole && last > first).then(|| bytes as f64 / (last - first))
 }
 
-/// The stream figures of a selection: `batches` are (a batch's key, its samples); the
-/// key tells batches apart (run and round). `single` gives one stream's rate of a suite.
+/// The stream figures of a selection: `streams` are its stream samples, each with its
+/// batch's key (run and round, say). `single` gives one stream's rate of a suite.
 pub fn figures<K: PartialEq>(
-    batches: &[(K, &Sample)],
+    streams: &[(K, &Sample)],
     single: impl Fn(Mode, &Suite) -> Option<f64>,
 ) -> Vec<StreamsFigure> {
-    let mut groups: Vec<(Mode, &Suite, u32, Vec<f64>)> = Vec::new();
-    let mut seen: Vec<&K> = Vec::new();
-    for (key, s) in batches {
-        let Some(st) = s.stream else { continue };
-        if seen.contains(&key) {
-            continue;
+    let mut batches: Vec<(&K, Vec<&Sample>)> = Vec::new();
+    for (key, s) in streams.iter().filter(|(_, s)| s.stream.is_some()) {
+        match batches.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(s),
+            None => batches.push((key, vec![s])),
         }
-        seen.push(key);
-        let members: Vec<&Sample> = (batches.iter())
-            .filter(|(k, o)| k == key && o.stream.is_some())
-            .map(|(_, o)| *o)
-            .collect();
-        let Some(rate) = batch_rate(&members) else {
+    }
+    let mut groups: Vec<(Mode, &Suite, u32, Vec<f64>)> = Vec::new();
+    for (_, members) in &batches {
+        let (Some(rate), first) = (batch_rate(members), members[0]) else {
             continue;
         };
-        match groups
-            .iter_mut()
-            .find(|g| g.0 == s.mode && g.1 == &s.suite && g.2 == st.of)
-        {
+        let of = first.stream.map_or(0, |st| st.of);
+        let same = |g: &&mut (Mode, &Suite, u32, Vec<f64>)| {
+            g.0 == first.mode && g.1 == &first.suite && g.2 == of
+        };
+        match groups.iter_mut().find(same) {
             Some(g) => g.3.push(rate),
-            None => groups.push((s.mode, &s.suite, st.of, vec![rate])),
+            None => groups.push((first.mode, &first.suite, of, vec![rate])),
         }
     }
     groups
@@ -119,7 +115,6 @@ pub fn figures<K: PartialEq>(
                 ci95: total.ci95,
                 batches: total.n,
                 single: single(mode, suite),
-                total,
             })
         })
         .collect()

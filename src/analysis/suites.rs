@@ -110,7 +110,9 @@ impl SuiteStats {
             (_, Some(true)) => Bound::Server,
             (Some(false), Some(false)) if self.behind_the_path => self.busier_side(),
             (Some(false), Some(false)) => match (self.path_window, self.figure) {
-                (Some(w), Some(f)) if w.binds(f.mean, self.receiver_busy()) => Bound::Window,
+                (Some(w), Some(f)) if w.binds(f.mean, self.receiver_busy().unwrap_or(1.0)) => {
+                    Bound::Window
+                }
                 (Some(_), Some(_)) => Bound::Link,
                 _ => Bound::Network,
             },
@@ -119,12 +121,11 @@ impl SuiteStats {
     }
 
     /// The busy share of the side that takes the window in: the server for uploads.
-    fn receiver_busy(&self) -> f64 {
-        let b = match self.mode {
+    fn receiver_busy(&self) -> Option<f64> {
+        match self.mode {
             Mode::Send => self.server_busy,
             _ => self.client_busy,
-        };
-        b.unwrap_or(1.0)
+        }
     }
 
     /// A suite far behind its path is limited by its own cost, that is by CPU, though
@@ -351,12 +352,13 @@ pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option
         return;
     };
     for s in stats.iter_mut() {
-        let (bytes, busy) = match s.mode {
-            Mode::Send => (send, s.server_busy),
-            Mode::Receive => (receive, s.client_busy),
-            _ => (None, None),
+        let bytes = match s.mode {
+            Mode::Send => send,
+            Mode::Receive => receive,
+            _ => None,
         };
         let rate = s.figure.map(|f| f.mean).filter(|r| *r > 0.0);
+        let busy = s.receiver_busy();
         s.path_window = bytes.map(|bytes| {
             let handling = match (busy, rate) {
                 (Some(b), Some(r)) => bytes as f64 * b / r,

@@ -1,7 +1,7 @@
 //! Parallel streams (`--streams N`): after the rounds, batches of N concurrent
 //! connections of the best send and the best receive suite, let go at one moment. Each
-//! stream is stored as a sample of its own, with when its last byte came, so that a
-//! batch's rate is all its bytes over the time the last one took (`analysis::streams`).
+//! stream is stored as a sample of its own, with when its data began and ended, so that
+//! a batch's rate is all its bytes over the span of them all (`analysis::streams`).
 
 use super::sizing::{MAX_BYTES, calibrate, window_for};
 use super::{Abort, Event, Sink};
@@ -122,14 +122,12 @@ pub fn run(
             for (slot, s) in slots.iter().zip(&samples) {
                 sink.record(*slot, round, s).map_err(Abort::Store)?;
             }
-            let sample = &as_one(&samples);
-            let (done, retrying) = (done + 1, false);
             progress(Event::Finished {
                 round,
-                done,
+                done: done + 1,
                 total,
-                sample,
-                retrying,
+                sample: &as_one(&samples),
+                retrying: false,
             });
         }
     }
@@ -150,7 +148,7 @@ fn as_one(samples: &[Sample]) -> Sample {
 }
 
 /// N samples of `req` at once, their data held back to one moment ([`HANDSHAKES`]),
-/// each marked with when its last byte came after that moment.
+/// each marked with when its data began and ended after that moment.
 fn batch(
     req: &SampleRequest,
     rtt: f64,

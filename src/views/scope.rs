@@ -23,6 +23,7 @@ impl<'a> Scope<'a> {
         let reported = samples.iter().map(|s| (&s.sample, s.payload));
         let stats = with_windows(analysis::aggregate_reported(reported), runs);
         let batches: Vec<((i64, u32, Mode), &Sample)> = (samples.iter())
+            .filter(|s| s.sample.stream.is_some())
             .map(|s| ((s.run_id, s.round, s.sample.mode), &s.sample))
             .collect();
         let single = |mode: Mode, suite: &Suite| {
