@@ -47,6 +47,18 @@ fn assert_cpu_probes(shell: &str, stderr: &str) {
         let p = remote::parse_cpu_probe(line, marker)
             .unwrap_or_else(|| panic!("{shell}: {marker} unreadable in {line:?}"));
         assert!(p.shell.is_some_and(|s| s >= 0.0), "{shell}: {line:?}");
+        // Linux: the CPU set of the process the probe climbed to, counted from its
+        // `Cpus_allowed_list`, and the online CPUs (no sshd here, so not parsed).
+        if cfg!(target_os = "linux") {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let set: usize = f[10]
+                .parse()
+                .unwrap_or_else(|_| panic!("{shell}: {line:?}"));
+            let online: usize = f[11]
+                .parse()
+                .unwrap_or_else(|_| panic!("{shell}: {line:?}"));
+            assert!((1..=online.max(64)).contains(&set), "{shell}: {line:?}");
+        }
     }
 }
 

@@ -440,6 +440,20 @@ fn a_split_sandbox_runs_sshd_and_its_sessions_on_the_server_cpus() {
     assert!(out.status.success(), "{}", sb.log());
     let session = String::from_utf8(out.stdout).unwrap();
     assert_eq!(listed(&session).as_deref(), Some(want.as_str()));
+    // Each transfer records the CPU sets both sides could use (this test's own process
+    // is not pinned: ssh may use every CPU), and the CPU of sshbench's own thread that
+    // fed or drained ssh.
+    let mut t = common::transport(&sb);
+    let aes = suite(None, None, Some("aes128-gcm@openssh.com"), None);
+    for mode in [Mode::Send, Mode::Receive] {
+        let s = t.measure(&req(mode, aes.clone(), 16 << 20), &Cancel::new());
+        assert_eq!(s.outcome, Outcome::Success, "{mode}: {s:?}");
+        let cpu = s.server_cpu.expect("the server session's CPU");
+        assert_eq!(cpu.cores, Some(server.len() as f64), "{mode}");
+        let client = s.client_window_cpu.expect("ssh's CPU over the window");
+        assert_eq!(client.cores, Some(allowed.len() as f64), "{mode}");
+        assert!(client.feeder.is_some_and(|f| f > 0.0), "{mode}: {client:?}");
+    }
 }
 
 /// Regression: a long-lived sandbox in another process (`sshbench sandbox`) once held a

@@ -201,14 +201,49 @@ mod tests {
 
     fn window(peak_ticks: u32, limit: Option<f64>, throttled: Option<f64>) -> CpuWindow {
         CpuWindow {
-            seconds: f64::from(peak_ticks) / 100.0,
-            peak: f64::from(peak_ticks) / 100.0,
-            interval: std::time::Duration::from_millis(200),
-            bytes: 1 << 20,
             limit,
             throttled,
-            waited: None,
+            ..CpuWindow::of(
+                f64::from(peak_ticks) / 100.0,
+                std::time::Duration::from_millis(200),
+                1 << 20,
+            )
         }
+    }
+
+    fn assert_close(got: Option<f64>, want: f64) {
+        assert!(
+            got.is_some_and(|g| (g - want).abs() < 1e-9),
+            "{got:?} != {want}"
+        );
+    }
+
+    #[test]
+    fn processes_that_fill_the_cores_they_may_use_are_saturated() {
+        // sshd 0.8 of a core and its `wc` 0.2, both confined to one CPU: the CPU is full,
+        // though no process fills it alone.
+        let mut w = window(16, None, None);
+        w.seconds = 0.2;
+        assert_close(w.busy(), 0.8);
+        w.cores = Some(1.0);
+        assert_close(w.busy(), 1.0);
+        assert_close(busy(&[w, w]), 1.0);
+        // The same processes with two CPUs to run on: the busiest one is what counts.
+        w.cores = Some(2.0);
+        assert_close(w.busy(), 0.8);
+        // A quota caps the set: 1.25 cores of CPU time fill 1.25 cores of quota.
+        w.seconds = 0.25;
+        w.limit = Some(1.25);
+        assert_close(w.busy(), 1.0);
+        // The client: ssh 0.8 and sshbench's feeder thread 0.2 on one CPU.
+        let mut c = window(16, None, None);
+        c.cores = Some(1.0);
+        c.feeder = Some(0.04);
+        assert_close(c.busy(), 1.0);
+        // One window whose set is unknown: pooled, only the busiest process counts.
+        let mut unknown = c;
+        unknown.cores = None;
+        assert_close(busy(&[c, unknown]), 0.8);
     }
 
     #[test]

@@ -145,8 +145,10 @@ impl SuiteStats {
 /// come in clock ticks (10 ms on most systems), so one 200 ms window is only good to a
 /// tick or two: a saturated process can read 0.85 in one window and 0.95 in the next.
 /// The windows are therefore pooled (all the busiest process's CPU over all the time),
-/// which averages the rounding out. Under an enforced quota each window's own figure
-/// (from its throttled periods) is used, and the median of those.
+/// which averages the rounding out; so is the side's CPU over the cores it may use
+/// (its processes together can fill a core that none of them fills alone). Under an
+/// enforced quota each window's own figure (from its throttled periods) is used, and
+/// the median of those.
 pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
     if windows
         .iter()
@@ -157,7 +159,12 @@ pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
     }
     let time: f64 = windows.iter().map(|w| w.interval.as_secs_f64()).sum();
     let cpu: f64 = windows.iter().map(CpuWindow::demand).sum();
-    (time > 0.0).then(|| cpu / time)
+    // The cores the side may use, pooled the same way where every window knows them.
+    let set: Option<f64> = windows
+        .iter()
+        .map(|w| Some(w.set_demand() / w.set_cores()?))
+        .sum();
+    (time > 0.0).then(|| (cpu / time).max(set.unwrap_or(0.0) / time))
 }
 
 /// Echo: the median round trip of a session, in seconds.
@@ -465,15 +472,7 @@ mod tests {
         let mut s = sample(cipher, transfer_ms, Outcome::Success);
         s.suite.compression = zlib.then(|| "zlib@openssh.com".to_string());
         let t = Duration::from_millis(transfer_ms);
-        let window = |b: f64| CpuWindow {
-            seconds: b * t.as_secs_f64(),
-            peak: b * t.as_secs_f64(),
-            interval: t,
-            bytes: s.bytes,
-            limit: None,
-            throttled: None,
-            waited: None,
-        };
+        let window = |b: f64| CpuWindow::of(b * t.as_secs_f64(), t, s.bytes);
         s.client_window_cpu = Some(window(busy.0));
         s.server_cpu = Some(window(busy.1));
         s

@@ -45,8 +45,10 @@ pub const CPU1: &str = "SSHBENCH-CPU1";
 
 /// Shell code that defines `u MARKER`, which prints MARKER and the CPU time this session
 /// has used so far:
-/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED` (WAITED: the
-/// sshd's run-queue delay in ns from `/proc/PID/schedstat`, or `-`). It climbs from the shell to the sshd (or dropbear) process
+/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED SET ONLINE`
+/// (WAITED: the sshd's run-queue delay in ns from `/proc/PID/schedstat`, or `-`; SET:
+/// how many CPUs its `Cpus_allowed_list` names, or `-`; ONLINE: the machine's online
+/// CPUs, or `-`). It climbs from the shell to the sshd (or dropbear) process
 /// serving the session (at most three levels; FOUND is 1 when it got there), then
 /// reports that process's CPU and this shell's (with its finished children: `wc`, `cat`,
 /// `head`), as clock ticks from /proc on Linux or as `ps -o time=` elsewhere, or `-`.
@@ -67,6 +69,10 @@ const CPU_PROBE: &str = concat!(
     r#"t() { if read -r l 2>/dev/null < /proc/$1/stat; then l=${l##*)}; set -- $l; "#,
     r#"C=$((${12}+${13}+${14}+${15})); else C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
     r#"C=${C:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
+    r#"o=$(getconf _NPROCESSORS_ONLN 2>/dev/null); N=-; [ -r /proc/$s/status ] && "#,
+    r#"while read -r a b; do case $a in Cpus_allowed_list:) N=0; IFS=,; for x in $b; do "#,
+    r#"case $x in *-*) N=$((N+${x#*-}-${x%-*}+1));; *) N=$((N+1));; esac; done; unset IFS;; "#,
+    r#"esac; done < /proc/$s/status; "#,
     r#"q=- r=- d=; [ -r /proc/self/cgroup ] && while IFS=: read a b c; do "#,
     r#"case $b in cpu|cpu,*|*,cpu|*,cpu,*) [ -r /sys/fs/cgroup/$b$c/cpu.cfs_quota_us ] && "#,
     r#"d=/sys/fs/cgroup/$b$c && read q < $d/cpu.cfs_quota_us && read r < $d/cpu.cfs_period_us;; "#,
@@ -75,7 +81,7 @@ const CPU_PROBE: &str = concat!(
     r#"w() { P=- T=-; [ -n "$d" ] && [ -r $d/cpu.stat ] && while read a b; do "#,
     r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; }; "#,
     r#"u() { t $s; A=$C; t $$; w; W=-; [ -r /proc/$s/schedstat ] && read -r x W y < /proc/$s/schedstat; "#,
-    r#"echo $1 $k $A $C $hz $q $r $P $T $W; }"#
+    r#"echo $1 $k $A $C $hz $q $r $P $T $W $N ${o:--}; }"#
 );
 
 /// Print the session's CPU line (see [`CPU_PROBE`]) with `marker` on stdout: run over a
@@ -140,6 +146,9 @@ pub struct CpuProbe {
     pub periods: Option<(u64, u64)>,
     /// Seconds the sshd has waited for a CPU so far (Linux `/proc/PID/schedstat`).
     pub waited: Option<f64>,
+    /// The CPUs the sshd (and so its session) may run on: its affinity set, at most the
+    /// online CPUs.
+    pub cores: Option<f64>,
 }
 
 /// The session's CPU between two probes over an interval in which `bytes` moved: the
@@ -166,6 +175,8 @@ pub fn cpu_between(
             _ => None,
         },
         waited: b.waited.zip(a.waited).map(|(y, x)| (y - x).max(0.0)),
+        cores: b.cores,
+        feeder: None,
         interval,
         bytes,
     })
@@ -224,7 +235,16 @@ pub fn parse_cpu_probe(line: &str, marker: &str) -> Option<CpuProbe> {
             .then(|| f.get(8)?.parse::<u64>().ok())
             .flatten()
             .map(|ns| ns as f64 / 1e9),
+        cores: cores(found, f.get(9), f.get(10)),
     })
+}
+
+/// The sshd's CPU set: how many CPUs its affinity names, at most the online ones (an
+/// affinity mask may name CPUs that are not there).
+fn cores(found: &str, set: Option<&&str>, online: Option<&&str>) -> Option<f64> {
+    let set: u32 = set.and_then(|v| v.parse().ok()).filter(|n| *n > 0)?;
+    let online: Option<u32> = online.and_then(|v| v.parse().ok()).filter(|n| *n > 0);
+    (found == "1").then(|| f64::from(online.map_or(set, |o| set.min(o))))
 }
 
 #[cfg(test)]
@@ -241,7 +261,8 @@ mod tests {
                 shell: Some(0.12),
                 limit: None,
                 periods: None,
-                waited: None
+                waited: None,
+                cores: None
             }
         );
         // BSD/macOS ps times.
@@ -253,7 +274,8 @@ mod tests {
                 shell: Some(0.05),
                 limit: None,
                 periods: None,
-                waited: None
+                waited: None,
+                cores: None
             }
         );
         let p = parse_cpu_probe("SSHBENCH-CPU1 1 1-00:00:01 - 100 -1 100000", CPU1).unwrap();
@@ -264,7 +286,8 @@ mod tests {
                 shell: None,
                 limit: None,
                 periods: None,
-                waited: None
+                waited: None,
+                cores: None
             }
         );
         // A cgroup quota of a quarter core (v1), and v2's `max`.
@@ -275,6 +298,13 @@ mod tests {
         assert_eq!(p.waited, Some(0.25));
         let p = parse_cpu_probe("SSHBENCH-CPU1 0 5 5 100 - - - - 250000000", CPU1).unwrap();
         assert_eq!(p.waited, None, "not the sshd's");
+        // Its CPU set: one CPU of two; a mask naming more CPUs than are online.
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 - - - - - 1 2", CPU1).unwrap();
+        assert_eq!(p.cores, Some(1.0));
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 - - - - - 64 2", CPU1).unwrap();
+        assert_eq!(p.cores, Some(2.0));
+        let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 - - - - - - 2", CPU1).unwrap();
+        assert_eq!(p.cores, None);
         assert_eq!(
             parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 max 100000", CPU1)
                 .unwrap()

@@ -221,14 +221,40 @@ pub struct CpuWindow {
     /// cores with others is saturated though its own CPU time is not a whole core.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waited: Option<f64>,
+    /// The CPUs the side's processes may run on (their affinity set, at most the online
+    /// CPUs), where the OS tells: when they are few, the processes together can fill
+    /// them though none of them fills a core.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cores: Option<f64>,
+    /// Client side: seconds of sshbench's own thread that fed ssh's stdin or drained its
+    /// stdout over the window. Not ssh's cost (not in `seconds`), but it runs on the same
+    /// cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feeder: Option<f64>,
 }
 
 impl CpuWindow {
+    /// `seconds` of one process over `interval` while `bytes` moved; nothing else known.
+    pub fn of(seconds: f64, interval: Duration, bytes: u64) -> CpuWindow {
+        CpuWindow {
+            seconds,
+            peak: seconds,
+            interval,
+            bytes,
+            limit: None,
+            throttled: None,
+            waited: None,
+            cores: None,
+            feeder: None,
+        }
+    }
+
     /// How saturated the side is (1.0 = fully): under a quota that the kernel had to
     /// enforce, the fraction of throttled scheduling periods scaled so that half of them
     /// counts as saturated (CPU time itself is too coarse, in clock ticks, over a few
     /// hundred milliseconds); otherwise the busiest process's share of one core, its
-    /// time waiting for a CPU counted in (see [`CpuWindow::demand`]).
+    /// time waiting for a CPU counted in (see [`CpuWindow::demand`]), or how full the
+    /// cores the side may use were, whichever is more.
     pub fn busy(&self) -> Option<f64> {
         let t = self.interval.as_secs_f64();
         if t <= 0.0 {
@@ -237,13 +263,26 @@ impl CpuWindow {
         if let (Some(cap), Some(th)) = (self.limit.filter(|l| *l < 1.0), self.throttled) {
             return Some((th * 2.0).max(self.seconds / t / cap).min(1.0));
         }
-        Some(self.demand() / t)
+        let set = self.set_cores().map_or(0.0, |n| self.set_demand() / t / n);
+        Some((self.demand() / t).max(set))
     }
 
     /// The busiest process's CPU time plus its time waiting for a CPU: how long it
     /// wanted one.
     pub fn demand(&self) -> f64 {
         self.peak + self.waited.unwrap_or(0.0).max(0.0)
+    }
+
+    /// What the side's processes (and the feeder beside them) used of their cores.
+    pub fn set_demand(&self) -> f64 {
+        self.seconds + self.feeder.unwrap_or(0.0).max(0.0)
+    }
+
+    /// How many cores the side's processes could use: their affinity set, capped by a
+    /// quota; `None` when the set is not known.
+    pub fn set_cores(&self) -> Option<f64> {
+        let n = self.cores.filter(|n| *n > 0.0)?;
+        Some(self.limit.map_or(n, |l| n.min(l)))
     }
 
     pub fn per_gb(&self) -> Option<f64> {

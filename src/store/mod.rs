@@ -451,13 +451,9 @@ mod tests {
         });
         let w = full.window.unwrap();
         full.client_window_cpu = Some(CpuWindow {
-            seconds: 0.03,
-            peak: 0.03,
-            limit: None,
-            throttled: None,
-            waited: None,
-            interval: w.time,
-            bytes: w.bytes,
+            feeder: Some(0.01),
+            cores: Some(1.0),
+            ..CpuWindow::of(0.03, w.time, w.bytes)
         });
         full.server_cpu = Some(CpuWindow {
             seconds: 0.04,
@@ -465,6 +461,8 @@ mod tests {
             limit: Some(0.25),
             throttled: Some(0.5),
             waited: None,
+            cores: Some(2.0),
+            feeder: None,
             interval: Duration::from_millis(45),
             bytes: 1 << 19,
         });

@@ -114,6 +114,15 @@ fn detail_values(s: &Sample) -> Result<Vec<Value>> {
             Box::new(s.client_window_cpu.and_then(|c| c.waited)),
         ),
         ("server_waited_s", Box::new(server.and_then(|c| c.waited))),
+        (
+            "client_feeder_cpu_s",
+            Box::new(s.client_window_cpu.and_then(|c| c.feeder)),
+        ),
+        (
+            "client_cores",
+            Box::new(s.client_window_cpu.and_then(|c| c.cores)),
+        ),
+        ("server_cores", Box::new(server.and_then(|c| c.cores))),
         ("rekey_bytes", Box::new(rekey_bytes)),
         ("rekey_s", Box::new(s.rekey.map(|r| r.seconds))),
         ("streams", Box::new(s.stream.map(|t| t.of))),
@@ -166,14 +175,13 @@ fn window(r: &Row) -> rusqlite::Result<Option<Window>> {
 fn client_window_cpu(r: &Row, w: Option<Window>) -> rusqlite::Result<Option<CpuWindow>> {
     let c: Option<f64> = r.get("client_window_cpu_s")?;
     let waited: Option<f64> = r.get("client_waited_s")?;
+    let feeder: Option<f64> = r.get("client_feeder_cpu_s")?;
+    let cores: Option<f64> = r.get("client_cores")?;
     Ok(c.zip(w).map(|(c, w)| CpuWindow {
-        seconds: c,
-        peak: c,
-        limit: None,
-        throttled: None,
         waited,
-        interval: w.time,
-        bytes: w.bytes,
+        feeder,
+        cores,
+        ..CpuWindow::of(c, w.time, w.bytes)
     }))
 }
 
@@ -190,6 +198,8 @@ fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
         limit: r.get("server_cpu_limit")?,
         throttled: r.get("server_throttled")?,
         waited: r.get("server_waited_s")?,
+        cores: r.get("server_cores")?,
+        feeder: None,
         interval: Duration::from_secs_f64(t.max(0.0)),
         bytes: b.max(0) as u64,
     }))

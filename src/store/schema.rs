@@ -8,7 +8,7 @@ use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -99,6 +99,11 @@ ALTER TABLE samples ADD COLUMN server_waited_s REAL;        -- the session sshd'
 ALTER TABLE samples ADD COLUMN streams INTEGER;             -- one of this many concurrent connections (--streams), NULL: alone
 ALTER TABLE samples ADD COLUMN stream_start_s REAL;         -- its first byte of data, after the batch's streams were let go
 ALTER TABLE samples ADD COLUMN stream_end_s REAL;           -- ... and its last
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN client_feeder_cpu_s REAL;    -- sshbench's own feeding/draining thread over the window
+ALTER TABLE samples ADD COLUMN client_cores REAL;           -- CPUs ssh may run on (affinity), NULL: unknown
+ALTER TABLE samples ADD COLUMN server_cores REAL;           -- CPUs the session's sshd may run on
 "#,
 ];
 

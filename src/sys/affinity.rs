@@ -116,6 +116,17 @@ mod os {
         )
     }
 
+    pub fn cpus_of(pid: u32) -> Option<usize> {
+        let set = sched_getaffinity(Pid::from_raw(i32::try_from(pid).ok()?)).ok()?;
+        let n = (0..CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .count();
+        // SAFETY: sysconf is thread-safe.
+        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        let online = usize::try_from(online).ok().filter(|o| *o > 0).unwrap_or(n);
+        (n > 0).then(|| n.min(online))
+    }
+
     /// (package, core) from sysfs.
     pub fn core_of(cpu: usize) -> Option<(u32, u32)> {
         let read = |name: &str| {
@@ -158,6 +169,10 @@ mod os {
         None
     }
 
+    pub fn cpus_of(_: u32) -> Option<usize> {
+        None
+    }
+
     pub fn pin_thread(_: &[usize]) -> Result<()> {
         bail!("CPU pinning is implemented for Linux only")
     }
@@ -170,6 +185,12 @@ mod os {
 /// The CPUs this process may run on (ascending); `None` where that is unknown.
 pub fn allowed() -> Option<Vec<usize>> {
     os::allowed()
+}
+
+/// How many CPUs process `pid` may run on (its affinity, at most the online CPUs);
+/// `None` where that is unknown.
+pub fn cpus_of(pid: u32) -> Option<usize> {
+    os::cpus_of(pid)
 }
 
 /// Restrict the calling thread, and every thread and process it starts afterwards, to

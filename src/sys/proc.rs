@@ -175,6 +175,13 @@ pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
     }
 }
 
+/// The CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`: Linux,
+/// the BSDs, macOS); `None` where the clock is missing.
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
+    Some(std::time::Duration::from(t))
+}
+
 /// How long a live process has been ready to run but waited for a CPU (the run-queue
 /// delay, second field of `/proc/PID/schedstat`): Linux only; `None` elsewhere or when
 /// the kernel does not keep it.

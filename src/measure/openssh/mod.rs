@@ -188,17 +188,18 @@ fn fill_transfer(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &Se
     sample.window = steady_window(req, moved, out, sample.rtt);
     if let (Some(a), Some(b), Some(w)) = (out.client_cpu_mark, out.client_cpu_end, sample.window) {
         let seconds = b.saturating_sub(a).as_secs_f64();
+        let span = |a: Option<Duration>, b: Option<Duration>| {
+            a.zip(b).map(|(a, b)| b.saturating_sub(a).as_secs_f64())
+        };
+        let feeder = match req.mode {
+            Mode::Send => seen.written.rest_cpu.map(|d| d.as_secs_f64()),
+            _ => span(out.drain_cpu_mark, out.drain_cpu_end),
+        };
         sample.client_window_cpu = Some(CpuWindow {
-            seconds,
-            peak: seconds,
-            limit: None,
-            throttled: None,
-            waited: out
-                .client_wait_mark
-                .zip(out.client_wait_end)
-                .map(|(a, b)| b.saturating_sub(a).as_secs_f64()),
-            interval: w.time,
-            bytes: w.bytes,
+            waited: span(out.client_wait_mark, out.client_wait_end),
+            cores: out.client_cores.map(|n| n as f64),
+            feeder,
+            ..CpuWindow::of(seconds, w.time, w.bytes)
         });
     }
     sample.server_cpu = server_cpu(req, lines, sample);

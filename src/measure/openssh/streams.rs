@@ -27,6 +27,11 @@ pub(super) struct StdoutReport {
     /// ssh's run-queue delay at the same two instants (Linux).
     pub(super) client_wait_mark: Option<Duration>,
     pub(super) client_wait_end: Option<Duration>,
+    /// How many CPUs ssh may run on, read at the mark.
+    pub(super) client_cores: Option<usize>,
+    /// Receive: this reading thread's own CPU time at the mark and at the end.
+    pub(super) drain_cpu_mark: Option<Duration>,
+    pub(super) drain_cpu_end: Option<Duration>,
     pub(super) error: Option<String>,
 }
 
@@ -47,6 +52,8 @@ pub(super) struct WriterReport {
     pub(super) ping_at: Option<Instant>,
     /// Send: bytes written, ramp included.
     pub(super) written: u64,
+    /// Send: this writing thread's CPU time over the rest (the measured window).
+    pub(super) rest_cpu: Option<Duration>,
     pub(super) error: Option<String>,
 }
 
@@ -115,13 +122,14 @@ pub(super) fn read_stdout(
                                 if report.mark_at.is_none() && report.received >= ramp {
                                     report.mark_at = Some(now);
                                     report.mark_bytes = report.received;
-                                    report.client_cpu_mark = proc::cpu_time(pid);
-                                    report.client_wait_mark = proc::run_queue_wait(pid);
+                                    mark_client(&mut report, pid);
+                                    report.drain_cpu_mark = proc::thread_cpu_time();
                                 }
                                 if report.received >= expected && report.end_at.is_none() {
                                     report.end_at = Some(now);
                                     report.client_cpu_end = proc::cpu_time(pid);
                                     report.client_wait_end = proc::run_queue_wait(pid);
+                                    report.drain_cpu_end = proc::thread_cpu_time();
                                 }
                             }
                         }
@@ -245,8 +253,7 @@ pub(super) fn follow_send(
         return;
     };
     report.mark_at = Some(mark);
-    report.client_cpu_mark = proc::cpu_time(pid);
-    report.client_wait_mark = proc::run_queue_wait(pid);
+    mark_client(report, pid);
     let _ = go.send(WriteStep::Rest);
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
@@ -254,6 +261,13 @@ pub(super) fn follow_send(
         report.client_wait_end = proc::run_queue_wait(pid);
         report.count_line = Some(line);
     }
+}
+
+/// Note ssh's CPU, run-queue delay and CPU set at the start of the measured window.
+fn mark_client(report: &mut StdoutReport, pid: u32) {
+    report.client_cpu_mark = proc::cpu_time(pid);
+    report.client_wait_mark = proc::run_queue_wait(pid);
+    report.client_cores = crate::sys::affinity::cpus_of(pid);
 }
 
 /// Wait, when called, until `at` (a parallel batch's moment to let its data go).
@@ -298,6 +312,7 @@ pub(super) fn feed_stdin(
                         }
                         WriteStep::Rest => {
                             let started = Instant::now();
+                            let cpu = proc::thread_cpu_time();
                             while report.written < bytes
                                 && until.is_none_or(|u| started.elapsed() < u)
                             {
@@ -305,6 +320,9 @@ pub(super) fn feed_stdin(
                                 payload.write_repeated(&mut stdin, n, report.written)?;
                                 report.written += n;
                             }
+                            report.rest_cpu = cpu
+                                .zip(proc::thread_cpu_time())
+                                .map(|(a, b)| b.saturating_sub(a));
                             break;
                         }
                     }

@@ -207,13 +207,8 @@ fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: (u64, 
     sample.client_window_cpu = master_cpu.map(|m| {
         let tool = timed.exit.cpu.total().as_secs_f64();
         CpuWindow {
-            seconds: m + tool,
             peak: m.max(tool),
-            limit: None,
-            throttled: None,
-            waited: None,
-            interval,
-            bytes,
+            ..CpuWindow::of(m + tool, interval, bytes)
         }
     });
     sample.server_cpu = cpu
