@@ -93,6 +93,17 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         );
         assert!(stderr.contains(&said), "{said:?} missing:\n{stderr}");
     }
+    // One raw TCP stream along the sandbox's path, stored with the run and reported
+    // beside what SSH moved: loopback carries more than any cipher.
+    let tcp = runs[0].tcp_rate.expect("the path's raw TCP rate");
+    assert!(
+        stderr.contains("path: one raw TCP stream moves"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("send path: "), "{stdout}");
+    let best = store.samples(&[runs[0].id]).unwrap();
+    let fastest = (best.iter().filter_map(|s| s.sample.throughput())).fold(0.0, f64::max);
+    assert!(tcp > fastest, "raw TCP {tcp} B/s, SSH {fastest}");
 
     // Echo: percentiles of every keystroke, stored one by one and read back.
     let show = sshbench()

@@ -161,7 +161,25 @@ fn a_slow_link_is_network_bound() {
             gain < sshbench::analysis::streams::HELPS,
             "{mode}: 4 streams moved {gain:.2}x one"
         );
+        // The path's ceiling is the link's, and a raw TCP stream through the shaped
+        // link meets the same 2 MB/s.
+        let (rate, reached, tcp) =
+            ceiling(&db, "local sandbox (link shaped to 16000 kbit/s)", mode);
+        assert!(reached && rate / 1e6 < 2.5, "{mode}: {rate} {reached}");
+        assert!((tcp / 2e6 - 1.0).abs() < 0.2, "{mode}: raw TCP {tcp} B/s");
     }
+}
+
+/// The path's ceiling of `mode` from `show`'s JSON: (the rate, whether neither CPU
+/// limited it, one raw TCP stream's rate).
+fn ceiling(db: &Path, dest: &str, mode: &str) -> (f64, bool, f64) {
+    let out = common::stdout_of(db, &["show", dest, "--format", "json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let c = (v["ceilings"].as_array().unwrap().iter())
+        .find(|c| c["mode"] == mode)
+        .unwrap_or_else(|| panic!("no {mode} ceiling: {v}"));
+    let f = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("{k}: {c}"));
+    (f("rate"), c["reached"] == true, f("tcp"))
 }
 
 /// What N parallel streams of `mode` moved against one stream, from `show`'s JSON.
@@ -354,6 +372,16 @@ fn a_far_link_is_window_bound_at_the_window_over_the_round_trip() {
         "{text}"
     );
     assert!(text.contains("parallel transfers would help"), "{text}");
+    // The path itself carries much more than one channel's window allows.
+    for mode in ["send", "receive"] {
+        let (rate, reached, tcp) = ceiling(&db, dest, mode);
+        assert!(
+            reached,
+            "{mode}: window-bound, so no CPU limits the ceiling"
+        );
+        assert!(tcp > 2.0 * rate, "{mode}: raw TCP {tcp} against {rate}");
+    }
+    assert!(text.contains("send path: "), "{text}");
 }
 
 /// A busy loop sharing the sandbox sshd's core: sshd gets about half of it and waits

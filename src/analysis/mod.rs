@@ -1,5 +1,6 @@
 //! Statistics over samples: pure functions, no I/O.
 
+pub mod ceiling;
 mod grouping;
 mod rank;
 pub mod streams;

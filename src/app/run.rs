@@ -137,6 +137,7 @@ struct NewRunInput<'a> {
     plan: &'a Plan,
     ssh: &'a Path,
     cancel: &'a Cancel,
+    progress: &'a Progress,
 }
 
 fn create(store: &Store, i: NewRunInput) -> Result<Start> {
@@ -158,6 +159,18 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     })?;
     if !i.cfg.mock_transport {
         record_server_window(store, id, i.ssh, i.srv, i.cancel)?;
+    }
+    match i.srv.tcp_rate() {
+        Some(Ok(rate)) => {
+            let mb = rate / 1e6;
+            i.progress
+                .say(&format!("path: one raw TCP stream moves {mb:.1} MB/s"));
+            store.set_tcp_rate(id, rate)?;
+        }
+        Some(Err(e)) => i
+            .progress
+            .say(&format!("the path's raw TCP rate is unknown: {e:#}")),
+        None => {}
     }
     Ok((id, seed, Vec::new()))
 }
@@ -374,6 +387,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
                 plan: &plan,
                 ssh: &ssh,
                 cancel: &cancel,
+                progress: &progress,
             },
         )?,
     };

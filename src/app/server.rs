@@ -84,7 +84,15 @@ pub struct Server {
     pub strict_kex: Option<bool>,
     pub resolved: Option<target::Resolved>,
     /// Kept alive for the whole run; dropping it tears the sandbox down.
-    _sandbox: Option<Sandbox>,
+    sandbox: Option<Sandbox>,
+}
+
+impl Server {
+    /// The sandbox's path: what one raw TCP stream moves along it (see
+    /// [`Sandbox::tcp_rate`]); `None` for a real server, or with why it failed.
+    pub fn tcp_rate(&self) -> Option<Result<f64>> {
+        Some(self.sandbox.as_ref()?.tcp_rate())
+    }
 }
 
 /// The sandbox started and pinned, and what it offers.
@@ -121,7 +129,7 @@ fn sandbox_server(
         version,
         strict_kex,
         resolved: Some(resolved),
-        _sandbox: Some(sb),
+        sandbox: Some(sb),
     })
 }
 
@@ -184,6 +192,6 @@ pub fn connect_server(
         version,
         strict_kex,
         resolved: Some(r),
-        _sandbox: None,
+        sandbox: None,
     })
 }

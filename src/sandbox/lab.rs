@@ -84,6 +84,21 @@ impl Drop for Cgroup {
     }
 }
 
+/// Move the calling thread (only it) into the network namespace `name`, so that what
+/// it binds listens where the sandbox sshd does.
+#[cfg(target_os = "linux")]
+pub fn enter_netns(name: &str) -> Result<()> {
+    let f = fs::File::open(Path::new("/run/netns").join(name))
+        .with_context(|| format!("opening network namespace {name}"))?;
+    nix::sched::setns(f, nix::sched::CloneFlags::CLONE_NEWNET)
+        .with_context(|| format!("entering network namespace {name}"))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn enter_netns(name: &str) -> Result<()> {
+    bail!("network namespaces ({name}) exist on Linux only")
+}
+
 /// A network namespace joined to this one by a shaped veth pair.
 pub struct Netns {
     pub name: String,

@@ -16,6 +16,7 @@ mod keys;
 pub mod lab;
 mod privsep;
 mod relay;
+mod tcp;
 
 pub use config::filter_accepted;
 pub use find::{find_on_path, find_sshd};

@@ -18,6 +18,7 @@ const IN_FLIGHT: usize = 1024;
 /// A running relay; dropping it stops accepting and closes every relayed connection.
 pub struct Relay {
     port: u16,
+    rtt: Duration,
     stop: Arc<AtomicBool>,
     accept: Option<JoinHandle<()>>,
 }
@@ -98,6 +99,7 @@ impl Relay {
         });
         Ok(Relay {
             port,
+            rtt,
             stop,
             accept: Some(accept),
         })
@@ -105,6 +107,11 @@ impl Relay {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The round trip it adds.
+    pub fn rtt(&self) -> Duration {
+        self.rtt
     }
 }
 

@@ -110,6 +110,10 @@ pub struct RunRecord {
     /// Bytes the server's session channel window opened with; `None` when not read
     /// (or before schema v8).
     pub server_window: Option<u64>,
+    /// The sandbox: bytes per second one raw TCP stream moved along its path at the
+    /// run's start; `None` for real servers (or before schema v11).
+    #[serde(default)]
+    pub tcp_rate: Option<f64>,
     pub machine: Machine,
     pub options_json: String,
     pub plan: Vec<PlanItem>,
@@ -248,6 +252,15 @@ impl Store {
         Ok(())
     }
 
+    /// Record the raw TCP rate of the sandbox's path, as measured at the run's start.
+    pub fn set_tcp_rate(&self, run_id: i64, rate: f64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET path_tcp_rate = ?2 WHERE id = ?1",
+            params![run_id, rate],
+        )?;
+        Ok(())
+    }
+
     pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
         let finished = status != "running";
         self.conn.execute(
@@ -272,6 +285,7 @@ impl Store {
                 server_version: row.get(7)?,
                 server_strict_kex: row.get(14)?,
                 server_window: row.get::<_, Option<i64>>(15)?.map(|w| w.max(0) as u64),
+                tcp_rate: row.get(16)?,
                 machine: Machine::default(),
                 options_json: row.get(9)?,
                 plan: Vec::new(),
@@ -290,7 +304,7 @@ impl Store {
     const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
         r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
         r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id),
-        r.client_defaults_json, r.server_strict_kex, r.server_window";
+        r.client_defaults_json, r.server_strict_kex, r.server_window, r.path_tcp_rate";
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>> {

@@ -104,6 +104,7 @@ ALTER TABLE samples ADD COLUMN stream_end_s REAL;           -- ... and its last
 ALTER TABLE samples ADD COLUMN client_feeder_cpu_s REAL;    -- sshbench's own feeding/draining thread over the window
 ALTER TABLE samples ADD COLUMN client_cores REAL;           -- CPUs ssh may run on (affinity), NULL: unknown
 ALTER TABLE samples ADD COLUMN server_cores REAL;           -- CPUs the session's sshd may run on
+ALTER TABLE runs ADD COLUMN path_tcp_rate REAL;             -- sandbox: one raw TCP stream along its path (bytes/s)
 "#,
 ];
 

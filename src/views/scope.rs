@@ -1,6 +1,7 @@
 //! What a report is about ([`Scope`]: a destination, its runs and their statistics) and
 //! the figure formatting every view shares.
 
+use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
@@ -15,6 +16,8 @@ pub struct Scope<'a> {
     pub stats: Vec<SuiteStats>,
     /// Parallel streams (`--streams`) of the best suites, against one stream.
     pub streams: Vec<StreamsFigure>,
+    /// What the path carries, per transfer direction.
+    pub ceilings: Vec<PathCeiling>,
 }
 
 impl<'a> Scope<'a> {
@@ -31,7 +34,9 @@ impl<'a> Scope<'a> {
             Some(row?.figure?.mean)
         };
         let streams = analysis::streams::figures(&batches, single);
+        let tcp = runs.iter().rev().find_map(|r| r.tcp_rate);
         Scope {
+            ceilings: analysis::ceiling::ceilings(&stats, tcp),
             destination: runs
                 .last()
                 .map(|r| r.destination.clone())
@@ -54,6 +59,11 @@ pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<Suite
     let receive = (!hpn).then_some(window::OPENSSH_WINDOW);
     analysis::mark_windows(&mut stats, send, receive);
     stats
+}
+
+/// The path ceiling's sentence, its suite named as the mode's tables name it.
+pub fn ceiling_sentence(c: &PathCeiling) -> String {
+    c.sentence(&suite_label(c.mode, &c.suite))
 }
 
 /// What `summary` and `recommend` say about a server without strict KEX.

@@ -4,8 +4,9 @@
 
 pub use super::bars::bars;
 use super::export::{Document, Grid};
-use super::scope::{Scope, figure_text, name_or, suite_label, unit};
+use super::scope::{Scope, ceiling_sentence, figure_text, name_or, suite_label, unit};
 use super::workload::{self, workload_cells, workload_note};
+use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::workload::Verdict;
 use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
@@ -183,6 +184,9 @@ pub struct ShowView {
     /// Parallel streams of the selected modes (`run --streams`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamsFigure>,
+    /// What the path carries in the selected transfer modes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ceilings: Vec<PathCeiling>,
 }
 
 fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
@@ -238,6 +242,10 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
             .filter(|f| opts.modes.contains(&f.mode))
             .cloned()
             .collect(),
+        ceilings: (scope.ceilings.iter())
+            .filter(|c| opts.modes.contains(&c.mode))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -269,6 +277,9 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
         }
         for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
             doc.text(f.sentence());
+        }
+        for c in v.ceilings.iter().filter(|c| c.mode == sec.mode) {
+            doc.text(ceiling_sentence(c));
         }
     }
     if !v.problems.is_empty() {

@@ -10,6 +10,7 @@ pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;
 use super::show::SuiteRow;
+use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::model::{AlgoKind, Mode, Phases};
@@ -57,6 +58,8 @@ pub struct ModeSummary {
     pub per_cipher: Vec<SuiteRow>,
     /// Parallel streams of this mode (`run --streams`).
     pub streams: Vec<StreamsFigure>,
+    /// What the path carries in this mode (send, receive).
+    pub ceiling: Option<PathCeiling>,
 }
 
 /// Everything `summary` prints.
@@ -67,6 +70,12 @@ pub struct SummaryView {
     pub top: Vec<SuiteRow>,
     pub marginals: Vec<MarginalRow>,
     pub warnings: Vec<Warning>,
+    /// Parallel streams (`run --streams`) of the best suites.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamsFigure>,
+    /// What the path carries, per transfer direction.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ceilings: Vec<PathCeiling>,
     #[serde(skip)]
     pub header: String,
     #[serde(skip)]
@@ -143,6 +152,7 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
             .filter(|f| f.mode == mode)
             .cloned()
             .collect(),
+        ceiling: scope.ceilings.iter().find(|c| c.mode == mode).cloned(),
     }
 }
 
@@ -162,6 +172,8 @@ pub fn view(scope: &Scope, top: usize) -> SummaryView {
             .flat_map(|s| s.marginals.iter().flat_map(|(_, m)| m.clone()))
             .collect(),
         warnings: warnings(scope),
+        streams: sections.iter().flat_map(|s| s.streams.clone()).collect(),
+        ceilings: sections.iter().filter_map(|s| s.ceiling.clone()).collect(),
         header: scope.header(),
         sections,
     }

@@ -3,7 +3,7 @@
 use super::{MarginalRow, ModeSummary, PhaseRow, SummaryView};
 use crate::model::{AlgoKind, Mode};
 use crate::views::export::{Document, Grid};
-use crate::views::scope::{Scope, figure_text, name_or, suite_label, unit};
+use crate::views::scope::{Scope, ceiling_sentence, figure_text, name_or, suite_label, unit};
 use crate::views::show::SuiteRow;
 
 /// The summary as a document.
@@ -55,6 +55,9 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     }
     for f in &sec.streams {
         doc.text(f.sentence());
+    }
+    if let Some(c) = &sec.ceiling {
+        doc.text(ceiling_sentence(c));
     }
     if !sec.phases.is_empty() {
         doc.grid(phase_table(&sec.phases));

@@ -1,0 +1,155 @@
+//! The path's ceiling per transfer direction: the most one SSH connection moved over it
+//! with neither side's CPU saturated (then the path, or its window, stopped it), or,
+//! when every suite was CPU-bound, the most any moved (the path carries at least that);
+//! beside it, in the sandbox, what one raw TCP stream moved along the same path.
+
+use super::{Bound, SuiteStats};
+use crate::model::{Mode, Suite};
+use serde::Serialize;
+
+/// What one transfer direction's path is known to carry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PathCeiling {
+    pub mode: Mode,
+    /// Bytes per second, the mean of `suite`'s samples.
+    pub rate: f64,
+    pub suite: Suite,
+    /// True when `suite` was bound by neither CPU: `rate` is the path's own limit for
+    /// one connection. False: no suite was known to be free of a CPU limit, the
+    /// ceiling may lie higher.
+    pub reached: bool,
+    /// What limited `suite`.
+    pub bound: Option<Bound>,
+    /// Bytes per second of one raw TCP stream along the path (the sandbox), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<f64>,
+}
+
+/// The send and receive ceilings of `stats` (one path's suites; compressed ones take no
+/// part, their rate is the data's), with the path's raw TCP rate.
+pub fn ceilings(stats: &[SuiteStats], tcp: Option<f64>) -> Vec<PathCeiling> {
+    let mut out = Vec::new();
+    for mode in [Mode::Send, Mode::Receive] {
+        let rated = || {
+            stats
+                .iter()
+                .filter(move |s| s.mode == mode && s.suite.compression.is_none())
+                .filter_map(|s| Some((s, s.figure?.mean)))
+        };
+        let cpu_free = |s: &SuiteStats| {
+            matches!(
+                s.bound(),
+                Some(Bound::Window | Bound::Link | Bound::Network)
+            )
+        };
+        let (reached, found) = match fastest(rated().filter(|(s, _)| cpu_free(s))) {
+            Some(f) => (true, Some(f)),
+            None => (false, fastest(rated())),
+        };
+        if let Some((s, rate)) = found {
+            out.push(PathCeiling {
+                mode,
+                rate,
+                suite: s.suite.clone(),
+                reached,
+                bound: s.bound(),
+                tcp,
+            });
+        }
+    }
+    out
+}
+
+fn fastest<'a>(list: impl Iterator<Item = (&'a SuiteStats, f64)>) -> Option<(&'a SuiteStats, f64)> {
+    list.max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+impl PathCeiling {
+    /// One sentence: the figure, which suite set it, and the raw TCP stream's.
+    pub fn sentence(&self, label: &str) -> String {
+        let mb = |r: f64| r / 1e6;
+        let head = if self.reached {
+            format!(
+                "{} path: {:.1} MB/s ({label}) with neither CPU saturated, the most one connection carried",
+                self.mode,
+                mb(self.rate)
+            )
+        } else {
+            let why = match self.bound {
+                Some(b @ (Bound::Client | Bound::Server | Bound::Both)) => {
+                    format!("limited by {}; no suite had CPU to spare", b.as_str())
+                }
+                _ => "no suite was known to have CPU to spare".to_string(),
+            };
+            format!(
+                "{} path: at least {:.1} MB/s ({label}; {why}), so its own ceiling may be higher",
+                self.mode,
+                mb(self.rate)
+            )
+        };
+        match self.tcp {
+            Some(t) => format!(
+                "{head}; one raw TCP stream along it moved {:.1} MB/s.",
+                mb(t)
+            ),
+            None => format!("{head}."),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::summarize;
+
+    fn stats(mode: Mode, cipher: &str, rate: f64, busy: (f64, f64)) -> SuiteStats {
+        let suite = Suite {
+            cipher: Some(cipher.into()),
+            ..Suite::default()
+        };
+        let mut s = SuiteStats::empty(mode, suite);
+        s.figure = summarize(&[rate]);
+        s.ok = 3;
+        (s.client_busy, s.server_busy) = (Some(busy.0), Some(busy.1));
+        s
+    }
+
+    #[test]
+    fn the_ceiling_is_the_best_rate_neither_cpu_limited() {
+        let list = [
+            // Faster, but its client was saturated: not the path's limit.
+            stats(Mode::Send, "aes128-gcm@openssh.com", 900e6, (0.97, 0.5)),
+            stats(Mode::Send, "aes256-ctr", 500e6, (0.6, 0.5)),
+            stats(Mode::Send, "3des-cbc", 20e6, (0.7, 0.7)),
+            stats(Mode::Receive, "aes256-ctr", 800e6, (0.99, 0.99)),
+            stats(Mode::Receive, "3des-cbc", 20e6, (0.99, 0.99)),
+        ];
+        let c = ceilings(&list, Some(4e9));
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            (c[0].mode, c[0].rate, c[0].reached),
+            (Mode::Send, 500e6, true)
+        );
+        assert_eq!(c[0].suite.cipher.as_deref(), Some("aes256-ctr"));
+        assert_eq!(
+            c[0].sentence("aes256-ctr"),
+            "send path: 500.0 MB/s (aes256-ctr) with neither CPU saturated, the most one connection carried; one raw TCP stream along it moved 4000.0 MB/s."
+        );
+        // Every download was CPU-bound: the fastest is a lower bound.
+        assert_eq!((c[1].rate, c[1].reached), (800e6, false));
+        assert_eq!(
+            c[1].sentence("x"),
+            "receive path: at least 800.0 MB/s (x; limited by both CPUs; no suite had CPU to spare), so its own ceiling may be higher; one raw TCP stream along it moved 4000.0 MB/s."
+        );
+        // Nothing known of the CPUs: a lower bound, and said so.
+        let mut unknown = list[3].clone();
+        unknown.server_busy = None;
+        unknown.client_busy = None;
+        let c = ceilings(&[unknown], None);
+        assert_eq!(
+            c[0].sentence("x"),
+            "receive path: at least 800.0 MB/s (x; no suite was known to have CPU to spare), so its own ceiling may be higher."
+        );
+        assert!(ceilings(&list[..0], None).is_empty());
+    }
+}
