@@ -238,6 +238,62 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     );
 }
 
+/// `kill -9` between two batches of parallel streams: the batches stored stay, and
+/// `--resume` measures only the missing ones, each stream in its own slot once.
+#[test]
+fn kill_9_in_the_streams_phase_keeps_its_batches_and_resume_finishes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let args = [
+        "--mode",
+        "send",
+        "--ciphers",
+        "aes128-gcm@openssh.com",
+        "--rounds",
+        "1",
+        "--sample-time",
+        "1s",
+        "--streams",
+        "2",
+    ];
+    let mut child = sshbench()
+        .arg("run")
+        .arg("--db")
+        .arg(&db)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // A warm-up and one counted sample, then the first batch of two streams.
+    wait_for_samples(&db, 4, Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let streams = |db: &Path| {
+        let store = Store::open(db).unwrap();
+        let run = store.runs().unwrap()[0].clone();
+        let all = store.samples(&[run.id]).unwrap();
+        let s: Vec<_> = all.into_iter().filter(|s| s.sample.stream.is_some()).collect();
+        (run, s)
+    };
+    let (run, before) = streams(&db);
+    assert_eq!(run.status, "running");
+    assert!(
+        (2..6).contains(&before.len()) && before.len() % 2 == 0,
+        "whole batches only, not all three: {}",
+        before.len()
+    );
+    let out = run_with_db(&db, &["--resume"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (run, after) = streams(&db);
+    assert_eq!(run.status, "complete");
+    assert_eq!(after.len(), 6, "three batches of two streams, each once");
+    for a in &before {
+        let b = after.iter().find(|b| (b.item, b.round) == (a.item, a.round));
+        assert_eq!(b.map(|b| b.sample.wall), Some(a.sample.wall), "kept as measured");
+    }
+}
+
 #[test]
 fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::model::Sample;
-use sshbench::runner::Event;
+use sshbench::runner::{Event, streams};
 use sshbench::views::scope::{display_value, unit};
 use std::io::IsTerminal;
 
@@ -61,9 +61,10 @@ impl Progress {
                 if let Some(b) = &self.bar {
                     b.set_length(total as u64);
                     b.set_position(done as u64);
+                    let streams = request.start_at.map(|_| None);
                     b.set_message(format!(
                         "{} {} {}",
-                        self.round_label(round),
+                        self.round_label(round, streams),
                         request.mode,
                         request.suite.label()
                     ));
@@ -78,7 +79,7 @@ impl Progress {
             } => {
                 let line = format!(
                     "[{done}/{total}] {} {}{}",
-                    self.round_label(round),
+                    self.round_label(round, sample.stream.map(|t| Some(t.of))),
                     describe(sample, self.verbose),
                     if retrying { " (retrying)" } else { "" }
                 );
@@ -96,11 +97,16 @@ impl Progress {
         }
     }
 
-    fn round_label(&self, round: u32) -> String {
-        if round == 0 {
-            "warm-up".into()
-        } else {
-            format!("round {round}/{}", self.rounds)
+    /// `warm-up`, `round 2/3`, or for a batch of parallel streams (`Some(count)`, the
+    /// count if known) `batch 2/3 of 4 streams`.
+    fn round_label(&self, round: u32, streams: Option<Option<u32>>) -> String {
+        match streams {
+            Some(n) => {
+                let of = n.map_or(String::new(), |n| format!(" of {n} streams"));
+                format!("batch {round}/{}{of}", streams::BATCHES)
+            }
+            None if round == 0 => "warm-up".into(),
+            None => format!("round {round}/{}", self.rounds),
         }
     }
 
