@@ -10,6 +10,8 @@
 //! - `pool`: the accuracy rows' ratios taken together (geometric mean, 95% interval).
 //! - `payload`: the payload generator's rate, into memory and through a pipe.
 //! - `watch`: run a command and report its own CPU time and peak memory (Linux `/proc`).
+//! - `connect-sums`: how well the connect pairs a factorized run sums agree with the
+//!   same pairs measured, from one `--full` connect run.
 //! - `client-cpus`: the CPUs `sshbench` keeps its clients on against a split sandbox
 //!   (`taskset -c` list; empty when nothing is split), for the script's own clients.
 //!
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Some("pool") => pool(&args[1..]),
         Some("payload") => payload(),
         Some("watch") => return watch(&args[1..]),
+        Some("connect-sums") => connect_sums(&args[1..]),
         Some("client-cpus") => {
             let split = sshbench::sys::affinity::plan(sshbench::model::Placement::Split);
             println!(
@@ -46,7 +49,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         _ => Err(
-            "usage: benchkit reference|suites|info|rank|pool|payload|watch|client-cpus ..."
+            "usage: benchkit reference|suites|info|rank|pool|payload|watch|connect-sums|client-cpus ..."
                 .to_string(),
         ),
     };
@@ -57,6 +60,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The samples of `--run ID` in `--db DB`.
+fn run_samples(o: &HashMap<String, String>) -> Result<Vec<sshbench::store::StoredSample>, String> {
+    let store = Store::open(Path::new(need(o, "db")?)).map_err(|e| format!("{e:#}"))?;
+    let (_, samples) = store
+        .select(&Selection {
+            run: Some(number(o, "run")?),
+            ..Selection::default()
+        })
+        .map_err(|e| format!("{e:#}"))?;
+    Ok(samples)
 }
 
 /// `--name value` pairs.
@@ -216,13 +231,7 @@ fn reference(args: &[String]) -> Result<(), String> {
 fn suites(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
     let mode = Mode::parse(need(&o, "mode")?).ok_or("--mode: connect|send|receive|echo")?;
-    let store = Store::open(Path::new(need(&o, "db")?)).map_err(|e| format!("{e:#}"))?;
-    let (_, samples) = store
-        .select(&Selection {
-            run: Some(number(&o, "run")?),
-            ..Selection::default()
-        })
-        .map_err(|e| format!("{e:#}"))?;
+    let samples = run_samples(&o)?;
     let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
     for s in stats.iter().filter(|s| s.mode == mode) {
@@ -391,6 +400,52 @@ fn pool(args: &[String]) -> Result<(), String> {
     let (n, mean, low, high, within) =
         pooled(&ratios, 0.05).ok_or_else(|| format!("{path}: fewer than two ratios"))?;
     println!("{n}\t{mean:.4}\t{low:.4}\t{high:.4}\t{within}");
+    Ok(())
+}
+
+/// `connect-sums --db DB --run ID --kex K --hostkey H`: from a run that measured every
+/// connect pair, keep what the factorized design measures (every key exchange with H,
+/// every host key with K), sum the other pairs as `run` does, and set each sum against
+/// the pair as measured. Prints `pair  sum  measured  ratio` lines, then `pooled n
+/// geometric_mean low high within_5%`, and the Spearman ρ of the two orders.
+fn connect_sums(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let (kref, href) = (need(&o, "kex")?, need(&o, "hostkey")?);
+    let samples = run_samples(&o)?;
+    let all = analysis::aggregate(samples.iter().map(|s| &s.sample));
+    let all: Vec<_> = all
+        .into_iter()
+        .filter(|s| s.mode == Mode::Connect)
+        .collect();
+    let design: Vec<_> = (all.iter())
+        .filter(|s| {
+            s.suite.kex.as_deref() == Some(kref) || s.suite.hostkey.as_deref() == Some(href)
+        })
+        .cloned()
+        .collect();
+    let (mut sums, mut measured) = (Vec::new(), Vec::new());
+    for s in analysis::connect::sums(&design) {
+        let m = all
+            .iter()
+            .find(|m| m.suite == s.suite)
+            .and_then(|m| m.figure);
+        let (Some(f), Some(m)) = (s.figure, m) else {
+            continue;
+        };
+        println!(
+            "{}\t{:.6}\t{:.6}\t{:.4}",
+            s.suite.label(),
+            f.mean,
+            m.mean,
+            f.mean / m.mean
+        );
+        sums.push(f.mean);
+        measured.push(m.mean);
+    }
+    let ratios: Vec<f64> = sums.iter().zip(&measured).map(|(a, b)| a / b).collect();
+    let (n, mean, low, high, within) = pooled(&ratios, 0.05).ok_or("fewer than two sums")?;
+    println!("pooled\t{n}\t{mean:.4}\t{low:.4}\t{high:.4}\t{within}");
+    println!("spearman\t{:.3}", spearman(&sums, &measured));
     Ok(())
 }
 

@@ -59,16 +59,18 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         stderr.contains("10 measurements × 2 rounds after 3 warm-ups"),
         "{stderr}"
     );
+    // The headline: each mode's best suite, and the ssh_config block.
     for want in [
-        "connect: 1 of 1 suites",
-        "send: 3 of 3 suites",
-        "receive: 3 of 3 suites",
-        "echo: 3 of 3 suites",
+        "\nconnect  curve25519-sha256 + ssh-ed25519: ",
+        "\nsend     ",
+        "\nreceive  ",
+        "\necho     ",
         "aes128-gcm@openssh.com",
-        "<implicit>",
-        "recommended",
         "MB/s",
-        "p99 (µs)",
+        "µs",
+        "Host *\n",
+        "    Ciphers ",
+        "send path: ",
     ] {
         assert!(stdout.contains(want), "{want:?} missing:\n{stdout}");
     }
@@ -204,7 +206,14 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     assert_eq!(run.status, "running", "killed runs look unfinished");
     let before = store.samples(&[run.id]).unwrap();
     assert!(before.len() >= 6);
-    let planned = 1 + run.plan.len() * 2; // one warm-up for all connect items + 2 rounds
+    // One warm-up for all connect items, 2 rounds, and the 3 quickest of the summed
+    // pairs (4 key exchanges × 3 host keys, 6 measured) measured in 2 rounds after them.
+    assert_eq!(
+        run.plan.len(),
+        6,
+        "each kex with one host key, each host key with one kex"
+    );
+    let planned = 1 + run.plan.len() * 2 + sshbench::runner::checks::CHECKS * 2;
     assert!(before.len() < planned, "the run finished before the kill");
     drop(store);
 
@@ -273,7 +282,10 @@ fn kill_9_in_the_streams_phase_keeps_its_batches_and_resume_finishes_them() {
         let store = Store::open(db).unwrap();
         let run = store.runs().unwrap()[0].clone();
         let all = store.samples(&[run.id]).unwrap();
-        let s: Vec<_> = all.into_iter().filter(|s| s.sample.stream.is_some()).collect();
+        let s: Vec<_> = all
+            .into_iter()
+            .filter(|s| s.sample.stream.is_some())
+            .collect();
         (run, s)
     };
     let (run, before) = streams(&db);
@@ -289,8 +301,14 @@ fn kill_9_in_the_streams_phase_keeps_its_batches_and_resume_finishes_them() {
     assert_eq!(run.status, "complete");
     assert_eq!(after.len(), 6, "three batches of two streams, each once");
     for a in &before {
-        let b = after.iter().find(|b| (b.item, b.round) == (a.item, a.round));
-        assert_eq!(b.map(|b| b.sample.wall), Some(a.sample.wall), "kept as measured");
+        let b = after
+            .iter()
+            .find(|b| (b.item, b.round) == (a.item, a.round));
+        assert_eq!(
+            b.map(|b| b.sample.wall),
+            Some(a.sample.wall),
+            "kept as measured"
+        );
     }
 }
 
@@ -512,23 +530,28 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
 fn run_output_snapshot_with_mock_transport_and_runs_listing() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
+    let mock = ["localhost", "--mock-transport", "--seed", "1"];
     let out = run_with_db(
         &db,
         &[
-            "localhost",
-            "--mock-transport",
-            "--seed",
-            "1",
-            "--kex",
-            "curve25519-sha256,ecdh-sha2-nistp256",
-            "--ciphers",
-            "aes128-ctr,aes128-gcm@openssh.com",
-            "--macs",
-            "hmac-sha1,umac-64-etm@openssh.com",
-        ],
+            &mock[..],
+            &["--kex", "curve25519-sha256,ecdh-sha2-nistp256", "--ciphers"],
+            &["aes128-ctr,aes128-gcm@openssh.com", "--macs"],
+            &["hmac-sha1,umac-64-etm@openssh.com"],
+        ]
+        .concat(),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     insta::assert_snapshot!(text(&out.stdout));
+    // `--tables` ends with show's tables instead of the headline.
+    let tables = run_with_db(
+        &db,
+        &[&mock[..], &["--kex", "curve25519-sha256", "--tables"]].concat(),
+    );
+    assert!(tables.status.success(), "{}", text(&tables.stderr));
+    let t = text(&tables.stdout);
+    assert!(t.contains("send: ") && t.contains("┆ MB/s"), "{t}");
+    assert!(!t.contains("Recommended ~/.ssh/config"), "{t}");
 
     let list = sshbench()
         .arg("runs")

@@ -372,6 +372,38 @@ view_tests! {
     view_show_workloads: "show_workloads" => ["show", "pi@backup", "--mode", "send,receive,sftp-put,rsync-get", "--top", "all"];
 }
 
+/// The headline `run` ends with, over the fixture's runs of one destination, as a
+/// terminal table (every line within 100 columns), Markdown and JSON.
+#[test]
+fn view_headline() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let (_dir, db) = fixture();
+    let store = Store::open(&db).unwrap();
+    let (runs, samples) = store
+        .select(&sshbench::store::Selection {
+            destination: Some("pi@nas".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let scope = Scope::build(&runs, &samples);
+    let (doc, view) = headline::headline(&scope);
+    for (name, format) in [
+        ("table", Format::Table),
+        ("markdown", Format::Markdown),
+        ("json", Format::Json),
+    ] {
+        let out = export::render(&doc, &view, format, Style::default());
+        if name == "table" {
+            for line in out.lines() {
+                let width = line.chars().count();
+                assert!(width <= headline::WIDTH, "{width} columns: {line}");
+            }
+        }
+        insta::assert_snapshot!(format!("headline_{name}"), out);
+    }
+}
+
 /// `show`, `summary` and `recommend` grade a suite the same way: chacha20-poly1305 is
 /// recommended where the server has strict KEX and legacy where it has not.
 #[test]

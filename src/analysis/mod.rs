@@ -1,6 +1,7 @@
 //! Statistics over samples: pure functions, no I/O.
 
 pub mod ceiling;
+pub mod connect;
 mod grouping;
 mod rank;
 pub mod streams;
@@ -12,7 +13,7 @@ pub use grouping::{aggregate_reported, mark_payload};
 pub use rank::{Marginal, Ranked, marginals, rank};
 pub use suites::{
     Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, echo_median, figure,
-    mark_windows, path_rtt,
+    mark_tcp, mark_windows, path_rtt,
 };
 
 use crate::model::Mode;

@@ -10,6 +10,8 @@ pub struct Ranked {
     pub stats: SuiteStats,
     /// 1 = best.
     pub rank: usize,
+    /// The best measured suite (the first, unless summed pairs rank before it).
+    pub best: bool,
     /// Its 95% interval overlaps the best suite's: not distinguishable from the best.
     pub tie_with_best: bool,
 }
@@ -33,7 +35,10 @@ pub fn rank(stats: &[SuiteStats], mode: Mode) -> Vec<Ranked> {
             .total_cmp(&key(b))
             .then_with(|| a.suite.cmp(&b.suite))
     });
-    let best = rows.first().and_then(|s| s.figure).map(|f| interval(&f));
+    // The best is measured: a summed connect pair is an estimate, ranked by it but
+    // compared with the best measured pair.
+    let at = rows.iter().position(|s| !s.sum).unwrap_or(0);
+    let best = rows.get(at).and_then(|s| s.figure).map(|f| interval(&f));
     rows.into_iter()
         .enumerate()
         .map(|(i, s)| {
@@ -47,6 +52,7 @@ pub fn rank(stats: &[SuiteStats], mode: Mode) -> Vec<Ranked> {
             Ranked {
                 stats: s.clone(),
                 rank: i + 1,
+                best: i == at,
                 tie_with_best: tie,
             }
         })
@@ -68,7 +74,8 @@ pub struct Marginal {
 /// suites with an explicit MAC count (an AEAD cipher ignores it).
 pub fn marginals(stats: &[SuiteStats], mode: Mode, kind: crate::model::AlgoKind) -> Vec<Marginal> {
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
-    for s in stats.iter().filter(|s| s.mode == mode) {
+    // A summed pair says nothing of a name that its measured parts do not.
+    for s in stats.iter().filter(|s| s.mode == mode && !s.sum) {
         let (Some(name), Some(f)) = (s.suite.get(kind), s.figure) else {
             continue;
         };
@@ -118,7 +125,9 @@ mod tests {
             files: None,
             rtt: None,
             behind_the_path: false,
+            sum: false,
             path_window: None,
+            path_tcp: None,
             figure: summarize(figures),
             client_cpu: None,
             server_cpu: None,

@@ -44,9 +44,15 @@ pub struct SuiteStats {
     /// Moved less than half of what the best suite of its mode moved on the same path:
     /// then the path (network, window) cannot be what limits it.
     pub behind_the_path: bool,
+    /// Connect: not measured as a pair but summed from its key exchange's and its host
+    /// key's figures (see `analysis::connect`).
+    pub sum: bool,
     /// Send and receive: the channel window the sending side met and the path's round
     /// trip, when both are known (see [`mark_windows`]).
     pub path_window: Option<PathWindow>,
+    /// Bytes per second one raw TCP stream moved along the same path (the sandbox):
+    /// a suite far below it is not limited by the link.
+    pub path_tcp: Option<f64>,
     /// The last failure or refusal message.
     pub last_error: Option<String>,
 }
@@ -112,6 +118,9 @@ impl SuiteStats {
             (Some(false), Some(false)) => match (self.path_window, self.figure) {
                 (Some(w), Some(f)) if w.binds(f.mean, self.receiver_busy().unwrap_or(1.0)) => {
                     Bound::Window
+                }
+                (_, Some(f)) if self.path_tcp.is_some_and(|t| f.mean < t * BEHIND) => {
+                    self.busier_side()
                 }
                 (Some(_), Some(_)) => Bound::Link,
                 _ => Bound::Network,
@@ -283,7 +292,9 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
         files: good.iter().filter_map(|s| s.files).max(),
         behind_the_path: false,
+        sum: false,
         path_window: None,
+        path_tcp: None,
         rtt: median(
             &mut good
                 .iter()
@@ -377,6 +388,14 @@ pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option
                 handling,
             }
         });
+    }
+}
+
+/// Give the send and receive suites the raw TCP rate of their path, where it was
+/// measured (see [`SuiteStats::path_tcp`]).
+pub fn mark_tcp(stats: &mut [SuiteStats], tcp: Option<f64>) {
+    for s in stats.iter_mut().filter(|s| s.mode.is_transfer()) {
+        s.path_tcp = tcp;
     }
 }
 
@@ -530,6 +549,31 @@ mod tests {
         let lopsided = busy_sample("3des-cbc", 5000, (0.8, 0.3), false);
         let stats = aggregate([&fast, &lopsided]);
         assert_eq!(stats[1].bound(), Some(Bound::Client));
+    }
+
+    #[test]
+    fn a_suite_far_below_the_path_s_raw_tcp_rate_is_not_the_link_s() {
+        // The fastest suite, 1e9 B/s, with neither side at the saturation mark.
+        let fast = busy_sample("aes128-gcm@openssh.com", 100, (0.8, 0.83), false);
+        let mut stats = aggregate([&fast, &fast]);
+        assert_eq!(stats[0].bound(), Some(Bound::Network));
+        // One raw TCP stream moved 4× as much along the same path: both CPUs, taking
+        // turns with their neighbours, are what limits it.
+        mark_tcp(&mut stats, Some(4e9));
+        assert_eq!(stats[0].bound(), Some(Bound::Both));
+        // Near the TCP rate the link may well be the limit.
+        mark_tcp(&mut stats, Some(1.5e9));
+        assert_eq!(stats[0].bound(), Some(Bound::Network));
+        // A window that binds (its receiver has room) stays the window's, however fast
+        // raw TCP is.
+        stats[0].server_busy = Some(0.5);
+        stats[0].path_window = Some(PathWindow {
+            bytes: 50_000_000,
+            rtt: 0.05,
+            handling: 0.0,
+        });
+        mark_tcp(&mut stats, Some(4e9));
+        assert_eq!(stats[0].bound(), Some(Bound::Window));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use sshbench::store::{self, NewRun, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::machine;
 use sshbench::target::Target;
+use sshbench::views::headline;
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use std::path::{Path, PathBuf};
@@ -274,11 +275,12 @@ fn rounds_then_streams(
         cx.previous,
         &mut |e| cx.progress.event(e),
     );
-    super::streams::after_rounds(rounds, cx, transport, &mut sink)
+    let checked = super::streams::connect_checks(rounds, cx, transport, &mut sink);
+    super::streams::after_rounds(checked, cx, transport, &mut sink)
 }
 
 /// The run's table on stdout.
-fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
+fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> {
     let (runs, samples) = store.select(&store::Selection {
         run: Some(run_id),
         ..Default::default()
@@ -288,18 +290,23 @@ fn print_results(store: &Store, run_id: i64, quiet: bool) -> Result<u8> {
         return Ok(0);
     }
     let scope = Scope::build(&runs, &samples);
-    let opts = ShowOptions {
-        chart: None,
-        modes: Mode::ALL.to_vec(),
-        top: None,
-        worst: false,
-        sort: SortKey::Speed,
-    };
-    let (doc, view) = show::show(&scope, &opts);
-    emit(&doc, &view, FormatArg::Table)?;
-    if !quiet {
+    if cfg.tables {
+        let opts = ShowOptions {
+            chart: None,
+            modes: Mode::ALL.to_vec(),
+            top: None,
+            worst: false,
+            sort: SortKey::Speed,
+        };
+        let (doc, view) = show::show(&scope, &opts);
+        emit(&doc, &view, FormatArg::Table)?;
+    } else {
+        let (doc, view) = headline::headline(&scope);
+        emit(&doc, &view, FormatArg::Table)?;
+    }
+    if !cfg.quiet {
         eprintln!(
-            "more: sshbench summary / recommend / show --help (results of every run of {} are combined)",
+            "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
             scope.destination
         );
     }
@@ -410,6 +417,6 @@ pub fn run(args: RunArgs) -> Result<u8> {
     store.set_status(run_id, status_of(&result))?;
     match conclude(result, run_id, &cancel, &progress)? {
         Some(code) => Ok(code),
-        None => print_results(&store, run_id, cfg.quiet),
+        None => print_results(&store, run_id, &cfg),
     }
 }

@@ -498,7 +498,7 @@ pub struct RunArgs {
     /// suite (3 batches each): their total against one stream's rate says whether
     /// parallel transfers (several rsyncs, `parallel-ssh`) would help. They do when one
     /// connection waits on its channel window or one core; they do not on a full link.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=32), conflicts_with = "resume")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(crate::runner::streams::MAX)), conflicts_with = "resume")]
     pub streams: Option<u32>,
 
     /// What the transferred data looks like: random (incompressible), text, or zeros
@@ -560,6 +560,12 @@ pub struct RunArgs {
     /// and options; finished samples are not repeated.
     #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destination", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
+
+    /// End with every suite's tables (as `sshbench show` prints them) instead of the
+    /// short answer: per mode the best suite, what ties with it, the verdict, the gain
+    /// over ssh's unforced choice, and the ssh_config block.
+    #[arg(long)]
+    pub tables: bool,
 
     /// Print nothing but the results.
     #[arg(short, long, conflicts_with = "verbose")]

@@ -22,6 +22,8 @@ pub struct RunConfig {
     pub resume: Option<Option<i64>>,
     pub quiet: bool,
     pub verbose: bool,
+    /// End with the full tables instead of the headline.
+    pub tables: bool,
     pub mock_transport: bool,
     /// ssh's own `-F` and `-o` for the destination, checked.
     pub ssh_args: Vec<String>,
@@ -129,6 +131,7 @@ impl RunConfig {
             resume: a.resume,
             quiet: a.quiet,
             verbose: a.verbose,
+            tables: a.tables,
             mock_transport: a.mock_transport,
         })
     }

@@ -104,32 +104,71 @@ fn join(names: &[&String]) -> String {
         .join(", ")
 }
 
-/// Connect items: each key exchange with each host key algorithm (host keys vary only
-/// where every one is known to verify: the sandbox, or when asked for).
+/// The pair the others are measured against: the key exchange and host key most ssh
+/// clients pick first, where they are in the list.
+const REFERENCE_KEX: &str = "curve25519-sha256";
+const REFERENCE_HOSTKEY: &str = "ssh-ed25519";
+
+fn reference(names: &[String], preferred: &str) -> String {
+    names
+        .iter()
+        .find(|n| *n == preferred)
+        .unwrap_or(&names[0])
+        .clone()
+}
+
+/// Connect items: key exchanges, and host key algorithms where every one is known to
+/// verify (the sandbox, or when asked for). A connection costs its key exchange's work
+/// plus its host key's plus a constant, so by default each key exchange is measured with
+/// one host key and each host key with one key exchange, and the other pairs are sums
+/// (`analysis::connect`); `full` measures every pair.
 fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanItem>> {
     let kexes = select(input, AlgoKind::Kex, notes)?;
-    let hostkeys: Vec<Option<String>> =
-        if input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some() {
-            select(input, AlgoKind::HostKey, notes)?
-                .into_iter()
-                .map(Some)
-                .collect()
-        } else {
-            vec![None]
-        };
-    let mut items = Vec::new();
-    for kex in &kexes {
-        for hk in &hostkeys {
-            items.push(PlanItem {
-                mode: Mode::Connect,
-                suite: Suite {
-                    kex: Some(kex.clone()),
-                    hostkey: hk.clone(),
-                    ..Suite::default()
-                },
-            });
-        }
+    let vary = input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some();
+    let hostkeys = if vary {
+        select(input, AlgoKind::HostKey, notes)?
+    } else {
+        Vec::new()
+    };
+    let item = |kex: &String, hk: Option<&String>| PlanItem {
+        mode: Mode::Connect,
+        suite: Suite {
+            kex: Some(kex.clone()),
+            hostkey: hk.cloned(),
+            ..Suite::default()
+        },
+    };
+    if hostkeys.is_empty() {
+        return Ok(kexes.iter().map(|k| item(k, None)).collect());
     }
+    if input.full || kexes.len() == 1 || hostkeys.len() == 1 {
+        let pairs = kexes
+            .iter()
+            .flat_map(|k| hostkeys.iter().map(move |h| (k, h)));
+        return Ok(pairs.map(|(k, h)| item(k, Some(h))).collect());
+    }
+    let (kref, href) = (
+        reference(&kexes, REFERENCE_KEX),
+        reference(&hostkeys, REFERENCE_HOSTKEY),
+    );
+    let mut items: Vec<PlanItem> = kexes.iter().map(|k| item(k, Some(&href))).collect();
+    items.extend(
+        hostkeys
+            .iter()
+            .filter(|h| **h != href)
+            .map(|h| item(&kref, Some(h))),
+    );
+    let others = kexes.len() * hostkeys.len() - items.len();
+    let sums = if others == 1 {
+        "pair is a sum"
+    } else {
+        "pairs are sums"
+    };
+    notes.push(format!(
+        "connect: {} key exchanges with {href} and {} host keys with {kref}; the other {others} {sums} of their parts (--full measures every pair)",
+        kexes.len(),
+        hostkeys.len(),
+    ));
     Ok(items)
 }
 
@@ -427,10 +466,31 @@ mod tests {
         let mut inp = input(&c, None, &f, &[Mode::Connect]);
         assert_eq!(build(&inp).unwrap().items.len(), 2);
         inp.vary_hostkeys = true;
-        let plan = build(&inp).unwrap();
-        let labels: Vec<String> = plan.items.iter().map(|i| i.suite.label()).collect();
+        let labels = |inp: &PlanInput| -> Vec<String> {
+            let plan = build(inp).unwrap();
+            plan.items.iter().map(|i| i.suite.label()).collect()
+        };
+        // Each key exchange with ssh-ed25519, each host key with curve25519-sha256.
         assert_eq!(
-            labels,
+            labels(&inp),
+            [
+                "curve25519-sha256 + ssh-ed25519",
+                "ecdh-sha2-nistp256 + ssh-ed25519",
+                "curve25519-sha256 + rsa-sha2-256",
+            ]
+        );
+        let plan = build(&inp).unwrap();
+        assert!(
+            plan.notes
+                .iter()
+                .any(|n| n.contains("the other 1 pair is a sum of their parts")),
+            "{:?}",
+            plan.notes
+        );
+        // --full: the whole product.
+        inp.full = true;
+        assert_eq!(
+            labels(&inp),
             [
                 "curve25519-sha256 + ssh-ed25519",
                 "curve25519-sha256 + rsa-sha2-256",

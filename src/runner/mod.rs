@@ -6,6 +6,7 @@
 //! samples in parallel (they would disturb each other); progress goes to a callback and
 //! every sample to a [`Sink`] as soon as it is measured.
 
+pub mod checks;
 mod leads;
 mod retry;
 mod sizing;

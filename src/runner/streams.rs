@@ -12,6 +12,11 @@ use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+/// The most streams of a batch (`--streams`), and the slots after the plan's that the
+/// streams of both directions may take.
+pub const MAX: u32 = 32;
+pub const SLOTS: usize = 2 * MAX as usize;
+
 /// Batches per suite: enough for an interval on the total.
 pub const BATCHES: u32 = 3;
 /// The streams of a batch hold their data back until this long (and ten round trips)
@@ -106,31 +111,46 @@ pub fn run(
                 continue;
             }
             let req = request(pick, b.sample_time, b.timeout);
-            let done = (round as usize - 1) * picks.len() + k;
-            let request = &req;
-            progress(Event::Starting {
-                round,
-                done,
-                total,
-                request,
-            });
-            let samples = batch(&req, pick.rtt, b.n, transport, cancel)?;
-            // A batch cut short is not stored: its streams did not run together.
-            if cancel.is_cancelled() {
-                return Err(Abort::Cancelled);
-            }
-            for (slot, s) in slots.iter().zip(&samples) {
-                sink.record(*slot, round, s).map_err(Abort::Store)?;
-            }
-            progress(Event::Finished {
-                round,
-                done: done + 1,
-                total,
-                sample: &as_one(&samples),
-                retrying: false,
-            });
+            let at = (round, (round as usize - 1) * picks.len() + k, total);
+            let take = || {
+                let samples = batch(&req, pick.rtt, b.n, transport, cancel)?;
+                // A batch cut short is not stored: its streams did not run together.
+                if cancel.is_cancelled() {
+                    return Err(Abort::Cancelled);
+                }
+                for (slot, s) in slots.iter().zip(&samples) {
+                    sink.record(*slot, round, s).map_err(Abort::Store)?;
+                }
+                Ok(as_one(&samples))
+            };
+            step(progress, at, &req, take)?;
         }
     }
+    Ok(())
+}
+
+/// One step of a phase after the rounds, `at` = (round, steps done, steps in all):
+/// `take` measures and stores it, and what it returns is what progress shows.
+pub(super) fn step(
+    progress: &mut dyn FnMut(Event),
+    (round, done, total): (u32, usize, usize),
+    request: &SampleRequest,
+    take: impl FnOnce() -> Result<Sample, Abort>,
+) -> Result<(), Abort> {
+    progress(Event::Starting {
+        round,
+        done,
+        total,
+        request,
+    });
+    let sample = take()?;
+    progress(Event::Finished {
+        round,
+        done: done + 1,
+        total,
+        sample: &sample,
+        retrying: false,
+    });
     Ok(())
 }
 

@@ -37,7 +37,8 @@ pub struct CompareView {
 pub fn view(a: &Scope, b: &Scope) -> CompareView {
     let mut suites = Vec::new();
     for mode in Mode::ALL {
-        for sa in a.stats.iter().filter(|s| s.mode == mode) {
+        // Summed connect pairs are estimates, not samples to test.
+        for sa in a.stats.iter().filter(|s| s.mode == mode && !s.sum) {
             let Some(sb) = b
                 .stats
                 .iter()

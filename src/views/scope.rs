@@ -24,7 +24,11 @@ impl<'a> Scope<'a> {
     /// The report over `runs` (of one destination) and their `samples`.
     pub fn build(runs: &'a [RunRecord], samples: &[StoredSample]) -> Scope<'a> {
         let reported = samples.iter().map(|s| (&s.sample, s.payload));
-        let stats = with_windows(analysis::aggregate_reported(reported), runs);
+        let mut stats = with_windows(analysis::aggregate_reported(reported), runs);
+        let tcp = runs.iter().rev().find_map(|r| r.tcp_rate);
+        analysis::mark_tcp(&mut stats, tcp);
+        let sums = analysis::connect::sums(&stats);
+        stats.extend(sums);
         let batches: Vec<((i64, u32, Mode), &Sample)> = (samples.iter())
             .filter(|s| s.sample.stream.is_some())
             .map(|s| ((s.run_id, s.round, s.sample.mode), &s.sample))
@@ -34,7 +38,6 @@ impl<'a> Scope<'a> {
             Some(row?.figure?.mean)
         };
         let streams = analysis::streams::figures(&batches, single);
-        let tcp = runs.iter().rev().find_map(|r| r.tcp_rate);
         Scope {
             ceilings: analysis::ceiling::ceilings(&stats, tcp),
             destination: runs
@@ -99,7 +102,9 @@ impl Scope<'_> {
     }
 
     pub(crate) fn header(&self) -> String {
-        let samples: usize = self.stats.iter().map(|s| s.ok + s.failed).sum();
+        let samples: usize = (self.stats.iter().filter(|s| !s.sum))
+            .map(|s| s.ok + s.failed)
+            .sum();
         let ids: Vec<String> = self.run_ids().iter().map(i64::to_string).collect();
         format!(
             "destination: {} (run{} {}; {samples} counted samples)",

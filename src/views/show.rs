@@ -42,6 +42,9 @@ pub struct SuiteRow {
     #[serde(flatten)]
     pub suite: Suite,
     pub rank: usize,
+    /// The best measured suite of its mode.
+    #[serde(skip)]
+    pub best: bool,
     pub tie_with_best: bool,
     pub n: usize,
     pub failed: usize,
@@ -86,6 +89,9 @@ pub struct SuiteRow {
     pub echo: Option<Percentiles>,
     pub grade: SuiteGrade,
     pub last_error: Option<String>,
+    /// Connect: a pair not measured, its figure summed from its parts'.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sum: bool,
 }
 
 impl SuiteRow {
@@ -95,8 +101,10 @@ impl SuiteRow {
             mode: s.mode,
             suite: s.suite.clone(),
             rank: r.rank,
+            best: r.best,
             tie_with_best: r.tie_with_best,
             n: s.ok,
+            sum: s.sum,
             failed: s.failed,
             refused: s.refused,
             unavailable: s.unavailable,
@@ -149,8 +157,8 @@ impl SuiteRow {
         } else if self.mean.is_none() {
             "failed"
         } else {
-            match (self.rank, self.tie_with_best) {
-                (1, _) => "best",
+            match (self.best, self.tie_with_best) {
+                (true, _) => "best",
                 (_, true) => "≈ best",
                 _ => "",
             }
@@ -204,6 +212,9 @@ fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
     }
     ranked
 }
+
+/// What a `sum` in the n column means.
+pub const SUM_NOTE: &str = "n = sum: a pair not measured as such, its key exchange's time (beside the reference host key) plus its host key's (beside the reference key exchange) less the reference pair's; run --full measures every pair.";
 
 /// Rank once, per selected mode, and keep what `show` prints.
 pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
@@ -274,6 +285,9 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
         }
         if let Some(note) = workload_note(scope, sec) {
             doc.text(note);
+        }
+        if sec.rows.iter().any(|r| r.sum) {
+            doc.text(SUM_NOTE);
         }
         for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
             doc.text(f.sentence());
@@ -417,7 +431,7 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     row.extend([
         mean,
         ci,
-        r.n.to_string(),
+        if r.sum { "sum".into() } else { r.n.to_string() },
         cpu,
         r.grade.to_string(),
         r.tie().into(),
@@ -451,7 +465,9 @@ mod tests {
                 files: None,
                 rtt: None,
                 behind_the_path: false,
+                sum: false,
                 path_window: None,
+                path_tcp: None,
                 figure: analysis::summarize(v),
                 client_cpu: None,
                 server_cpu: None,

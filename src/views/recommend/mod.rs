@@ -77,7 +77,7 @@ fn figures(bests: &[(Mode, SuiteStats)]) -> String {
 /// preference list (`ssh -G`) that was measured in the goal's modes, as the name that was
 /// measured (an alias counts as its canonical name), and the names its list puts before
 /// it that were not measured (the server does not offer them, or the run left them out).
-fn client_choice(
+pub(crate) fn client_choice(
     stats: &[SuiteStats],
     kind: AlgoKind,
     modes: &[Mode],
@@ -208,7 +208,7 @@ fn line(
 }
 
 /// The `Host` pattern for a destination as stored.
-fn host_pattern(destination: &str) -> String {
+pub(crate) fn host_pattern(destination: &str) -> String {
     if target::is_sandbox_label(destination) {
         return "*".into();
     }
@@ -240,6 +240,8 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         notes.push(TERRAPIN_NOTE.to_string());
     }
     let transfer = goal.session_modes();
+    // Every name is ranked by what was measured of it, never by a summed pair.
+    let measured: Vec<SuiteStats> = scope.stats.iter().filter(|s| !s.sum).cloned().collect();
     let mut lines = Vec::new();
     for (kind, modes) in [
         (AlgoKind::Kex, &[Mode::Connect][..]),
@@ -247,9 +249,9 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         (AlgoKind::Cipher, transfer),
         (AlgoKind::Mac, transfer),
     ] {
-        match line(&scope.stats, kind, modes, policy, &defaults, &mut notes) {
+        match line(&measured, kind, modes, policy, &defaults, &mut notes) {
             Some(l) => lines.push(l),
-            None => notes.push(dead_end::note(&scope.stats, kind, modes, policy)),
+            None => notes.push(dead_end::note(&measured, kind, modes, policy)),
         }
     }
     RecommendView {

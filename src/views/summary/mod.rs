@@ -131,7 +131,14 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
         .collect();
     ModeSummary {
         mode,
-        spread: spread(mode, &measured),
+        spread: spread(
+            mode,
+            &measured
+                .iter()
+                .filter(|r| !r.sum)
+                .cloned()
+                .collect::<Vec<_>>(),
+        ),
         top: measured.into_iter().take(top).collect(),
         phases: if mode == Mode::Connect {
             connect_phases(&scope.stats)

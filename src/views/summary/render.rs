@@ -26,6 +26,9 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
 fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     let mode = sec.mode;
     doc.grid(top_table(sec, top));
+    if sec.top.iter().any(|r| r.sum) {
+        doc.text(crate::views::show::SUM_NOTE);
+    }
     if let Some(s) = &sec.spread {
         let side = |r: &SuiteRow| {
             format!(
@@ -92,7 +95,7 @@ fn top_table(sec: &ModeSummary, top: usize) -> Grid {
             suite_label(mode, &r.suite),
             shown(r.mean),
             shown(r.ci95),
-            r.n.to_string(),
+            if r.sum { "sum".into() } else { r.n.to_string() },
             r.grade.to_string(),
             r.tie().into(),
         ];
@@ -169,7 +172,7 @@ fn per_cipher_table(mode: Mode, rows: &[SuiteRow]) -> Grid {
             name_or(&r.suite.mac, "<implicit>"),
             shown(r.mean),
             shown(r.ci95),
-            r.n.to_string(),
+            if r.sum { "sum".into() } else { r.n.to_string() },
         ]);
     }
     g

@@ -100,7 +100,7 @@ pub fn warnings(scope: &Scope) -> Vec<Warning> {
     let thin = scope
         .stats
         .iter()
-        .filter(|s| s.figure.is_some() && s.ok < 3)
+        .filter(|s| s.figure.is_some() && s.ok < 3 && !s.sum)
         .count();
     if thin > 0 {
         out.push(Warning::ThinSuites { count: thin });

@@ -1,0 +1,270 @@
+//! The answer first: what `run` prints at its end. Per mode the best suite with its
+//! interval, what cannot be told apart from it, the verdict and the gain over what ssh
+//! picks unforced; the path's ceilings; and the `ssh_config` block, cut to fit a
+//! 100-column terminal. The full tables are `show`'s (and `run --tables`).
+
+use super::export::Document;
+use super::recommend::{self, Goal, Order, RecommendView};
+use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit};
+use super::show::SuiteRow;
+use crate::analysis::{self, Bound, SuiteStats};
+use crate::model::{AlgoKind, Mode, Suite};
+use crate::offer::catalogue::Grade;
+use serde::Serialize;
+
+/// The width every line fits in.
+pub const WIDTH: usize = 100;
+
+/// One mode's answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModeLine {
+    pub mode: Mode,
+    /// The best suite of a grade the recommendation allows (the best of all when none is).
+    pub best: SuiteRow,
+    /// The fastest suite of all, when it is of a weak grade and so not `best`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faster: Option<SuiteRow>,
+    /// The other suites whose interval overlaps the best one's.
+    pub ties: Vec<Suite>,
+    /// What ssh uses unforced (its preference lists, `ssh -G`), where it was measured,
+    /// and how much better the best suite is: a share (0.12 = 12% faster or quicker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unforced: Option<(Suite, f64)>,
+}
+
+/// Everything the headline says.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeadlineView {
+    pub destination: String,
+    pub runs: Vec<i64>,
+    pub modes: Vec<ModeLine>,
+    pub ceilings: Vec<String>,
+    pub recommendation: RecommendView,
+}
+
+/// The suite ssh picks unforced in `mode`: the first of its preference lists' names that
+/// were measured (an AEAD cipher needs no MAC).
+fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<&'s SuiteStats> {
+    let kinds = match mode {
+        Mode::Connect => [AlgoKind::Kex, AlgoKind::HostKey],
+        _ => [AlgoKind::Cipher, AlgoKind::Mac],
+    };
+    let defaults = &scope.runs.last()?.client_defaults;
+    let pick = |k: AlgoKind| recommend::client_choice(&scope.stats, k, &[mode], defaults);
+    let (a, b) = (pick(kinds[0])?.0, pick(kinds[1]).map(|c| c.0));
+    scope.stats.iter().find(|s| {
+        let other = s.suite.get(kinds[1]);
+        s.mode == mode
+            && s.figure.is_some()
+            && s.suite.compression.is_none()
+            && s.suite.get(kinds[0]) == Some(a.as_str())
+            && (other.is_none() || other == b.as_deref())
+    })
+}
+
+fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
+    let ranked = analysis::rank(&scope.stats, mode);
+    // Measured suites only: a summed connect pair's interval is wide, and the sums
+    // that looked quickest were measured after the rounds.
+    let rows: Vec<SuiteRow> = (ranked.iter())
+        .filter(|r| r.stats.figure.is_some() && r.stats.suite.compression.is_none())
+        .filter(|r| !r.stats.sum)
+        .map(|r| SuiteRow::in_scope(r, scope))
+        .collect();
+    // The answer is among what the recommendation allows; a faster weak suite is named
+    // beside it, never put first.
+    let at = rows.iter().position(|r| !r.grade.is_weak()).unwrap_or(0);
+    let best = rows[at].clone();
+    let faster = (at > 0).then(|| rows[0].clone());
+    let ties = (rows.iter().skip(at + 1))
+        .filter(|r| !r.grade.is_weak() && overlaps(r, &best))
+        .map(|r| r.suite.clone())
+        .collect();
+    let unforced = unforced(scope, mode).and_then(|d| {
+        let (b, u) = (best.mean?, d.figure?.mean);
+        let gain = if analysis::higher_is_better(mode) {
+            b / u - 1.0
+        } else {
+            u / b - 1.0
+        };
+        Some((d.suite.clone(), gain))
+    });
+    Some(ModeLine {
+        mode,
+        best,
+        faster,
+        ties,
+        unforced,
+    })
+}
+
+/// Whether two rows' 95% intervals overlap: the data cannot tell them apart.
+fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
+    let span = |r: &SuiteRow| {
+        let (m, c) = (r.mean.unwrap_or(f64::NAN), r.ci95.unwrap_or(0.0));
+        (m - c, m + c)
+    };
+    let ((a0, a1), (b0, b1)) = (span(a), span(b));
+    a0 <= b1 && b0 <= a1
+}
+
+/// Build the headline of `scope`.
+pub fn view(scope: &Scope) -> HeadlineView {
+    let modes = (scope.modes().into_iter())
+        .filter_map(|m| mode_line(scope, m))
+        .collect();
+    HeadlineView {
+        destination: scope.destination.clone(),
+        runs: scope.run_ids(),
+        modes,
+        ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
+        recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
+    }
+}
+
+/// `names` joined with ", " as far as they fit in `room` characters, and how many were
+/// left out.
+fn fitting(names: &[String], room: usize) -> (String, usize) {
+    let mut out = String::new();
+    for (i, n) in names.iter().enumerate() {
+        let more = if i == 0 { n.len() } else { n.len() + 2 };
+        if i > 0 && out.len() + more > room {
+            return (out, names.len() - i);
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(n);
+    }
+    (out, 0)
+}
+
+fn interval(r: &SuiteRow) -> String {
+    match (r.mean, r.ci95) {
+        (Some(m), Some(c)) if m > 0.0 => format!(" ±{:.0}%", c / m * 100.0),
+        _ => String::new(),
+    }
+}
+
+fn verdict(r: &SuiteRow) -> String {
+    match r.bound {
+        Some(Bound::Unknown) | None => String::new(),
+        Some(b) => format!(", bound: {}", b.as_str()),
+    }
+}
+
+/// The lines of one mode.
+fn mode_text(l: &ModeLine) -> String {
+    let (mode, r) = (l.mode, &l.best);
+    let mean = r.mean.map_or("-".into(), |m| figure_text(mode, m));
+    let sum = if r.sum {
+        " (a sum, not measured as a pair)"
+    } else {
+        ""
+    };
+    let mut text = format!(
+        "{:<8} {}: {mean} {}{}{}{sum}",
+        mode.as_str(),
+        suite_label(mode, &r.suite),
+        unit(mode),
+        interval(r),
+        verdict(r)
+    );
+    if let Some(f) = &l.faster {
+        let mean = f.mean.map_or("-".into(), |m| figure_text(mode, m));
+        let label = suite_label(mode, &f.suite);
+        text.push_str(&format!(
+            "\n         faster but {}: {label}, {mean} {}",
+            f.grade,
+            unit(mode)
+        ));
+    }
+    let labels: Vec<String> = l.ties.iter().map(|s| suite_label(mode, s)).collect();
+    if !labels.is_empty() {
+        let lead = "         as good within the noise: ";
+        let (list, left) = fitting(&labels, WIDTH - lead.len() - 12);
+        let rest = if left > 0 {
+            format!(" and {left} more")
+        } else {
+            String::new()
+        };
+        text.push_str(&format!("\n{lead}{list}{rest}"));
+    }
+    if let Some((s, gain)) = &l.unforced {
+        let what = if *s == r.suite {
+            "is what ssh picks unforced".to_string()
+        } else {
+            let label = suite_label(mode, s);
+            format!(
+                "{:+.0}% over what ssh picks unforced ({label})",
+                gain * 100.0
+            )
+        };
+        text.push_str(&format!("\n         {what}"));
+    }
+    text
+}
+
+/// The ssh_config block, each list cut to the names that fit in [`WIDTH`].
+fn block(v: &RecommendView) -> String {
+    let mut out = format!("Host {}\n", recommend::host_pattern(&v.destination));
+    let mut cut = false;
+    for l in &v.lines {
+        let lead = format!("    {} ", l.keyword);
+        let (list, left) = fitting(&l.names, WIDTH - lead.len());
+        cut |= left > 0;
+        out.push_str(&format!("{lead}{}\n", list.replace(", ", ",")));
+    }
+    if cut {
+        out.push_str("# lists cut to fit; `sshbench recommend` gives them whole, with reasons\n");
+    }
+    out
+}
+
+/// `text` wrapped at [`WIDTH`], each line's continuation indented past the mode names.
+fn wrap(text: &str, indent: &str) -> String {
+    let opts = textwrap::Options::new(WIDTH).subsequent_indent(indent);
+    let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
+    lines.join("\n")
+}
+
+/// The headline as a document.
+pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
+    let v = view(scope);
+    let mut doc = Document::default();
+    doc.text(wrap(&scope.header(), ""));
+    let modes: Vec<String> = v.modes.iter().map(mode_text).collect();
+    doc.text(wrap(&modes.join("\n"), "           "));
+    for c in &v.ceilings {
+        doc.text(wrap(c, "  "));
+    }
+    doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
+    doc.code(block(&v.recommendation));
+    (doc, v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_cut_where_they_stop_fitting() {
+        let names: Vec<String> = ["aaaa", "bbbb", "cccc"].map(String::from).to_vec();
+        assert_eq!(fitting(&names, 100), ("aaaa, bbbb, cccc".into(), 0));
+        assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
+        // The first name always stands, however long.
+        assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
+    }
+
+    #[test]
+    fn long_sentences_wrap_within_the_width() {
+        let long = "word ".repeat(60);
+        let text = wrap(&long, "  ");
+        assert!(text.lines().count() > 1);
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(
+            text.lines().skip(1).all(|l| l.starts_with("  word")),
+            "{text}"
+        );
+    }
+}
