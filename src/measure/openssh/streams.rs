@@ -288,6 +288,11 @@ pub(super) fn feed_stdin(
     go: mpsc::Receiver<WriteStep>,
 ) -> Option<mpsc::Receiver<WriterReport>> {
     let mut stdin = child.stdin.take()?;
+    if req.mode == Mode::Send {
+        // A 1 MiB pipe takes a whole piece of the block per call (BENCHMARKS.md, "The
+        // feeder's cost").
+        proc::widen_pipe(&stdin);
+    }
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
     let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
@@ -317,7 +322,7 @@ pub(super) fn feed_stdin(
                                 && until.is_none_or(|u| started.elapsed() < u)
                             {
                                 let n = (bytes - report.written).min(SEND_PIECE);
-                                payload.write_repeated(&mut stdin, n, report.written)?;
+                                payload.splice_repeated(&mut stdin, n, report.written)?;
                                 report.written += n;
                             }
                             report.rest_cpu = cpu
