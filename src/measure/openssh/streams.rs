@@ -279,6 +279,27 @@ fn hold_until(at: Option<Instant>) -> impl Fn() {
     }
 }
 
+/// Send: everything after the ramp, in pieces until `bytes` are written or `until`
+/// has passed, and this thread's CPU over it.
+fn write_rest(
+    stdin: &mut std::process::ChildStdin,
+    payload: &Payload,
+    (bytes, until): (u64, Option<Duration>),
+    report: &mut WriterReport,
+) -> std::io::Result<()> {
+    let started = Instant::now();
+    let cpu = proc::thread_cpu_time();
+    while report.written < bytes && until.is_none_or(|u| started.elapsed() < u) {
+        let n = (bytes - report.written).min(SEND_PIECE);
+        payload.splice_repeated(stdin, n, report.written)?;
+        report.written += n;
+    }
+    report.rest_cpu = cpu
+        .zip(proc::thread_cpu_time())
+        .map(|(a, b)| b.saturating_sub(a));
+    Ok(())
+}
+
 /// Feed stdin: for `send`, each step of the protocol when the reader says so; for
 /// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
 pub(super) fn feed_stdin(
@@ -316,18 +337,7 @@ pub(super) fn feed_stdin(
                             report.written = ramp;
                         }
                         WriteStep::Rest => {
-                            let started = Instant::now();
-                            let cpu = proc::thread_cpu_time();
-                            while report.written < bytes
-                                && until.is_none_or(|u| started.elapsed() < u)
-                            {
-                                let n = (bytes - report.written).min(SEND_PIECE);
-                                payload.splice_repeated(&mut stdin, n, report.written)?;
-                                report.written += n;
-                            }
-                            report.rest_cpu = cpu
-                                .zip(proc::thread_cpu_time())
-                                .map(|(a, b)| b.saturating_sub(a));
+                            write_rest(&mut stdin, &payload, (bytes, until), &mut report)?;
                             break;
                         }
                     }
