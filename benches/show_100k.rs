@@ -26,7 +26,7 @@ fn main() {
     let mut items = Vec::new();
     for c in 0..11 {
         for m in 0..10 {
-            for mode in Mode::ALL {
+            for mode in Mode::CLASSIC {
                 items.push(PlanItem {
                     mode,
                     suite: Suite {

@@ -7,9 +7,9 @@ use crate::model::{
     Window,
 };
 use anyhow::Result;
-use rusqlite::types::{ToSql, Type};
+use rusqlite::types::{FromSql, ToSql, Type};
 use rusqlite::{Row, params_from_iter};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// Echo round trips as stored: little-endian f32 seconds (4 bytes each; f32 keeps
@@ -139,11 +139,67 @@ fn values(run_id: i64, item: usize, round: u32, s: &Sample) -> Result<Vec<Value>
     Ok(v)
 }
 
+/// The columns of one query, found by name: a map built once, and the order in which
+/// rows are read, learned from the first (`Row::get` by name scans every column's name
+/// on each call, which over ~60 columns and 100,000 rows was most of a report's time).
+struct Columns {
+    map: HashMap<String, usize>,
+    /// The k-th name read from a row (its address and length) and its column.
+    order: std::cell::RefCell<Vec<(usize, usize, usize)>>,
+}
+
+impl Columns {
+    fn of(stmt: &rusqlite::Statement) -> Columns {
+        let names = stmt.column_names().into_iter().enumerate();
+        Columns {
+            map: names.map(|(i, n)| (n.to_string(), i)).collect(),
+            order: Default::default(),
+        }
+    }
+
+    /// The column of the `k`-th name read from a row: where the same name (the same
+    /// literal) was read k-th before, no lookup at all.
+    fn index(&self, k: usize, name: &str) -> Option<usize> {
+        let key = (name.as_ptr() as usize, name.len());
+        let mut order = self.order.borrow_mut();
+        if let Some(&(p, l, i)) = order.get(k) {
+            if (p, l) == key {
+                return Some(i);
+            }
+        }
+        let i = *self.map.get(name)?;
+        if k < order.len() {
+            order[k] = (key.0, key.1, i);
+        } else if k == order.len() {
+            order.push((key.0, key.1, i));
+        }
+        Some(i)
+    }
+}
+
+/// A row read by column name (see [`Columns`]).
+struct Named<'a> {
+    row: &'a Row<'a>,
+    columns: &'a Columns,
+    read: std::cell::Cell<usize>,
+}
+
+impl Named<'_> {
+    fn get<I: AsRef<str>, T: FromSql>(&self, name: I) -> rusqlite::Result<T> {
+        let name = name.as_ref();
+        let k = self.read.replace(self.read.get() + 1);
+        match self.columns.index(k, name) {
+            Some(i) => self.row.get(i),
+            None => Err(rusqlite::Error::InvalidColumnName(name.to_string())),
+        }
+    }
+}
+
 fn duration(v: Option<f64>) -> Option<Duration> {
     v.map(|t| Duration::from_secs_f64(t.max(0.0)))
 }
 
-fn outcome(r: &Row) -> rusqlite::Result<Outcome> {
+fn outcome(r: &Named) -> rusqlite::Result<Outcome> {
     let message = r.get::<_, Option<String>>("error")?.unwrap_or_default();
     let kind: Option<String> = r.get("failure_kind")?;
     Ok(match r.get::<_, String>("outcome")?.as_str() {
@@ -159,7 +215,7 @@ fn outcome(r: &Row) -> rusqlite::Result<Outcome> {
     })
 }
 
-fn window(r: &Row) -> rusqlite::Result<Option<Window>> {
+fn window(r: &Named) -> rusqlite::Result<Option<Window>> {
     Ok(
         match (r.get::<_, Option<i64>>("window_bytes")?, r.get("window_s")?) {
             (Some(b), Some(t)) => Some(Window {
@@ -172,7 +228,7 @@ fn window(r: &Row) -> rusqlite::Result<Option<Window>> {
 }
 
 /// The client's CPU over the window (stored as one figure: its busiest process is ssh).
-fn client_window_cpu(r: &Row, w: Option<Window>) -> rusqlite::Result<Option<CpuWindow>> {
+fn client_window_cpu(r: &Named, w: Option<Window>) -> rusqlite::Result<Option<CpuWindow>> {
     let c: Option<f64> = r.get("client_window_cpu_s")?;
     let waited: Option<f64> = r.get("client_waited_s")?;
     let feeder: Option<f64> = r.get("client_feeder_cpu_s")?;
@@ -185,7 +241,7 @@ fn client_window_cpu(r: &Row, w: Option<Window>) -> rusqlite::Result<Option<CpuW
     }))
 }
 
-fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
+fn server_cpu(r: &Named) -> rusqlite::Result<Option<CpuWindow>> {
     let seconds: Option<f64> = r.get("server_cpu_s")?;
     let interval: Option<f64> = r.get("server_cpu_interval_s")?;
     let bytes: Option<i64> = r.get("server_cpu_bytes")?;
@@ -205,7 +261,7 @@ fn server_cpu(r: &Row) -> rusqlite::Result<Option<CpuWindow>> {
     }))
 }
 
-fn mode(r: &Row) -> rusqlite::Result<Mode> {
+fn mode(r: &Named) -> rusqlite::Result<Mode> {
     let mode: String = r.get("mode")?;
     Mode::parse(&mode).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
@@ -216,7 +272,7 @@ fn mode(r: &Row) -> rusqlite::Result<Mode> {
     })
 }
 
-fn sample(r: &Row) -> rusqlite::Result<Sample> {
+fn sample(r: &Named) -> rusqlite::Result<Sample> {
     let w = window(r)?;
     let user: Option<f64> = r.get("client_user_s")?;
     let sys: Option<f64> = r.get("client_sys_s")?;
@@ -308,7 +364,13 @@ impl Store {
         }
         sql.push_str(" ORDER BY id");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], |r| {
+        let columns = Columns::of(&stmt);
+        let rows = stmt.query_map([], |row| {
+            let r = &Named {
+                row,
+                columns: &columns,
+                read: Default::default(),
+            };
             Ok(StoredSample {
                 run_id: r.get("run_id")?,
                 item: r.get::<_, i64>("item")? as usize,
@@ -318,5 +380,25 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_by_name_whatever_order_rows_are_read_in() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let stmt = conn.prepare("SELECT 1 AS a, 2 AS b, 3 AS c").unwrap();
+        let cols = Columns::of(&stmt);
+        let (a, b, c) = ("a".to_string(), "b".to_string(), "c".to_string());
+        // The first row's order is learned; a later row read in another order, or with
+        // names from elsewhere, still finds each column by its name.
+        assert_eq!([cols.index(0, "a"), cols.index(1, "c")], [Some(0), Some(2)]);
+        assert_eq!([cols.index(0, "a"), cols.index(1, "c")], [Some(0), Some(2)]);
+        assert_eq!([cols.index(0, &c), cols.index(1, &a)], [Some(2), Some(0)]);
+        assert_eq!([cols.index(0, &b), cols.index(2, "c")], [Some(1), Some(2)]);
+        assert_eq!(cols.index(1, "nope"), None);
     }
 }
