@@ -540,7 +540,9 @@ pub struct RunArgs {
     pub sandbox_cpus: CpusArg,
 
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
-    /// AEAD ciphers with every MAC), as classic benchmark scripts do. Slow.
+    /// AEAD ciphers with every MAC, every key exchange with every host key), as classic
+    /// benchmark scripts do. Slow. Without it, connect measures each key exchange with
+    /// one host key and each host key with one key exchange and sums the other pairs.
     #[arg(long)]
     pub full: bool,
 
