@@ -56,6 +56,7 @@ fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<&'s SuiteStats> {
         let other = s.suite.get(kinds[1]);
         s.mode == mode
             && s.figure.is_some()
+            && !s.sum
             && s.suite.compression.is_none()
             && s.suite.get(kinds[0]) == Some(a.as_str())
             && (other.is_none() || other == b.as_deref())
