@@ -56,22 +56,13 @@ pub fn summarize(xs: &[f64]) -> Option<Summary> {
     let v = sorted_finite(xs)?;
     let n = v.len();
     let mean = v.iter().sum::<f64>() / n as f64;
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
+    let median = middle(&v);
     let sd = if n > 1 {
         (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
     } else {
         0.0
     };
-    let ci95 = (n > 1).then(|| {
-        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-            .expect("valid degrees of freedom")
-            .inverse_cdf(0.975);
-        t * sd / (n as f64).sqrt()
-    });
+    let ci95 = (n > 1).then(|| t975(n - 1) * sd / (n as f64).sqrt());
     let outliers = if n >= 4 {
         let (q1, q3) = (quantile(&v, 0.25), quantile(&v, 0.75));
         let iqr = q3 - q1;
@@ -147,9 +138,39 @@ pub fn welch_p(a: &Summary, b: &Summary) -> Option<f64> {
     Some(2.0 * (1.0 - dist.cdf(t.abs())))
 }
 
-/// The median of `v` (sorted in place); `None` when it is empty.
+/// Student's t at 97.5% for `df` degrees of freedom (the 95% interval's factor). The
+/// inverse CDF is an iterative solve; reports need it once per suite and figure, so the
+/// small `df` that samples have are computed once.
+fn t975(df: usize) -> f64 {
+    const CACHED: usize = 256;
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let solve = |df: usize| {
+        StudentsT::new(0.0, 1.0, df as f64)
+            .expect("valid degrees of freedom")
+            .inverse_cdf(0.975)
+    };
+    match TABLE
+        .get_or_init(|| (1..=CACHED).map(solve).collect())
+        .get(df.wrapping_sub(1))
+    {
+        Some(t) => *t,
+        None => solve(df),
+    }
+}
+
+/// The median of the finite values of `v`; `None` when there are none.
 pub fn median(v: &mut [f64]) -> Option<f64> {
-    summarize(v).map(|s| s.median)
+    Some(middle(&sorted_finite(v)?))
+}
+
+/// The middle of sorted, non-empty `v`.
+fn middle(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 #[cfg(test)]
