@@ -257,7 +257,8 @@ fn status_of(result: &Result<End, Abort>) -> &'static str {
     }
 }
 
-/// The run's rounds, then its parallel streams if asked for, every sample stored.
+/// The run's rounds, then the connect checks and the parallel streams, every sample
+/// stored.
 fn rounds_then_streams(
     plan: &Plan,
     seed: u64,
@@ -275,8 +276,7 @@ fn rounds_then_streams(
         cx.previous,
         &mut |e| cx.progress.event(e),
     );
-    let checked = super::streams::connect_checks(rounds, cx, transport, &mut sink);
-    super::streams::after_rounds(checked, cx, transport, &mut sink)
+    super::streams::after_rounds(rounds, cx, transport, &mut sink)
 }
 
 /// The run's table on stdout.

@@ -35,9 +35,10 @@ fn stored(cx: &Context) -> Result<Vec<(usize, Sample)>, Abort> {
     Ok(stored.into_iter().map(|s| (s.item, s.sample)).collect())
 }
 
-/// The rounds' result, followed by the connect checks when the rounds completed and
-/// summed pairs.
-pub fn connect_checks(
+/// The rounds' result, followed, when they completed, by the connect checks (where
+/// pairs were summed) and the `--streams` batches (when asked for), both picked from
+/// the run's samples as stored after the rounds.
+pub fn after_rounds(
     rounds: Result<End, Abort>,
     cx: &Context,
     transport: &mut dyn Transport,
@@ -47,10 +48,27 @@ pub fn connect_checks(
         return rounds;
     }
     let samples = stored(cx)?;
+    let done: HashSet<(usize, u32)> = cx.previous.iter().map(|(i, r, _)| (*i, *r)).collect();
+    connect_checks(&samples, &done, cx, transport, sink)?;
+    if let Some(n) = cx.options.streams {
+        let picks = streams::picks(samples.iter().map(|(_, s)| s));
+        parallel(n, &picks, &done, cx, transport, sink)?;
+    }
+    rounds
+}
+
+/// The summed connect pairs quickest to connect, measured as pairs.
+fn connect_checks(
+    samples: &[(usize, Sample)],
+    done: &HashSet<(usize, u32)>,
+    cx: &Context,
+    transport: &mut dyn Transport,
+    sink: &mut dyn Sink,
+) -> Result<(), Abort> {
     let refs: Vec<(usize, &Sample)> = samples.iter().map(|(i, s)| (*i, s)).collect();
     let picks = checks::picks(&refs, cx.items);
     if picks.is_empty() {
-        return rounds;
+        return Ok(());
     }
     let labels: Vec<String> = picks.iter().map(|s| s.label()).collect();
     cx.progress.say(&format!(
@@ -61,27 +79,22 @@ pub fn connect_checks(
         items: cx.items,
         rounds: cx.options.rounds,
         timeout: Duration::from_secs(cx.options.timeout_s),
-        done: &cx.previous.iter().map(|(i, r, _)| (*i, *r)).collect(),
+        done,
     };
     checks::run(&c, &picks, transport, cx.cancel, sink, &mut |e| {
         cx.progress.event(e)
-    })?;
-    rounds
+    })
 }
 
-/// The rounds' result, followed by the batches when asked for and the rounds completed.
-pub fn after_rounds(
-    rounds: Result<End, Abort>,
+/// `n` parallel streams of each pick, in batches.
+fn parallel(
+    n: u32,
+    picks: &[streams::Pick],
+    done: &HashSet<(usize, u32)>,
     cx: &Context,
     transport: &dyn Transport,
     sink: &mut dyn Sink,
-) -> Result<End, Abort> {
-    let (Ok(End::Complete), Some(n)) = (&rounds, cx.options.streams) else {
-        return rounds;
-    };
-    let samples: Vec<Sample> = stored(cx)?.into_iter().map(|(_, s)| s).collect();
-    let picks = streams::picks(&samples);
-    let done: HashSet<(usize, u32)> = cx.previous.iter().map(|(i, r, _)| (*i, *r)).collect();
+) -> Result<(), Abort> {
     cx.progress.say(&format!(
         "parallel: {n} streams of {}",
         picks
@@ -95,10 +108,9 @@ pub fn after_rounds(
         items: cx.items,
         sample_time: Duration::from_secs_f64(cx.options.sample_time_s),
         timeout: Duration::from_secs(cx.options.timeout_s),
-        done: &done,
+        done,
     };
-    streams::run(&b, &picks, transport, cx.cancel, sink, &mut |e| {
+    streams::run(&b, picks, transport, cx.cancel, sink, &mut |e| {
         cx.progress.event(e)
-    })?;
-    Ok(End::Complete)
+    })
 }

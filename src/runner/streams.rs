@@ -35,9 +35,8 @@ pub struct Pick {
 }
 
 /// The fastest uncompressed suite of send and of receive in `samples` (one run's).
-pub fn picks(samples: &[Sample]) -> Vec<Pick> {
-    let alone: Vec<&Sample> = samples.iter().filter(|s| s.stream.is_none()).collect();
-    let stats = analysis::aggregate(alone.iter().copied());
+pub fn picks<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<Pick> {
+    let stats = analysis::aggregate(samples.into_iter().filter(|s| s.stream.is_none()));
     let rtt = analysis::path_rtt(&stats).unwrap_or(0.0);
     [Mode::Send, Mode::Receive]
         .into_iter()
