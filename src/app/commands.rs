@@ -1,34 +1,58 @@
 //! `sshbench runs`, `sshbench sandbox` and `sshbench algos`.
 
 use super::server::{SandboxSetup, lab_label, placement_label, probe_remote, start_sandbox};
-use super::{db_path, find_ssh};
+use super::{find_ssh, open_existing};
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 use sshbench::cli::config::{destination_ssh_args, parse_rate};
-use sshbench::cli::{AlgosArgs, AlgosFormat, Cli, CompletionsArgs, RunsArgs, SandboxArgs};
+use sshbench::cli::{
+    AlgosArgs, AlgosFormat, Cli, CompletionsArgs, DbArgs, DbCommand, RunsArgs, SandboxArgs,
+};
 use sshbench::model::LabOptions;
 use sshbench::offer::{self, client, server};
 use sshbench::sandbox;
-use sshbench::store::Store;
+use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::target::{self, Target};
 use sshbench::views::algos::{self as algos_view, AlgosReport};
 use std::io::Write;
 use std::time::Duration;
 
-/// `sshbench runs`.
-pub fn runs(args: RunsArgs) -> Result<u8> {
-    let path = db_path(&args.db)?;
-    if !path.exists() {
+/// `sshbench db copy`.
+pub fn db(args: DbArgs) -> Result<u8> {
+    let DbCommand::Copy { from, to, runs } = args.command;
+    if from == to {
         bail!(
-            "no database at {} yet; `sshbench run` creates it",
-            path.display()
+            "FROM and TO are the same database: {}",
+            store::redact(&from)
         );
     }
-    let store = Store::open(&path)?;
+    let source = open_existing(&Some(from), "nothing to copy")?;
+    store::check(&to)?;
+    let target = Store::connect(&to)?;
+    let copied = store::copy(&source, &target, &runs, &mut |id, n| {
+        eprintln!("copied run {id} ({n} samples)");
+    })?;
+    eprintln!(
+        "{} runs and {} samples copied from {} to {}{}",
+        copied.runs,
+        copied.samples,
+        source.describe(),
+        target.describe(),
+        match copied.skipped {
+            0 => String::new(),
+            n => format!("; {n} runs were there already"),
+        }
+    );
+    Ok(0)
+}
+
+/// `sshbench runs`.
+pub fn runs(args: RunsArgs) -> Result<u8> {
+    let store = open_existing(&args.db, "`sshbench run` creates it")?;
     if let Some(id) = args.delete {
         if !store.delete_run(id)? {
-            bail!("no run {id} in {}", path.display());
+            bail!("no run {id} in {}", store.describe());
         }
         eprintln!("deleted run {id}");
         return Ok(0);

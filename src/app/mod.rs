@@ -2,17 +2,19 @@
 //! progress on stderr and results on stdout.
 
 mod commands;
+mod fleet;
+mod outcome;
 mod progress;
 mod reports;
 mod run;
 mod server;
 mod streams;
 
-pub use commands::{algos, completions, man, runs, sandbox};
+pub use commands::{algos, completions, db, man, runs, sandbox};
 pub use reports::{compare, recommend, report, show, summary};
 pub use run::run;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use serde::Serialize;
 use sshbench::cli::FormatArg;
 use sshbench::sandbox as sandbox_stage;
@@ -27,8 +29,25 @@ fn find_ssh() -> Result<PathBuf> {
     })
 }
 
-fn db_path(given: &Option<PathBuf>) -> Result<PathBuf> {
-    given.clone().map_or_else(store::default_path, Ok)
+/// The database `--db` (or `SSHBENCH_DB`) names, else the default file.
+fn db_location(given: &Option<String>) -> Result<String> {
+    match given {
+        Some(db) if db.is_empty() => {
+            bail!("--db is empty; give a file's path or a postgres:// URL")
+        }
+        Some(db) => Ok(db.clone()),
+        None => Ok(store::default_path()?.display().to_string()),
+    }
+}
+
+/// The store `db` names, which must hold results already (`what` says what to do
+/// otherwise): a SQLite file is never created by a command that only reads.
+fn open_existing(db: &Option<String>, what: &str) -> Result<store::Store> {
+    let db = db_location(db)?;
+    if !store::is_url(&db) && !std::path::Path::new(&db).exists() {
+        bail!("no results yet: {db} does not exist; {what}");
+    }
+    store::Store::connect(&db)
 }
 
 fn style() -> Style {

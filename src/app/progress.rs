@@ -14,6 +14,9 @@ pub struct Progress {
     quiet: bool,
     verbose: bool,
     rounds: u32,
+    /// A fleet run's host: its lines are prefixed with it, and its samples are only
+    /// listed with `--verbose` (hosts run side by side; the fleet's own line counts them).
+    host: Option<String>,
 }
 
 impl Progress {
@@ -34,6 +37,18 @@ impl Progress {
             quiet,
             verbose,
             rounds,
+            host: None,
+        }
+    }
+
+    /// The progress of one host of a fleet run: plain lines, prefixed with the host.
+    pub fn for_host(host: &str, quiet: bool, verbose: bool, rounds: u32) -> Self {
+        Progress {
+            bar: None,
+            quiet,
+            verbose,
+            rounds,
+            host: Some(host.to_string()),
         }
     }
 
@@ -41,9 +56,10 @@ impl Progress {
         if self.quiet {
             return;
         }
-        match &self.bar {
-            Some(b) => b.println(msg),
-            None => eprintln!("{msg}"),
+        match (&self.bar, &self.host) {
+            (Some(b), _) => b.println(msg),
+            (None, Some(h)) => eprintln!("[{h}] {msg}"),
+            (None, None) => eprintln!("{msg}"),
         }
     }
 
@@ -83,15 +99,17 @@ impl Progress {
                     describe(sample, self.verbose),
                     if retrying { " (retrying)" } else { "" }
                 );
-                match &self.bar {
-                    Some(b) => {
+                match (&self.bar, &self.host) {
+                    (Some(b), _) => {
                         b.set_position(done as u64);
                         b.set_prefix(describe(sample, false));
                         if self.verbose || retrying {
                             b.println(line);
                         }
                     }
-                    None => eprintln!("{line}"),
+                    (None, Some(h)) if self.verbose => eprintln!("[{h}] {line}"),
+                    (None, Some(_)) => {}
+                    (None, None) => eprintln!("{line}"),
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The report commands over stored results: `show`, `summary`, `recommend`, `compare`
 //! and `report`.
 
-use super::{db_path, emit};
+use super::{emit, open_existing};
 use anyhow::{Context, Result, bail};
 use sshbench::cli::reports as args;
 use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs};
@@ -13,18 +13,8 @@ use sshbench::views::recommend::{self, Goal, Order};
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use sshbench::views::{charts, compare as compare_view, html, summary as summary_view};
-use std::path::PathBuf;
 
-fn open_existing(db: &Option<PathBuf>) -> Result<Store> {
-    let path = db_path(db)?;
-    if !path.exists() {
-        bail!(
-            "no results yet: {} does not exist; measure with `sshbench run` first",
-            path.display()
-        );
-    }
-    Store::open(&path)
-}
+const MEASURE_FIRST: &str = "measure with `sshbench run` first";
 
 /// The stored results a report covers: its runs and their samples.
 struct Loaded {
@@ -59,7 +49,7 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
 /// The stored results a report command covers: its selection, from its database.
 fn load_selected(selection: &SelectionArgs) -> Result<Loaded> {
     let sel = args::selection(selection)?;
-    load(&open_existing(&selection.db)?, &sel)
+    load(&open_existing(&selection.db, MEASURE_FIRST)?, &sel)
 }
 
 /// Whether the locale says UTF-8 (for Unicode bars).
@@ -100,7 +90,7 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
 /// `sshbench compare`.
 pub fn compare(a: CompareArgs) -> Result<u8> {
     let (sel_a, sel_b) = (args::compare_side(&a.a)?, args::compare_side(&a.b)?);
-    let store = open_existing(&a.db)?;
+    let store = open_existing(&a.db, MEASURE_FIRST)?;
     let (la, lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
     let (mut sa, mut sb) = (la.scope(), lb.scope());
     // A run is named with its destination.

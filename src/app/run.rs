@@ -1,17 +1,18 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
+use super::outcome::{conclude, print_results, status_of};
 use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
-use super::{db_path, emit, find_ssh};
+use super::{db_location, find_ssh};
 use anyhow::{Context, Result, anyhow, bail};
+use sshbench::cli::RunArgs;
 use sshbench::cli::config::RunConfig;
-use sshbench::cli::{FormatArg, RunArgs};
 use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window;
-use sshbench::model::{AlgoLists, FailureKind, Mode, Outcome, RunOptions, Sample};
+use sshbench::model::{AlgoLists, Outcome, RunOptions, Sample};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -19,9 +20,6 @@ use sshbench::store::{self, NewRun, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::machine;
 use sshbench::target::Target;
-use sshbench::views::headline;
-use sshbench::views::scope::Scope;
-use sshbench::views::show::{self, ShowOptions, SortKey};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,26 +42,23 @@ impl Sink for StoreSink<'_> {
 }
 
 /// A stored run being finished: its record, options and destination.
-type Resumed = (store::RunRecord, RunOptions, Target);
+pub(super) type Resumed = (store::RunRecord, RunOptions, Target);
 
 /// The run `--resume` asks for, with the options and destination it was started with.
-fn load_resumed(path: &Path, id: Option<i64>) -> Result<Resumed> {
-    if !path.exists() {
-        bail!(
-            "nothing to resume: the database {} does not exist",
-            path.display()
-        );
+pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
+    if !store::is_url(db) && !Path::new(db).exists() {
+        bail!("nothing to resume: the database {db} does not exist");
     }
-    let store = Store::open(path)?;
+    let store = Store::connect(db)?;
     let id = match id {
         Some(id) => id,
         None => store
             .latest_unfinished()?
-            .ok_or_else(|| anyhow!("no interrupted run to resume in {}", path.display()))?,
+            .ok_or_else(|| anyhow!("no interrupted run to resume in {}", store.describe()))?,
     };
     let run = store
         .run(id)?
-        .ok_or_else(|| anyhow!("no run {id} in {}", path.display()))?;
+        .ok_or_else(|| anyhow!("no run {id} in {}", store.describe()))?;
     if run.status == "complete" {
         bail!("run {id} is already complete");
     }
@@ -76,7 +71,7 @@ fn load_resumed(path: &Path, id: Option<i64>) -> Result<Resumed> {
 
 /// The plan for the client and the server's offer (`None`: not known yet, the client's
 /// lists only).
-fn build_plan(
+pub(super) fn build_plan(
     client: &client::ClientOffer,
     server: Option<&AlgoLists>,
     sandbox: bool,
@@ -132,6 +127,7 @@ fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress) -> Result<
 
 struct NewRunInput<'a> {
     cfg: &'a RunConfig,
+    seed: Option<u64>,
     client: &'a client::ClientOffer,
     srv: &'a Server,
     options: &'a RunOptions,
@@ -141,8 +137,31 @@ struct NewRunInput<'a> {
     progress: &'a Progress,
 }
 
+impl<'a> NewRunInput<'a> {
+    fn of(
+        sh: &'a Shared,
+        seed: Option<u64>,
+        srv: &'a Server,
+        options: &'a RunOptions,
+        plan: &'a Plan,
+        progress: &'a Progress,
+    ) -> Self {
+        NewRunInput {
+            cfg: sh.cfg,
+            seed,
+            client: sh.client,
+            srv,
+            options,
+            plan,
+            ssh: sh.ssh,
+            cancel: sh.cancel,
+            progress,
+        }
+    }
+}
+
 fn create(store: &Store, i: NewRunInput) -> Result<Start> {
-    let seed = i.cfg.seed.unwrap_or_else(|| fastrand::u64(..));
+    let seed = i.seed.unwrap_or_else(|| fastrand::u64(..));
     let machine = machine::this_machine();
     let r = i.srv.resolved.as_ref();
     let id = store.create_run(&NewRun {
@@ -209,54 +228,6 @@ fn transport(
     }
 }
 
-/// The run's end as the user sees it: `Ok(Some(code))` to exit now, `Ok(None)` to print
-/// the results.
-fn conclude(
-    result: Result<End, Abort>,
-    run_id: i64,
-    cancel: &Cancel,
-    progress: &Progress,
-) -> Result<Option<u8>> {
-    match result {
-        Ok(End::Complete) => Ok(None),
-        Ok(End::Budget) => {
-            progress.say("time budget reached; finish with `sshbench run --resume`");
-            Ok(None)
-        }
-        Err(Abort::Cancelled) => {
-            eprintln!(
-                "sshbench: interrupted; run {run_id} keeps every finished sample (`sshbench run --resume` finishes it)"
-            );
-            Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
-        }
-        Err(Abort::Fatal { kind, message }) => {
-            let hint = match kind {
-                FailureKind::Network => {
-                    "check the host name and port, and that `ssh DEST true` connects"
-                }
-                FailureKind::HostKey => {
-                    "connect once with plain `ssh DEST` to verify and record the server's host key"
-                }
-                _ => {
-                    "sshbench needs key-based login that works without prompts \
-                     (try `ssh -o BatchMode=yes DEST true`)"
-                }
-            };
-            bail!("{message}\nhint: {hint}");
-        }
-        Err(e) => bail!("{e}"),
-    }
-}
-
-fn status_of(result: &Result<End, Abort>) -> &'static str {
-    match result {
-        Ok(End::Complete) => "complete",
-        Ok(End::Budget) => "budget",
-        Err(Abort::Cancelled) => "interrupted",
-        Err(_) => "failed",
-    }
-}
-
 /// The run's rounds, then the connect checks and the parallel streams, every sample
 /// stored.
 fn rounds_then_streams(
@@ -279,93 +250,116 @@ fn rounds_then_streams(
     super::streams::after_rounds(rounds, cx, transport, &mut sink)
 }
 
-/// The run's table on stdout.
-fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> {
-    let (runs, samples) = store.select(&store::Selection {
-        run: Some(run_id),
-        ..Default::default()
-    })?;
-    if samples.is_empty() {
-        println!("No counted samples yet (only warm-ups); finish with `sshbench run --resume`.");
-        return Ok(0);
-    }
-    let scope = Scope::build(&runs, &samples);
-    if cfg.tables {
-        let opts = ShowOptions {
-            chart: None,
-            modes: Mode::ALL.to_vec(),
-            top: None,
-            worst: false,
-            sort: SortKey::Speed,
-        };
-        let (doc, view) = show::show(&scope, &opts);
-        emit(&doc, &view, FormatArg::Table)?;
-    } else {
-        let (doc, view) = headline::headline(&scope);
-        emit(&doc, &view, FormatArg::Table)?;
-    }
-    if !cfg.quiet {
-        eprintln!(
-            "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
-            scope.destination
-        );
-    }
-    Ok(0)
-}
-
-fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, path: &Path) -> String {
+fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, db: &str) -> String {
     format!(
         "run {run_id}: {} measurements × {} rounds after {} warm-ups, seed {seed}, stored in {}",
         plan.items.len(),
         options.rounds,
         runner::leads(plan).iter().filter(|l| l.is_none()).count(),
-        path.display()
+        db
     )
 }
 
-/// The server side: a resumed run's destination, else the one given (none: the sandbox).
-fn server_for(
-    cfg: &RunConfig,
-    resumed: Option<&Resumed>,
-    options: &RunOptions,
-    ssh: &Path,
-    client: &client::ClientOffer,
+/// What every host's run of one command shares.
+pub(super) struct Shared<'a> {
+    pub cfg: &'a RunConfig,
+    pub db: &'a str,
+    pub cancel: &'a Cancel,
+    pub ssh: &'a Path,
+    pub client: &'a client::ClientOffer,
+}
+
+/// One destination's run (`None`: the sandbox), new or resumed.
+pub(super) struct HostRun<'a> {
+    pub destination: Option<Target>,
+    pub resumed: Option<&'a Resumed>,
+    pub options: &'a RunOptions,
+    pub seed: Option<u64>,
+}
+
+/// Measure one destination into `store`: the run's id (told to `created` as soon as
+/// the run is stored) and how its measurements ended. An error before the run is
+/// stored (a name that does not resolve, nothing to measure) has no run.
+pub(super) fn measure(
+    sh: &Shared,
+    store: &Store,
+    host: HostRun,
     progress: &Progress,
-) -> Result<Server> {
-    // A resumed run goes where it went, with the ssh options it had.
-    let destination: Option<Target> = match resumed {
-        Some((_, _, t)) => (!t.is_sandbox).then(|| t.clone()),
-        None => match &cfg.destination {
-            Some(d) => Some(Target::parse(d)?.with_ssh_args(cfg.ssh_args.clone())),
-            None => None,
-        },
-    };
+    created: &mut dyn FnMut(i64) -> Result<()>,
+) -> Result<(i64, Result<End, Abort>)> {
+    let options = host.options;
     let setup = SandboxSetup {
         lab: options.lab,
         placement: options.sandbox_cpus,
     };
     let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
-    connect_server(
-        destination,
-        ssh,
-        client,
+    let mock = sh.cfg.mock_transport;
+    let srv = connect_server(
+        host.destination,
+        sh.ssh,
+        sh.client,
         probe_timeout,
-        cfg.mock_transport,
+        mock,
         setup,
         progress,
-    )
+    )?;
+    let plan = make_plan(host.resumed, sh.client, &srv, options)?;
+    for note in &plan.notes {
+        progress.say(&format!("note: {note}"));
+    }
+    let (run_id, seed, previous) = match host.resumed {
+        Some((run, _, _)) => reopen(store, run, progress)?,
+        None => create(
+            store,
+            NewRunInput::of(sh, host.seed, &srv, options, &plan, progress),
+        )?,
+    };
+    created(run_id)?;
+    progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
+    let payload = Payload::new(options.payload, 1 << 20, seed);
+    let mut transport = transport(sh.cfg, options, sh.ssh.to_path_buf(), &srv, payload);
+    let cx = super::streams::Context {
+        store,
+        run_id,
+        options,
+        items: plan.items.len(),
+        previous: &previous,
+        cancel: sh.cancel,
+        progress,
+    };
+    let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
+    progress.finish();
+    // Tear the sandbox down before printing: nothing of it outlives the measurements.
+    drop(srv);
+    store.set_status(run_id, status_of(&result))?;
+    Ok((run_id, result))
 }
 
 /// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.
 pub fn run(args: RunArgs) -> Result<u8> {
     let cfg = RunConfig::from_args(args)?;
-    let path = db_path(&cfg.db)?;
-    store::check(&path)?;
+    let db = db_location(&cfg.db)?;
+    store::check(&db)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
+    let sh = Shared {
+        cfg: &cfg,
+        db: &db,
+        cancel: &cancel,
+        ssh: &ssh,
+        client: &client,
+    };
+    if !cfg.destinations.is_empty() || cfg.hosts_file.is_some() {
+        return super::fleet::start(&sh);
+    }
+    if cfg.resume == Some(None) {
+        if let Some(fleet) = super::fleet::to_resume(&db)? {
+            return super::fleet::resume(&sh, fleet);
+        }
+    }
     // A resumed run brings its own destination, options, plan and seed.
-    let resumed = cfg.resume.map(|id| load_resumed(&path, id)).transpose()?;
+    let resumed = cfg.resume.map(|id| load_resumed(&db, id)).transpose()?;
     let options = resumed
         .as_ref()
         .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
@@ -376,45 +370,22 @@ pub fn run(args: RunArgs) -> Result<u8> {
         // or a server is probed.
         build_plan(&client, None, cfg.destination.is_none(), &options)?;
     }
-    let srv = server_for(&cfg, resumed.as_ref(), &options, &ssh, &client, &progress)?;
-    let plan = make_plan(resumed.as_ref(), &client, &srv, &options)?;
-    for note in &plan.notes {
-        progress.say(&format!("note: {note}"));
-    }
-    let store = Store::open(&path)?;
-    let (run_id, seed, previous) = match &resumed {
-        Some((run, _, _)) => reopen(&store, run, &progress)?,
-        None => create(
-            &store,
-            NewRunInput {
-                cfg: &cfg,
-                client: &client,
-                srv: &srv,
-                options: &options,
-                plan: &plan,
-                ssh: &ssh,
-                cancel: &cancel,
-                progress: &progress,
-            },
-        )?,
+    // A resumed run goes where it went, with the ssh options it had.
+    let destination: Option<Target> = match &resumed {
+        Some((_, _, t)) => (!t.is_sandbox).then(|| t.clone()),
+        None => match &cfg.destination {
+            Some(d) => Some(Target::parse(d)?.with_ssh_args(cfg.ssh_args.clone())),
+            None => None,
+        },
     };
-    progress.say(&announce(run_id, seed, &plan, &options, &path));
-    let payload = Payload::new(options.payload, 1 << 20, seed);
-    let mut transport = transport(&cfg, &options, ssh, &srv, payload);
-    let cx = super::streams::Context {
-        store: &store,
-        run_id,
+    let store = Store::connect(&db)?;
+    let host = HostRun {
+        destination,
+        resumed: resumed.as_ref(),
         options: &options,
-        items: plan.items.len(),
-        previous: &previous,
-        cancel: &cancel,
-        progress: &progress,
+        seed: cfg.seed,
     };
-    let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
-    progress.finish();
-    // Tear the sandbox down before printing: nothing of it outlives the measurements.
-    drop(srv);
-    store.set_status(run_id, status_of(&result))?;
+    let (run_id, result) = measure(&sh, &store, host, &progress, &mut |_| Ok(()))?;
     match conclude(result, run_id, &cancel, &progress)? {
         Some(code) => Ok(code),
         None => print_results(&store, run_id, &cfg),

@@ -24,7 +24,12 @@ const RUN_EXAMPLES: &str = "Examples:
   sshbench run pi@nas.local          # a real server (key-based login must already work)
   sshbench run nas --mode send --size 8M --ciphers aes128-ctr,aes128-gcm@openssh.com
   sshbench run nas --ciphers=-3des-cbc --precision 2% --budget 30m
-  sshbench run --resume              # finish the newest interrupted run";
+  sshbench run --resume              # finish the newest interrupted run (or fleet run)
+  sshbench run --hosts fleet.txt --jobs 2 --mode connect,send
+
+Exit status: 0 when every host was measured; 1 on an error that stopped the run; 2 on
+a usage error; 3 when a fleet run finished but a host failed (down, login refused, no
+common algorithms); 128 + N when stopped by signal N (130 for Ctrl-C).";
 
 #[derive(Debug, Subcommand)]
 pub enum CommandArgs {
@@ -65,6 +70,8 @@ pub enum CommandArgs {
     /// Compare two destinations (or two runs) suite by suite: ratio and significance.
     #[command(after_help = COMPARE_EXAMPLES)]
     Compare(CompareArgs),
+    /// Work on stored results as a whole: `db copy` moves runs between databases.
+    Db(DbArgs),
     /// Start the local sandbox sshd and keep it running until Ctrl-C (or SIGTERM).
     ///
     /// Prints the path of its private ssh_config on the first line of stdout, so that
@@ -119,9 +126,10 @@ pub struct SelectionArgs {
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
 
-    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The results database: a SQLite file, or a shared PostgreSQL database as
+    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    pub db: Option<String>,
 }
 
 /// Which stored results, and in what format.
@@ -262,9 +270,10 @@ pub struct CompareArgs {
     /// The other side, in the same form.
     pub b: String,
 
-    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The results database: a SQLite file, or a shared PostgreSQL database as
+    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    pub db: Option<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -425,7 +434,24 @@ pub struct RunArgs {
     ///
     /// Your ssh configuration (identities, ProxyJump, known_hosts) applies as usual;
     /// key-based authentication must already work, as with `ssh -o BatchMode=yes`.
-    pub destination: Option<String>,
+    /// Several destinations (or --hosts) make a fleet run: each host is a run of its
+    /// own, with the same options; a host that is down, refuses the login or shares no
+    /// algorithm with the client is reported and skipped, and the others go on.
+    #[arg(value_name = "DESTINATION")]
+    pub destinations: Vec<String>,
+
+    /// Fleet: also measure the destinations listed in FILE, one per line
+    /// ([user@]host[:port] or an ssh_config alias; `#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
+
+    /// Fleet: measure this many hosts at once [default: half this machine's CPUs, at
+    /// least 1]. Each host's samples stay one at a time; the client's CPUs are shared
+    /// out so that no two hosts' ssh processes (and the threads feeding them) ever share
+    /// a core, since a transfer timed on a shared core reads the neighbour's load. At
+    /// most one host per CPU.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 
     #[command(flatten)]
     pub ssh: SshArgs,
@@ -510,19 +536,19 @@ pub struct RunArgs {
     /// Lab: limit the local sandbox sshd (and its sessions) to this many cores, e.g. 0.25,
     /// to play a slow server (Linux, root; a cgroup CPU quota). Stored as a destination
     /// of its own, `sandbox (sshd limited to 0.25 cores)`, as is every lab setup.
-    #[arg(long, value_name = "CORES", conflicts_with = "destination")]
+    #[arg(long, value_name = "CORES", conflicts_with_all = ["destinations", "hosts"])]
     pub sandbox_cpu: Option<f64>,
 
     /// Lab: put the local sandbox sshd in a network namespace behind a link of this rate,
     /// e.g. 20mbit, to play a slow network (Linux, root; tc tbf).
-    #[arg(long, value_name = "RATE", conflicts_with = "destination")]
+    #[arg(long, value_name = "RATE", conflicts_with_all = ["destinations", "hosts"])]
     pub sandbox_rate: Option<String>,
 
     /// Lab: add this much round trip between the client and the local sandbox sshd, e.g.
     /// 50ms, to play a far link (a userspace relay on 127.0.0.1 that holds each byte for
     /// half of it in each direction; no root needed). Combines with --sandbox-rate and
     /// --sandbox-cpu.
-    #[arg(long, value_name = "DURATION", conflicts_with = "destination")]
+    #[arg(long, value_name = "DURATION", conflicts_with_all = ["destinations", "hosts"])]
     pub sandbox_delay: Option<String>,
 
     /// Where the local sandbox's two ends run: `split` keeps sshd on the upper half of the
@@ -535,7 +561,7 @@ pub struct RunArgs {
         value_enum,
         default_value = "split",
         value_name = "HOW",
-        conflicts_with = "destination"
+        conflicts_with_all = ["destinations", "hosts"]
     )]
     pub sandbox_cpus: CpusArg,
 
@@ -554,13 +580,14 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
 
-    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The results database: a SQLite file, or a shared PostgreSQL database as
+    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    pub db: Option<String>,
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
-    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destination", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed", "compression"])]
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
 
     /// End with every suite's tables (as `sshbench show` prints them) instead of the
@@ -605,11 +632,40 @@ pub struct SandboxArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// The results database [default: ~/.local/share/sshbench/sshbench.sqlite].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The results database: a SQLite file, or a shared PostgreSQL database as
+    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    pub db: Option<String>,
 
     /// Delete run ID and its samples.
     #[arg(long, value_name = "ID")]
     pub delete: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+
+const DB_COPY_EXAMPLES: &str = "Examples:
+  sshbench db copy ~/.local/share/sshbench/sshbench.sqlite postgres://me@db.lan/sshbench
+  sshbench db copy postgres://me@db.lan/sshbench team.sqlite --run 12 --run 13";
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// Copy stored runs with all their samples from one database to another (SQLite
+    /// files and postgres:// URLs, either way). Each run is copied in one transaction;
+    /// runs the target holds already (same start, destination and seed) are skipped, so
+    /// a copy can be repeated or resumed. Run ids are the target's own.
+    #[command(after_help = DB_COPY_EXAMPLES)]
+    Copy {
+        /// The database to copy from: a SQLite file's path or a postgres:// URL.
+        from: String,
+        /// The database to copy into (created and migrated if needed).
+        to: String,
+        /// Copy only this run (its id in FROM); repeat for more. Default: every run.
+        #[arg(long = "run", value_name = "ID")]
+        runs: Vec<i64>,
+    },
 }

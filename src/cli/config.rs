@@ -13,11 +13,17 @@ use std::time::Duration;
 pub struct RunConfig {
     /// `None`: the local sandbox.
     pub destination: Option<String>,
+    /// A fleet run: every destination given, beyond the first (`destination`).
+    pub destinations: Vec<String>,
+    /// A fleet run: the file of more destinations.
+    pub hosts_file: Option<PathBuf>,
+    /// A fleet run: hosts measured at once (`None`: the default for this machine).
+    pub jobs: Option<usize>,
     pub options: RunOptions,
     /// Shuffle seed; random when not given.
     pub seed: Option<u64>,
-    /// Database file; the XDG default when not given.
-    pub db: Option<PathBuf>,
+    /// Database file or PostgreSQL URL; the XDG default file when not given.
+    pub db: Option<String>,
     /// `Some(None)`: resume the newest unfinished run; `Some(Some(id))`: that run.
     pub resume: Option<Option<i64>>,
     pub quiet: bool,
@@ -95,9 +101,9 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
             delay_ms: a.sandbox_delay.as_deref().map(parse_delay).transpose()?,
         },
         // Only the sandbox is placed; a real server's run records none.
-        sandbox_cpus: match a.destination {
-            Some(_) => Placement::Shared,
-            None => placement(a.sandbox_cpus),
+        sandbox_cpus: match (a.destinations.first(), &a.hosts) {
+            (None, None) => placement(a.sandbox_cpus),
+            _ => Placement::Shared,
         },
         payload: match a.payload {
             PayloadArg::Random => PayloadKind::Random,
@@ -121,11 +127,26 @@ pub fn destination_ssh_args(destination: Option<&str>, a: &SshArgs) -> Result<Ve
 
 impl RunConfig {
     pub fn from_args(a: RunArgs) -> Result<RunConfig> {
-        let ssh_args = destination_ssh_args(a.destination.as_deref(), &a.ssh)?;
+        let fleet = a.destinations.len() > 1 || a.hosts.is_some();
+        let first = a.destinations.first().map(String::as_str);
+        let ssh_args = destination_ssh_args(first.or(fleet.then_some("")), &a.ssh)?;
+        if a.jobs == Some(0) {
+            bail!("--jobs must be at least 1");
+        }
+        if a.jobs.is_some() && !fleet {
+            bail!("--jobs applies to a fleet run: give several destinations or --hosts FILE");
+        }
         Ok(RunConfig {
             options: run_options(&a)?,
             ssh_args,
-            destination: a.destination,
+            destination: first.map(str::to_string),
+            destinations: if fleet {
+                a.destinations.clone()
+            } else {
+                Vec::new()
+            },
+            hosts_file: a.hosts.clone(),
+            jobs: a.jobs,
             seed: a.seed,
             db: a.db,
             resume: a.resume,

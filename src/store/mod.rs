@@ -6,8 +6,17 @@
 //! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
 //! tables for people who query them directly.
 
+mod backend;
+mod copy;
+mod fleets;
+mod pg;
 mod samples;
 mod schema;
+mod sqlite;
+
+pub use copy::{Copied, copy};
+pub use fleets::{FleetHost, FleetRecord};
+pub use pg::{is_url, redact};
 
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
@@ -17,11 +26,11 @@ use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use backend::{Backend, Row, Value};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
 /// equivalent).
@@ -31,55 +40,13 @@ pub fn default_path() -> Result<PathBuf> {
     Ok(dirs.data_dir().join("sshbench.sqlite"))
 }
 
-/// Check that `path` can be used, without creating or changing anything.
-pub fn check(path: &Path) -> Result<()> {
-    if path.exists() {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .with_context(|| format!("opening the database {}", path.display()))?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .with_context(|| format!("{} is not an sshbench database", path.display()))?;
-        if version > SCHEMA_VERSION {
-            bail!(
-                "the database {} has schema version {version}, newer than this sshbench \
-                 understands ({SCHEMA_VERSION}); upgrade sshbench or use another --db",
-                path.display()
-            );
-        }
-        if nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_err() {
-            bail!("the database {} is not writable", path.display());
-        }
+/// Check that a database can be used, without creating or changing anything (a
+/// PostgreSQL URL is checked when it is connected to).
+pub fn check(db: &str) -> Result<()> {
+    if pg::is_url(db) {
         return Ok(());
     }
-    // The nearest existing ancestor must let us create the rest.
-    let mut dir = path.parent().unwrap_or(Path::new("."));
-    if dir.as_os_str().is_empty() {
-        dir = Path::new(".");
-    }
-    let existing = dir
-        .ancestors()
-        .find(|d| d.exists())
-        .unwrap_or(Path::new("/"));
-    if !existing.is_dir() {
-        bail!(
-            "cannot create the database {}: {} is not a directory",
-            path.display(),
-            existing.display()
-        );
-    }
-    if nix::unistd::access(
-        existing,
-        nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK,
-    )
-    .is_err()
-    {
-        bail!(
-            "cannot create the database {}: {} is not writable",
-            path.display(),
-            existing.display()
-        );
-    }
-    Ok(())
+    sqlite::check(Path::new(db))
 }
 
 /// The data a run's transfers carried (`--payload`), as its options record it (random,
@@ -161,165 +128,191 @@ pub struct StoredSample {
     pub sample: Sample,
 }
 
+/// The runs and samples, in whichever backend holds them.
 pub struct Store {
-    conn: Connection,
+    db: RefCell<Box<dyn Backend>>,
 }
 
 impl Store {
-    /// Open (creating the file and its directory if needed) and migrate.
+    /// Open a SQLite file (creating it and its directory if needed) and migrate.
     pub fn open(path: &Path) -> Result<Store> {
-        check(path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        Store::over(Box::new(sqlite::Sqlite::open(path)?))
+    }
+
+    /// Open `db`: a `postgres://` (or `postgresql://`) URL, else a SQLite file's path.
+    pub fn connect(db: &str) -> Result<Store> {
+        if pg::is_url(db) {
+            Store::over(Box::new(pg::Postgres::connect(db)?))
+        } else {
+            Store::open(Path::new(db))
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("opening the database {}", path.display()))?;
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        let mut store = Store { conn };
+    }
+
+    fn over(backend: Box<dyn Backend>) -> Result<Store> {
+        let store = Store {
+            db: RefCell::new(backend),
+        };
+        let shown = store.describe();
         store
             .migrate()
-            .with_context(|| format!("preparing the database {}", path.display()))?;
+            .with_context(|| format!("preparing the database {shown}"))?;
         Ok(store)
     }
 
-    fn migrate(&mut self) -> Result<()> {
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > SCHEMA_VERSION {
-            bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
-        }
-        for (v, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(sql)?;
-            if v + 1 == RELABEL_SANDBOX_AT {
-                relabel_sandbox_runs(&tx)?;
+    /// Where the store is (a file's path, a URL without its password).
+    pub fn describe(&self) -> String {
+        self.db.borrow().describe()
+    }
+
+    /// Each migration in a transaction of its own that no other process runs at the
+    /// same time (SQLite's write lock, PostgreSQL's advisory lock).
+    fn migrate(&self) -> Result<()> {
+        let db = &mut **self.db.borrow_mut();
+        loop {
+            db.begin()?;
+            let version = db.version()?;
+            if version > SCHEMA_VERSION {
+                db.batch("ROLLBACK")?;
+                bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
             }
-            tx.pragma_update(None, "user_version", (v + 1) as i64)?;
-            tx.commit()?;
+            if version == SCHEMA_VERSION {
+                return db.batch("COMMIT");
+            }
+            let v = version as usize;
+            let step = (|| {
+                db.batch(&db.schema(MIGRATIONS[v]))?;
+                if v + 1 == RELABEL_SANDBOX_AT {
+                    relabel_sandbox_runs(db)?;
+                }
+                db.set_version(version + 1)
+            })();
+            match step {
+                Ok(()) => db.batch("COMMIT")?,
+                Err(e) => {
+                    let _ = db.batch("ROLLBACK");
+                    return Err(e.context(format!("migrating to schema version {}", v + 1)));
+                }
+            }
         }
-        Ok(())
+    }
+
+    fn execute(&self, sql: &str, params: &[Value]) -> Result<u64> {
+        self.db.borrow_mut().execute(sql, params)
+    }
+
+    fn query(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> Result<()>,
+    ) -> Result<()> {
+        self.db.borrow_mut().query(sql, params, each)
     }
 
     pub fn create_run(&self, r: &NewRun) -> Result<i64> {
-        self.conn.execute(
+        let values: Vec<Value> = vec![
+            r.destination.into(),
+            r.target_json.as_str().into(),
+            r.resolved.map(|x| x.0).into(),
+            r.resolved.map(|x| i64::from(x.1)).into(),
+            r.resolved.map(|x| x.2).into(),
+            r.client_version.into(),
+            r.server_version.into(),
+            serde_json::to_string(r.machine)?.into(),
+            r.options_json.as_str().into(),
+            serde_json::to_string(r.plan)?.into(),
+            (r.seed as i64).into(),
+            env!("CARGO_PKG_VERSION").into(),
+            serde_json::to_string(r.client_defaults)?.into(),
+            r.server_strict_kex.into(),
+        ];
+        self.db.borrow_mut().insert(
             "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
                 resolved_user, client_version, server_version, machine_json, options_json,
                 plan_json, seed, sshbench_version, client_defaults_json, server_strict_kex)
              VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            params![
-                r.destination,
-                r.target_json,
-                r.resolved.map(|x| x.0),
-                r.resolved.map(|x| x.1),
-                r.resolved.map(|x| x.2),
-                r.client_version,
-                r.server_version,
-                serde_json::to_string(r.machine)?,
-                r.options_json,
-                serde_json::to_string(r.plan)?,
-                r.seed as i64,
-                env!("CARGO_PKG_VERSION"),
-                serde_json::to_string(r.client_defaults)?,
-                r.server_strict_kex,
-            ],
-        )?;
-        Ok(self.conn.last_insert_rowid())
+            &values,
+        )
     }
 
-    /// Group many inserts into one transaction (bulk loading, e.g. fixtures and
+    /// Group many inserts into one transaction (bulk loading, e.g. fixtures, copies and
     /// benchmarks); normal runs commit each sample on its own.
     pub fn begin_bulk(&self) -> Result<()> {
-        self.conn.execute_batch("BEGIN")?;
-        Ok(())
+        self.db.borrow_mut().begin()
     }
 
     pub fn end_bulk(&self) -> Result<()> {
-        self.conn.execute_batch("COMMIT")?;
-        Ok(())
+        self.db.borrow_mut().batch("COMMIT")
     }
 
     /// Record the server's session channel window, as read at the run's start.
     pub fn set_server_window(&self, run_id: i64, window: u64) -> Result<()> {
-        let w = window.min(i64::MAX as u64) as i64;
-        self.conn.execute(
-            "UPDATE runs SET server_window = ?2 WHERE id = ?1",
-            params![run_id, w],
-        )?;
+        let sql = "UPDATE runs SET server_window = ?2 WHERE id = ?1";
+        self.execute(sql, &[run_id.into(), window.into()])?;
         Ok(())
     }
 
     /// Record the raw TCP rate of the sandbox's path, as measured at the run's start.
     pub fn set_tcp_rate(&self, run_id: i64, rate: f64) -> Result<()> {
-        self.conn.execute(
-            "UPDATE runs SET path_tcp_rate = ?2 WHERE id = ?1",
-            params![run_id, rate],
-        )?;
+        let sql = "UPDATE runs SET path_tcp_rate = ?2 WHERE id = ?1";
+        self.execute(sql, &[run_id.into(), rate.into()])?;
         Ok(())
+    }
+
+    /// A run's or fleet's `finished_at` for `status`: now, unless it is running again.
+    fn finished_at(&self, status: &str) -> &'static str {
+        match status {
+            "running" => "NULL",
+            _ => self.db.borrow().now(),
+        }
     }
 
     pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
-        let finished = status != "running";
-        self.conn.execute(
-            "UPDATE runs SET status = ?2,
-                finished_at = CASE WHEN ?3 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ELSE NULL END
-             WHERE id = ?1",
-            params![run_id, status, finished],
-        )?;
+        let finished = self.finished_at(status);
+        let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
+        self.execute(&sql, &[run_id.into(), status.into()])?;
         Ok(())
     }
 
-    fn run_from_row(row: &rusqlite::Row) -> rusqlite::Result<(RunRecord, String, String)> {
-        Ok((
-            RunRecord {
-                id: row.get(0)?,
-                started_at: row.get(1)?,
-                finished_at: row.get(2)?,
-                status: row.get(3)?,
-                destination: row.get(4)?,
-                target_json: row.get(5)?,
-                client_version: row.get(6)?,
-                server_version: row.get(7)?,
-                server_strict_kex: row.get(14)?,
-                server_window: row.get::<_, Option<i64>>(15)?.map(|w| w.max(0) as u64),
-                tcp_rate: row.get(16)?,
-                machine: Machine::default(),
-                options_json: row.get(9)?,
-                plan: Vec::new(),
-                seed: row.get::<_, i64>(11)? as u64,
-                samples: row.get(12)?,
-                client_defaults: row
-                    .get::<_, Option<String>>(13)?
-                    .and_then(|j| serde_json::from_str(&j).ok())
-                    .unwrap_or_default(),
-            },
-            row.get(8)?,
-            row.get(10)?,
-        ))
+    fn run_from_row(row: &Row) -> Result<RunRecord> {
+        let plan: String = row.get("plan_json")?;
+        let machine: String = row.get("machine_json")?;
+        let defaults: Option<String> = row.get("client_defaults_json")?;
+        Ok(RunRecord {
+            id: row.get("id")?,
+            started_at: row.get("started_at")?,
+            finished_at: row.get("finished_at")?,
+            status: row.get("status")?,
+            destination: row.get("destination")?,
+            target_json: row.get("target_json")?,
+            client_version: row.get("client_version")?,
+            server_version: row.get("server_version")?,
+            server_strict_kex: row.get("server_strict_kex")?,
+            server_window: row
+                .get::<Option<i64>>("server_window")?
+                .map(|w| w.max(0) as u64),
+            tcp_rate: row.get("path_tcp_rate")?,
+            machine: serde_json::from_str(&machine).unwrap_or_default(),
+            options_json: row.get("options_json")?,
+            plan: serde_json::from_str(&plan).context("reading a run's plan")?,
+            seed: row.get::<i64>("seed")? as u64,
+            samples: row.get("n_samples")?,
+            client_defaults: defaults
+                .and_then(|j| serde_json::from_str(&j).ok())
+                .unwrap_or_default(),
+        })
     }
-
-    const RUN_COLUMNS: &'static str = "r.id, r.started_at, r.finished_at, r.status, r.destination,
-        r.target_json, r.client_version, r.server_version, r.machine_json, r.options_json,
-        r.plan_json, r.seed, (SELECT count(*) FROM samples s WHERE s.run_id = r.id),
-        r.client_defaults_json, r.server_strict_kex, r.server_window, r.path_tcp_rate";
 
     /// Every run, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>> {
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {} FROM runs r ORDER BY r.id",
-            Self::RUN_COLUMNS
-        ))?;
-        let rows = stmt.query_map([], Self::run_from_row)?;
-        rows.map(|r| {
-            let (mut run, machine, plan) = r?;
-            run.machine = serde_json::from_str(&machine).unwrap_or_default();
-            run.plan = serde_json::from_str(&plan).context("reading a run's plan")?;
-            Ok(run)
-        })
-        .collect()
+        let sql = "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples
+                   FROM runs r ORDER BY r.id";
+        let mut runs = Vec::new();
+        self.query(sql, &[], &mut |row| {
+            runs.push(Self::run_from_row(row)?);
+            Ok(())
+        })?;
+        Ok(runs)
     }
 
     pub fn run(&self, id: i64) -> Result<Option<RunRecord>> {
@@ -329,20 +322,24 @@ impl Store {
     /// The newest run that did not finish (interrupted, killed while running, stopped
     /// by failures such as a dropped network, or by its time budget).
     pub fn latest_unfinished(&self) -> Result<Option<i64>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id FROM runs WHERE status IN ('running', 'interrupted', 'failed', 'budget')
-                 ORDER BY id DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?)
+        let mut id = None;
+        self.query(
+            "SELECT id FROM runs WHERE status IN ('running', 'interrupted', 'failed', 'budget')
+             ORDER BY id DESC LIMIT 1",
+            &[],
+            &mut |row| {
+                id = Some(row.get("id")?);
+                Ok(())
+            },
+        )?;
+        Ok(id)
     }
 
     /// Delete a run and its samples; false when there is no such run.
     pub fn delete_run(&self, id: i64) -> Result<bool> {
-        Ok(self.conn.execute("DELETE FROM runs WHERE id = ?1", [id])? > 0)
+        // Samples first: a PostgreSQL store created by a copy may predate the cascade.
+        self.execute("DELETE FROM samples WHERE run_id = ?1", &[id.into()])?;
+        Ok(self.execute("DELETE FROM runs WHERE id = ?1", &[id.into()])? > 0)
     }
 
     /// The runs and counted samples (round > 0) a report is about. With neither a
@@ -387,11 +384,10 @@ impl Store {
         Ok((runs, samples))
     }
 
-    /// `PRAGMA integrity_check` result ("ok" when healthy).
+    /// "ok" when the database is healthy (SQLite's `PRAGMA integrity_check`; in
+    /// PostgreSQL, no sample without its run).
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+        self.db.borrow_mut().integrity()
     }
 }
 
@@ -401,7 +397,9 @@ mod tests {
     use crate::model::{
         CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Rekey, Suite, Window,
     };
+    use rusqlite::{Connection, params};
     use std::collections::HashSet;
+    use std::time::Duration;
 
     fn sample(cipher: &str, outcome: Outcome) -> Sample {
         Sample {
@@ -583,8 +581,7 @@ mod tests {
             assert!((a - b).abs() / b < 1e-6, "{a} vs {b}");
         }
         store
-            .conn
-            .execute("DELETE FROM samples WHERE round = 2", [])
+            .execute("DELETE FROM samples WHERE round = 2", &[])
             .unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), Some(id));
         store.set_status(id, "complete").unwrap();
@@ -625,10 +622,7 @@ mod tests {
             .unwrap();
         }
         let store = Store::open(&path).unwrap();
-        let v: i64 = store
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let v: i64 = store.db.borrow_mut().version().unwrap();
         assert_eq!(v, SCHEMA_VERSION);
         let back = store.samples(&[]).unwrap();
         assert_eq!(back.len(), 1);
@@ -806,9 +800,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("plain-file");
         std::fs::write(&file, "x").unwrap();
-        assert!(check(&file.join("db.sqlite")).is_err(), "parent is a file");
+        assert!(
+            sqlite::check(&file.join("db.sqlite")).is_err(),
+            "parent is a file"
+        );
         let target = dir.path().join("new/db.sqlite");
-        check(&target).unwrap();
+        sqlite::check(&target).unwrap();
         assert!(!dir.path().join("new").exists(), "check created something");
     }
 }

@@ -1,14 +1,14 @@
 //! The schema and its migrations: `PRAGMA user_version` says which of [`MIGRATIONS`] a
 //! file has had.
 
+use super::backend::Backend;
 use crate::model::{LabOptions, Placement};
 use crate::target;
 use anyhow::Result;
-use rusqlite::params;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -106,6 +106,26 @@ ALTER TABLE samples ADD COLUMN client_cores REAL;           -- CPUs ssh may run 
 ALTER TABLE samples ADD COLUMN server_cores REAL;           -- CPUs the session's sshd may run on
 ALTER TABLE runs ADD COLUMN path_tcp_rate REAL;             -- sandbox: one raw TCP stream along its path (bytes/s)
 "#,
+    r#"
+CREATE TABLE fleets (
+    id           INTEGER PRIMARY KEY,
+    started_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    finished_at  TEXT,
+    status       TEXT NOT NULL,         -- running | complete | failed (a host failed) | interrupted
+    options_json TEXT NOT NULL,         -- the runs' options, as each host's run stores them
+    ssh_json     TEXT NOT NULL,         -- ssh's own options for every host (-F, -o)
+    jobs         INTEGER NOT NULL       -- hosts measured at once
+);
+CREATE TABLE fleet_hosts (
+    fleet_id     INTEGER NOT NULL REFERENCES fleets(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL,      -- order as given
+    destination  TEXT NOT NULL,         -- as given; its run's destination
+    status       TEXT NOT NULL,         -- pending | running | complete | failed | interrupted
+    error        TEXT,                  -- why it failed
+    run_id       INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+    PRIMARY KEY (fleet_id, position)
+);
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.
@@ -114,7 +134,7 @@ pub const RELABEL_SANDBOX_AT: usize = 6;
 /// Give every run stored as `local sandbox` the label of the setup it ran in (its
 /// options say: shared CPUs, a lab), so that reports stop pooling them with runs of the
 /// default setup. Runs from before the placement existed ran with shared CPUs.
-pub fn relabel_sandbox_runs(tx: &rusqlite::Transaction) -> Result<()> {
+pub fn relabel_sandbox_runs(db: &mut dyn Backend) -> Result<()> {
     #[derive(Default, Deserialize)]
     struct Setup {
         #[serde(default)]
@@ -122,17 +142,22 @@ pub fn relabel_sandbox_runs(tx: &rusqlite::Transaction) -> Result<()> {
         #[serde(default)]
         sandbox_cpus: Placement,
     }
-    let runs: Vec<(i64, String)> = tx
-        .prepare("SELECT id, options_json FROM runs WHERE destination = ?1")?
-        .query_map([target::SANDBOX], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut runs: Vec<(i64, String)> = Vec::new();
+    db.query(
+        "SELECT id, options_json FROM runs WHERE destination = ?1",
+        &[target::SANDBOX.into()],
+        &mut |r| {
+            runs.push((r.get("id")?, r.get("options_json")?));
+            Ok(())
+        },
+    )?;
     for (id, options) in runs {
         let setup: Setup = serde_json::from_str(&options).unwrap_or_default();
         let label = target::sandbox_label(setup.sandbox_cpus, &setup.lab);
         if label != target::SANDBOX {
-            tx.execute(
+            db.execute(
                 "UPDATE runs SET destination = ?1 WHERE id = ?2",
-                params![label, id],
+                &[label.into(), id.into()],
             )?;
         }
     }

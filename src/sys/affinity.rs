@@ -71,6 +71,53 @@ pub fn plan(placement: Placement) -> Option<Split> {
     }
 }
 
+/// Share `allowed` out between `jobs` concurrent hosts of a fleet run: groups of whole
+/// physical cores where the topology is known (hardware threads of one core stay in
+/// one group), sizes differing by at most one. Empty when there are fewer CPUs than
+/// jobs (two hosts would share a CPU).
+pub fn share(
+    allowed: &[usize],
+    jobs: usize,
+    core_of: impl Fn(usize) -> Option<Core>,
+) -> Vec<Vec<usize>> {
+    let mut cpus = allowed.to_vec();
+    cpus.sort_unstable();
+    cpus.dedup();
+    if jobs == 0 || cpus.len() < jobs {
+        return Vec::new();
+    }
+    // Units to hand out: whole cores when there are enough of them, else single CPUs.
+    let mut cores: Vec<(Option<Core>, Vec<usize>)> = Vec::new();
+    for c in &cpus {
+        match core_of(*c) {
+            Some(k) if cores.iter().any(|(g, _)| *g == Some(k)) => {
+                let g = cores.iter_mut().find(|(g, _)| *g == Some(k));
+                g.expect("found above").1.push(*c);
+            }
+            k => cores.push((k, vec![*c])),
+        }
+    }
+    let units: Vec<Vec<usize>> = if cores.len() >= jobs {
+        cores.into_iter().map(|(_, c)| c).collect()
+    } else {
+        cpus.iter().map(|c| vec![*c]).collect()
+    };
+    let (each, extra) = (units.len() / jobs, units.len() % jobs);
+    let mut units = units.into_iter();
+    (0..jobs)
+        .map(|j| {
+            let n = each + usize::from(j < extra);
+            units.by_ref().take(n).flatten().collect()
+        })
+        .collect()
+}
+
+/// This machine's CPUs shared out between `jobs` hosts ([`share`]); `None` where
+/// CPUs cannot be pinned.
+pub fn share_here(jobs: usize) -> Option<Vec<Vec<usize>>> {
+    Some(share(&allowed()?, jobs, os::core_of))
+}
+
 /// `0-3,6` style, as `taskset -c` and `/proc/*/status` write CPU lists.
 pub fn format_list(cpus: &[usize]) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -207,6 +254,23 @@ pub fn pin_command(cmd: &mut Command, cpus: &[usize]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fleet_jobs_get_whole_cores_of_their_own() {
+        // 4 cores with 2 threads each (CPU n and n + 4 are siblings).
+        let smt = |c: usize| Some((0, (c % 4) as u32));
+        let all: Vec<usize> = (0..8).collect();
+        assert_eq!(share(&all, 2, smt), [vec![0, 4, 1, 5], vec![2, 6, 3, 7]]);
+        assert_eq!(
+            share(&all, 3, smt),
+            [vec![0, 4, 1, 5], vec![2, 6], vec![3, 7]]
+        );
+        // More jobs than cores: single CPUs; more jobs than CPUs: none.
+        assert_eq!(share(&all, 8, smt).iter().map(Vec::len).max(), Some(1));
+        assert!(share(&all, 9, smt).is_empty());
+        assert_eq!(share(&[0, 1], 2, |_| None), [vec![0], vec![1]]);
+        assert_eq!(share(&[3], 1, |_| None), [vec![3]]);
+    }
 
     #[test]
     fn splits_into_a_lower_client_half_and_an_upper_server_half() {

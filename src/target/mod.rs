@@ -1,8 +1,10 @@
 //! Destinations: `[user@]host[:port]`, an ssh_config alias, or the local sandbox, and
 //! their resolution with `ssh -G` so the user's aliases, jumps and identities still apply.
 
+mod hosts;
 mod options;
 
+pub use hosts::{fleet, parse_hosts};
 pub use options::ssh_args;
 
 use crate::model::AlgoKind;

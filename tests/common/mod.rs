@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod dropbear;
+pub mod pg;
 
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;

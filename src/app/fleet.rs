@@ -1,0 +1,351 @@
+//! `sshbench run` over several hosts (a fleet run): each host is a run of its own, with
+//! the same options; hosts are measured side by side up to `--jobs`, each on CPUs of its
+//! own, and the fleet's state is stored so that `--resume` finishes it after Ctrl-C or
+//! `kill -9`. A host that fails is reported and skipped; the exit status says so.
+
+use super::progress::Progress;
+use super::run::{HostRun, Shared, build_plan, load_resumed, measure};
+use anyhow::{Context, Result, bail};
+use sshbench::model::RunOptions;
+use sshbench::runner::{Abort, End};
+use sshbench::store::{FleetHost, FleetRecord, Store};
+use sshbench::sys::affinity;
+use sshbench::target::{self, Target};
+use sshbench::views::fleet as fleet_view;
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Exit status of a fleet run that finished with a host failed (ssh-audit's
+/// "connection error"; 1 is an error that stopped everything, 2 a usage error).
+pub const HOST_FAILED: u8 = 3;
+
+/// Hosts file sizes beyond any fleet (a stray binary file given by mistake).
+const MAX_HOSTS_FILE: u64 = 16 << 20;
+
+fn read_hosts(path: &Path) -> Result<Vec<String>> {
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).with_context(|| format!("reading the hosts file {name}"))?;
+    if meta.len() > MAX_HOSTS_FILE {
+        bail!("the hosts file {name} is over 16 MiB; is it the right file?");
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading the hosts file {name}"))?;
+    let hosts = target::parse_hosts(&text, &name)?;
+    if hosts.is_empty() {
+        bail!("the hosts file {name} lists no destinations");
+    }
+    Ok(hosts)
+}
+
+/// The CPU sets of `jobs` hosts at once (`None`: not pinned): one host per CPU at most.
+fn cpu_sets(jobs: Option<usize>, hosts: usize) -> Result<Vec<Option<Vec<usize>>>> {
+    let cpus = affinity::allowed().map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |a| a.len(),
+    );
+    let jobs = jobs.unwrap_or((cpus / 2).max(1)).min(hosts).max(1);
+    if jobs > cpus {
+        bail!(
+            "--jobs {jobs} is more than the {cpus} CPUs sshbench may use: hosts measured \
+             at once would share cores and time each other's load"
+        );
+    }
+    if jobs == 1 {
+        return Ok(vec![None]);
+    }
+    Ok(match affinity::share_here(jobs) {
+        Some(sets) if sets.len() == jobs => sets.into_iter().map(Some).collect(),
+        _ => vec![None; jobs],
+    })
+}
+
+/// A new fleet run of the destinations given and those of `--hosts`.
+pub fn start(sh: &Shared) -> Result<u8> {
+    let cfg = sh.cfg;
+    let listed = cfg.hosts_file.as_deref().map(read_hosts).transpose()?;
+    let hosts = target::fleet(&cfg.destinations, &listed.unwrap_or_default())?;
+    for h in &hosts {
+        Target::parse(h)?;
+    }
+    // Filters that name nothing the client knows fail here, before any host.
+    build_plan(sh.client, None, false, &cfg.options)?;
+    let sets = cpu_sets(cfg.jobs, hosts.len())?;
+    let store = Store::connect(sh.db)?;
+    let options = serde_json::to_string(&cfg.options)?;
+    let ssh = serde_json::to_string(&cfg.ssh_args)?;
+    let id = store.create_fleet(&hosts, &options, &ssh, sets.len())?;
+    let fleet = store.fleet(id)?.context("the fleet just stored")?;
+    drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
+}
+
+/// The fleet run `--resume` (without an id) means: the newest unfinished one, unless a
+/// single run outside it was left unfinished after it.
+pub fn to_resume(db: &str) -> Result<Option<FleetRecord>> {
+    if !sshbench::store::is_url(db) && !Path::new(db).exists() {
+        return Ok(None);
+    }
+    let store = Store::connect(db)?;
+    let Some((fleet, started)) = store.latest_unfinished_fleet()? else {
+        return Ok(None);
+    };
+    if let Some(run) = store.latest_unfinished()? {
+        let newer = store.run(run)?.is_some_and(|r| r.started_at > started);
+        if newer && store.fleet_of(run)? != Some(fleet) {
+            return Ok(None);
+        }
+    }
+    store.fleet(fleet)
+}
+
+/// Finish a stored fleet run: its unfinished hosts with its own options.
+pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
+    let options: RunOptions =
+        serde_json::from_str(&fleet.options_json).context("reading the fleet's options")?;
+    let ssh: Vec<String> =
+        serde_json::from_str(&fleet.ssh_json).context("reading the fleet's ssh options")?;
+    let left = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.status != "complete")
+        .count();
+    let sets = cpu_sets(Some(fleet.jobs), left.max(1))?;
+    if !sh.cfg.quiet {
+        eprintln!(
+            "resuming fleet run {} ({left} of {} hosts left)",
+            fleet.id,
+            fleet.hosts.len()
+        );
+    }
+    drive(sh, fleet, options, ssh, sets)
+}
+
+/// Hosts done, running and failed, for the progress line.
+#[derive(Default)]
+struct Tally {
+    done: usize,
+    running: usize,
+    failed: usize,
+    waiting: usize,
+}
+
+impl Tally {
+    fn line(&self) -> String {
+        format!(
+            "hosts: {} done, {} running, {} failed, {} waiting",
+            self.done, self.running, self.failed, self.waiting
+        )
+    }
+}
+
+/// What the hosts' workers share.
+struct Work<'a> {
+    sh: &'a Shared<'a>,
+    fleet: i64,
+    options: &'a RunOptions,
+    ssh: &'a [String],
+    queue: Mutex<VecDeque<FleetHost>>,
+    tally: Mutex<Tally>,
+}
+
+impl Work<'_> {
+    fn update(&self, f: impl FnOnce(&mut Tally)) {
+        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut t);
+        if !self.sh.cfg.quiet {
+            eprintln!("{}", t.line());
+        }
+    }
+}
+
+fn announce(fleet: &FleetRecord, sets: &[Option<Vec<usize>>]) -> String {
+    let pinned: Vec<String> = sets
+        .iter()
+        .flatten()
+        .map(|s| affinity::format_list(s))
+        .collect();
+    let cpus = match pinned.len() {
+        0 => String::new(),
+        _ => format!(" (client CPUs {})", pinned.join(" / ")),
+    };
+    let n = fleet.hosts.len();
+    format!(
+        "fleet run {}: {n} hosts, {} at once{cpus}",
+        fleet.id,
+        sets.len()
+    )
+}
+
+fn drive(
+    sh: &Shared,
+    fleet: FleetRecord,
+    options: RunOptions,
+    ssh: Vec<String>,
+    sets: Vec<Option<Vec<usize>>>,
+) -> Result<u8> {
+    let todo: VecDeque<FleetHost> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.status != "complete")
+        .cloned()
+        .collect();
+    let tally = Tally {
+        done: fleet.hosts.len() - todo.len(),
+        waiting: todo.len(),
+        ..Tally::default()
+    };
+    if !sh.cfg.quiet {
+        eprintln!("{}", announce(&fleet, &sets));
+    }
+    let work = Work {
+        sh,
+        fleet: fleet.id,
+        options: &options,
+        ssh: &ssh,
+        queue: Mutex::new(todo),
+        tally: Mutex::new(tally),
+    };
+    let errors: Vec<anyhow::Error> = std::thread::scope(|s| {
+        let workers: Vec<_> = sets
+            .iter()
+            .map(|set| s.spawn(|| worker(&work, set.as_deref())))
+            .collect();
+        workers
+            .into_iter()
+            .filter_map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a host's worker panicked")))
+                    .err()
+            })
+            .collect()
+    });
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e);
+    }
+    finish(sh, fleet.id)
+}
+
+/// Measure hosts from the queue until it is empty or the run is cancelled.
+fn worker(work: &Work, cpus: Option<&[usize]>) -> Result<()> {
+    if let Some(cpus) = cpus {
+        // Every ssh this thread starts, and every thread feeding one, inherits this.
+        affinity::pin_thread(cpus).context("giving a host CPUs of its own")?;
+    }
+    let store = Store::connect(work.sh.db)?;
+    loop {
+        if work.sh.cancel.is_cancelled() {
+            return Ok(());
+        }
+        let next = work
+            .queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front();
+        let Some(mut host) = next else {
+            return Ok(());
+        };
+        work.update(|t| {
+            t.waiting -= 1;
+            t.running += 1;
+        });
+        measure_host(work, &store, &mut host)?;
+        store.set_fleet_host(work.fleet, &host)?;
+        work.update(|t| {
+            t.running -= 1;
+            match host.status.as_str() {
+                "complete" => t.done += 1,
+                "failed" => t.failed += 1,
+                _ => t.waiting += 1,
+            }
+        });
+    }
+}
+
+/// One host's run, new or resumed; its state and error land in `host`. Only a store
+/// that cannot be written is an error here: anything the host does is its own failure.
+fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> {
+    let sh = work.sh;
+    let progress = Progress::for_host(
+        &host.destination,
+        sh.cfg.quiet,
+        sh.cfg.verbose,
+        work.options.rounds,
+    );
+    // A host with an unfinished run goes on with it; a complete or deleted one starts anew.
+    let resumed = host
+        .run_id
+        .and_then(|id| load_resumed(sh.db, Some(id)).ok());
+    host.status = "running".into();
+    host.error = None;
+    store.set_fleet_host(work.fleet, host)?;
+    let destination = match &resumed {
+        Some((_, _, t)) => Ok(t.clone()),
+        None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
+    };
+    let run = HostRun {
+        destination: None,
+        resumed: resumed.as_ref(),
+        options: work.options,
+        seed: sh.cfg.seed,
+    };
+    let fleet = work.fleet;
+    let mut base = host.clone();
+    let result = destination.and_then(|d| {
+        let run = HostRun {
+            destination: Some(d),
+            ..run
+        };
+        measure(sh, store, run, &progress, &mut |id| {
+            base.run_id = Some(id);
+            store.set_fleet_host(fleet, &base)
+        })
+    });
+    host.run_id = base.run_id;
+    let (status, error) = match result {
+        Ok((_, Ok(End::Complete))) => ("complete", None),
+        Ok((_, Ok(End::Budget))) => ("budget", Some("its time budget ran out".to_string())),
+        Ok((_, Err(Abort::Cancelled))) => ("interrupted", None),
+        Ok((_, Err(Abort::Fatal { message, .. }))) => ("failed", Some(message)),
+        Ok((_, Err(e))) => ("failed", Some(e.to_string())),
+        Err(e) => ("failed", Some(format!("{e:#}"))),
+    };
+    if let Some(e) = &error {
+        progress.say(&format!("{status}: {e}"));
+    }
+    host.status = status.into();
+    host.error = error;
+    Ok(())
+}
+
+/// The fleet's end: its status stored, every host's state on stdout, the exit status.
+fn finish(sh: &Shared, id: i64) -> Result<u8> {
+    let store = Store::connect(sh.db)?;
+    let fleet = store.fleet(id)?.context("the fleet being finished")?;
+    let all = |s: &str| fleet.hosts.iter().all(|h| h.status == s);
+    let any = |s: &str| fleet.hosts.iter().any(|h| h.status == s);
+    let status = if sh.cancel.is_cancelled() {
+        "interrupted"
+    } else if all("complete") {
+        "complete"
+    } else if any("failed") {
+        "failed"
+    } else {
+        "budget"
+    };
+    store.set_fleet_status(id, status)?;
+    let (doc, view) = fleet_view::fleet_run(&fleet, &store.runs()?);
+    super::emit(&doc, &view, sshbench::cli::FormatArg::Table)?;
+    if let Some(code) = sh.cancel.exit_code() {
+        eprintln!(
+            "sshbench: interrupted; fleet run {id} keeps every finished sample \
+             (`sshbench run --resume` finishes it)"
+        );
+        return Ok(code as u8);
+    }
+    if !sh.cfg.quiet {
+        eprintln!(
+            "more: sshbench summary --fleet / show --fleet / recommend --fleet / report --fleet"
+        );
+    }
+    Ok(if any("failed") { HOST_FAILED } else { 0 })
+}

@@ -1,0 +1,96 @@
+//! How a run ends for its user: the exit code or error, and the answer on stdout.
+
+use super::emit;
+use super::progress::Progress;
+use anyhow::{Result, bail};
+use sshbench::cli::FormatArg;
+use sshbench::cli::config::RunConfig;
+use sshbench::model::{FailureKind, Mode};
+use sshbench::runner::{Abort, End};
+use sshbench::store::{self, Store};
+use sshbench::sys::cancel::Cancel;
+use sshbench::views::headline;
+use sshbench::views::scope::Scope;
+use sshbench::views::show::{self, ShowOptions, SortKey};
+
+/// The run's end as the user sees it: `Ok(Some(code))` to exit now, `Ok(None)` to print
+/// the results.
+pub fn conclude(
+    result: Result<End, Abort>,
+    run_id: i64,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<Option<u8>> {
+    match result {
+        Ok(End::Complete) => Ok(None),
+        Ok(End::Budget) => {
+            progress.say("time budget reached; finish with `sshbench run --resume`");
+            Ok(None)
+        }
+        Err(Abort::Cancelled) => {
+            eprintln!(
+                "sshbench: interrupted; run {run_id} keeps every finished sample (`sshbench run --resume` finishes it)"
+            );
+            Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
+        }
+        Err(Abort::Fatal { kind, message }) => {
+            let hint = match kind {
+                FailureKind::Network => {
+                    "check the host name and port, and that `ssh DEST true` connects"
+                }
+                FailureKind::HostKey => {
+                    "connect once with plain `ssh DEST` to verify and record the server's host key"
+                }
+                _ => {
+                    "sshbench needs key-based login that works without prompts \
+                     (try `ssh -o BatchMode=yes DEST true`)"
+                }
+            };
+            bail!("{message}\nhint: {hint}");
+        }
+        Err(e) => bail!("{e}"),
+    }
+}
+
+pub fn status_of(result: &Result<End, Abort>) -> &'static str {
+    match result {
+        Ok(End::Complete) => "complete",
+        Ok(End::Budget) => "budget",
+        Err(Abort::Cancelled) => "interrupted",
+        Err(_) => "failed",
+    }
+}
+
+/// The run's table on stdout.
+pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> {
+    let (runs, samples) = store.select(&store::Selection {
+        run: Some(run_id),
+        ..Default::default()
+    })?;
+    if samples.is_empty() {
+        println!("No counted samples yet (only warm-ups); finish with `sshbench run --resume`.");
+        return Ok(0);
+    }
+    let scope = Scope::build(&runs, &samples);
+    if cfg.tables {
+        let opts = ShowOptions {
+            chart: None,
+            modes: Mode::ALL.to_vec(),
+            top: None,
+            worst: false,
+            sort: SortKey::Speed,
+        };
+        let (doc, view) = show::show(&scope, &opts);
+        emit(&doc, &view, FormatArg::Table)?;
+    } else {
+        let (doc, view) = headline::headline(&scope);
+        emit(&doc, &view, FormatArg::Table)?;
+    }
+    if !cfg.quiet {
+        eprintln!(
+            "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
+            scope.destination
+        );
+    }
+    Ok(0)
+}

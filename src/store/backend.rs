@@ -1,0 +1,281 @@
+//! The one small interface a database backend implements (SQLite, PostgreSQL): plain
+//! SQL with `?N` parameters, values of five kinds, and rows read by column name. The
+//! store above it never knows which backend it talks to.
+
+use anyhow::{Result, bail};
+use std::collections::HashMap;
+
+/// One SQL value, whichever backend stores it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+/// A database that stores runs and samples. SQL is written once, in the dialect both
+/// understand (`?N` parameters, `ON CONFLICT ... DO UPDATE`); a backend rewrites what it
+/// must (PostgreSQL's `$N`, its column types in the schema scripts).
+pub trait Backend: Send {
+    /// Run a script of statements without parameters (the schema's migrations).
+    fn batch(&mut self, sql: &str) -> Result<()>;
+    /// Start a transaction that writers elsewhere wait for (ended by `COMMIT` or
+    /// `ROLLBACK` through [`Backend::batch`]).
+    fn begin(&mut self) -> Result<()>;
+    /// Run one statement; the rows it changed.
+    fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64>;
+    /// Run one `INSERT` and give the new row's `id`.
+    fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64>;
+    /// Run one query, handing each row to `each` (rows are not all held at once).
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> Result<()>,
+    ) -> Result<()>;
+    /// The schema version the database has (0 when empty).
+    fn version(&mut self) -> Result<i64>;
+    /// Record the schema version (inside the migration's transaction).
+    fn set_version(&mut self, version: i64) -> Result<()>;
+    /// The SQL expression of "now" as UTC ISO 8601 text, like every stored time.
+    fn now(&self) -> &'static str;
+    /// A schema script in this backend's column types.
+    fn schema(&self, sql: &str) -> String;
+    /// "ok" when the database is healthy, else what is wrong.
+    fn integrity(&mut self) -> Result<String>;
+    /// Where this is, for messages (a file's path, a URL without its password).
+    fn describe(&self) -> String;
+}
+
+/// The column names of one query's rows, looked up once per query (with ~60 columns
+/// and 100,000 rows, looking a name up on each read was most of a report's time): the
+/// k-th name a reader asks for is remembered with its column, so a reader that asks in
+/// the same order every row (the same literals) needs no lookup at all.
+pub struct Columns {
+    names: Vec<String>,
+    map: HashMap<String, usize>,
+    order: std::cell::RefCell<Vec<(usize, usize, usize)>>,
+}
+
+impl Columns {
+    pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Columns {
+        let names: Vec<String> = names.into_iter().map(|n| n.as_ref().to_string()).collect();
+        Columns {
+            map: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+            names,
+            order: Default::default(),
+        }
+    }
+
+    /// The names, in the query's order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn index(&self, k: usize, name: &str) -> Option<usize> {
+        let key = (name.as_ptr() as usize, name.len());
+        let mut order = self.order.borrow_mut();
+        if let Some(&(p, l, i)) = order.get(k) {
+            if (p, l) == key {
+                return Some(i);
+            }
+        }
+        let i = *self.map.get(name)?;
+        if k < order.len() {
+            order[k] = (key.0, key.1, i);
+        } else if k == order.len() {
+            order.push((key.0, key.1, i));
+        }
+        Some(i)
+    }
+}
+
+/// One row of a query, read by column name.
+pub struct Row<'a> {
+    pub columns: &'a Columns,
+    pub values: &'a [Value],
+    read: std::cell::Cell<usize>,
+}
+
+impl<'a> Row<'a> {
+    pub fn new(columns: &'a Columns, values: &'a [Value]) -> Row<'a> {
+        Row {
+            columns,
+            values,
+            read: Default::default(),
+        }
+    }
+
+    /// The value of the column `name`, converted to `T`.
+    pub fn get<T: FromValue>(&self, name: &str) -> Result<T> {
+        let k = self.read.replace(self.read.get() + 1);
+        let Some(v) = self.columns.index(k, name).and_then(|i| self.values.get(i)) else {
+            bail!("the database has no column {name:?}");
+        };
+        T::from_value(v).ok_or_else(|| anyhow::anyhow!("column {name:?} holds {v:?}"))
+    }
+}
+
+/// A Rust value a stored value converts to (`None` when it does not).
+pub trait FromValue: Sized {
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl FromValue for i64 {
+    fn from_value(v: &Value) -> Option<i64> {
+        match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for u32 {
+    fn from_value(v: &Value) -> Option<u32> {
+        i64::from_value(v).and_then(|i| u32::try_from(i).ok())
+    }
+}
+
+impl FromValue for bool {
+    fn from_value(v: &Value) -> Option<bool> {
+        i64::from_value(v).map(|i| i != 0)
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(v: &Value) -> Option<f64> {
+        match v {
+            Value::Real(x) => Some(*x),
+            Value::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for String {
+    fn from_value(v: &Value) -> Option<String> {
+        match v {
+            Value::Text(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for Vec<u8> {
+    fn from_value(v: &Value) -> Option<Vec<u8>> {
+        match v {
+            Value::Blob(b) => Some(b.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FromValue> FromValue for Option<T> {
+    fn from_value(v: &Value) -> Option<Option<T>> {
+        match v {
+            Value::Null => Some(None),
+            v => T::from_value(v).map(Some),
+        }
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+
+impl From<u32> for Value {
+    fn from(i: u32) -> Value {
+        Value::Int(i.into())
+    }
+}
+
+impl From<usize> for Value {
+    fn from(i: usize) -> Value {
+        Value::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+
+impl From<u64> for Value {
+    fn from(i: u64) -> Value {
+        Value::Int(i64::try_from(i).unwrap_or(i64::MAX))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Int(b.into())
+    }
+}
+
+impl From<f64> for Value {
+    fn from(x: f64) -> Value {
+        Value::Real(x)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Text(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Text(s)
+    }
+}
+
+impl From<Vec<u8>> for Value {
+    fn from(b: Vec<u8>) -> Value {
+        Value::Blob(b)
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_by_name_whatever_order_rows_are_read_in() {
+        let cols = Columns::new(["a", "b", "c"]);
+        let (a, b, c) = ("a".to_string(), "b".to_string(), "c".to_string());
+        // The first row's order is learned; a later row read in another order, or with
+        // names from elsewhere, still finds each column by its name.
+        assert_eq!([cols.index(0, "a"), cols.index(1, "c")], [Some(0), Some(2)]);
+        assert_eq!([cols.index(0, "a"), cols.index(1, "c")], [Some(0), Some(2)]);
+        assert_eq!([cols.index(0, &c), cols.index(1, &a)], [Some(2), Some(0)]);
+        assert_eq!([cols.index(0, &b), cols.index(2, "c")], [Some(1), Some(2)]);
+        assert_eq!(cols.index(1, "nope"), None);
+    }
+
+    #[test]
+    fn rows_are_read_by_name_whatever_order_the_reader_asks_in() {
+        let columns = Columns::new(["a", "b", "c"]);
+        let values = [Value::Int(1), Value::Text("two".into()), Value::Null];
+        for _ in 0..2 {
+            let row = Row::new(&columns, &values);
+            assert_eq!(row.get::<Option<i64>>("c").unwrap(), None);
+            assert_eq!(row.get::<String>("b").unwrap(), "two");
+            assert_eq!(row.get::<i64>("a").unwrap(), 1);
+        }
+        // A different name asked k-th is looked up, not taken from the remembered order.
+        let row = Row::new(&columns, &values);
+        assert_eq!(row.get::<i64>("a").unwrap(), 1);
+        assert!(row.get::<i64>("nope").is_err());
+        assert!(row.get::<i64>("b").is_err(), "text is not an integer");
+    }
+}

@@ -1,0 +1,178 @@
+//! Fleet runs: the hosts one `sshbench run` measures, each host's state and its run,
+//! so that `--resume` finishes a whole fleet after Ctrl-C or `kill -9`.
+
+use super::Store;
+use super::backend::Value;
+use anyhow::Result;
+use serde::Serialize;
+
+/// One host of a fleet run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FleetHost {
+    pub position: usize,
+    pub destination: String,
+    /// `pending`, `running`, `complete`, `failed` or `interrupted`.
+    pub status: String,
+    pub error: Option<String>,
+    pub run_id: Option<i64>,
+}
+
+/// A fleet run as stored.
+#[derive(Clone, Debug, Serialize)]
+pub struct FleetRecord {
+    pub id: i64,
+    pub started_at: String,
+    pub status: String,
+    pub options_json: String,
+    pub ssh_json: String,
+    pub jobs: usize,
+    pub hosts: Vec<FleetHost>,
+}
+
+impl Store {
+    /// A new fleet run of `hosts`, each pending, in one transaction.
+    pub fn create_fleet(
+        &self,
+        hosts: &[String],
+        options_json: &str,
+        ssh_json: &str,
+        jobs: usize,
+    ) -> Result<i64> {
+        self.begin_bulk()?;
+        let created = (|| {
+            let id = self.db.borrow_mut().insert(
+                "INSERT INTO fleets (status, options_json, ssh_json, jobs)
+                 VALUES ('running', ?1, ?2, ?3)",
+                &[options_json.into(), ssh_json.into(), jobs.into()],
+            )?;
+            for (i, h) in hosts.iter().enumerate() {
+                self.execute(
+                    "INSERT INTO fleet_hosts (fleet_id, position, destination, status)
+                     VALUES (?1, ?2, ?3, 'pending')",
+                    &[id.into(), i.into(), h.as_str().into()],
+                )?;
+            }
+            Ok(id)
+        })();
+        match created {
+            Ok(id) => self.end_bulk().map(|()| id),
+            Err(e) => {
+                let _ = self.db.borrow_mut().batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// Record a host's state (and its run, once it has one).
+    pub fn set_fleet_host(&self, fleet: i64, host: &FleetHost) -> Result<()> {
+        self.execute(
+            "UPDATE fleet_hosts SET status = ?3, error = ?4, run_id = ?5
+             WHERE fleet_id = ?1 AND position = ?2",
+            &[
+                fleet.into(),
+                host.position.into(),
+                host.status.as_str().into(),
+                host.error.clone().into(),
+                host.run_id.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_fleet_status(&self, fleet: i64, status: &str) -> Result<()> {
+        let finished = self.finished_at(status);
+        let sql = format!("UPDATE fleets SET status = ?2, finished_at = {finished} WHERE id = ?1");
+        self.execute(&sql, &[fleet.into(), status.into()])?;
+        Ok(())
+    }
+
+    pub fn fleet(&self, id: i64) -> Result<Option<FleetRecord>> {
+        let mut fleet = None;
+        self.query(
+            "SELECT * FROM fleets WHERE id = ?1",
+            &[id.into()],
+            &mut |r| {
+                fleet = Some(FleetRecord {
+                    id: r.get("id")?,
+                    started_at: r.get("started_at")?,
+                    status: r.get("status")?,
+                    options_json: r.get("options_json")?,
+                    ssh_json: r.get("ssh_json")?,
+                    jobs: r.get::<i64>("jobs")?.max(1) as usize,
+                    hosts: Vec::new(),
+                });
+                Ok(())
+            },
+        )?;
+        let Some(mut fleet) = fleet else {
+            return Ok(None);
+        };
+        let sql = "SELECT * FROM fleet_hosts WHERE fleet_id = ?1 ORDER BY position";
+        self.query(sql, &[id.into()], &mut |r| {
+            fleet.hosts.push(FleetHost {
+                position: r.get::<i64>("position")?.max(0) as usize,
+                destination: r.get("destination")?,
+                status: r.get("status")?,
+                error: r.get("error")?,
+                run_id: r.get("run_id")?,
+            });
+            Ok(())
+        })?;
+        Ok(Some(fleet))
+    }
+
+    /// The newest fleet run that did not finish every host, and when it started.
+    pub fn latest_unfinished_fleet(&self) -> Result<Option<(i64, String)>> {
+        let mut found = None;
+        self.query(
+            "SELECT id, started_at FROM fleets WHERE status <> 'complete' ORDER BY id DESC LIMIT 1",
+            &[],
+            &mut |r| {
+                found = Some((r.get("id")?, r.get("started_at")?));
+                Ok(())
+            },
+        )?;
+        Ok(found)
+    }
+
+    /// The fleet a run was measured in, if any.
+    pub fn fleet_of(&self, run_id: i64) -> Result<Option<i64>> {
+        let mut fleet = None;
+        let sql = "SELECT fleet_id FROM fleet_hosts WHERE run_id = ?1";
+        self.query(sql, &[Value::Int(run_id)], &mut |r| {
+            fleet = Some(r.get("fleet_id")?);
+            Ok(())
+        })?;
+        Ok(fleet)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_keeps_its_hosts_states_and_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("f.sqlite")).unwrap();
+        let hosts = ["a".to_string(), "pi@b:2222".to_string()];
+        let id = store.create_fleet(&hosts, "{}", "[]", 2).unwrap();
+        assert_eq!(store.latest_unfinished_fleet().unwrap().unwrap().0, id);
+        let mut f = store.fleet(id).unwrap().unwrap();
+        assert_eq!((f.jobs, f.hosts.len()), (2, 2));
+        assert!(
+            f.hosts
+                .iter()
+                .all(|h| h.status == "pending" && h.run_id.is_none())
+        );
+        f.hosts[1].status = "failed".into();
+        f.hosts[1].error = Some("Permission denied (publickey)".into());
+        store.set_fleet_host(id, &f.hosts[1]).unwrap();
+        let back = store.fleet(id).unwrap().unwrap();
+        assert_eq!(back.hosts[1], f.hosts[1]);
+        assert_eq!(back.hosts[0].destination, "a");
+        store.set_fleet_status(id, "complete").unwrap();
+        assert_eq!(store.latest_unfinished_fleet().unwrap(), None);
+        assert_eq!(store.fleet_of(1).unwrap(), None);
+    }
+}

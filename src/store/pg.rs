@@ -1,0 +1,247 @@
+//! The shared backend: a PostgreSQL database (`postgres://user@host/db`) that several
+//! sshbench processes, on several client machines, write into at once. The schema is
+//! SQLite's, its column types mapped; the version lives in `sshbench_schema`, and a
+//! migration holds an advisory lock so two processes never migrate at once.
+
+use super::backend::{Backend, Columns, Row, Value};
+use anyhow::{Context, Result, bail};
+use bytes::BytesMut;
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use postgres::{Client, Config, NoTls, Statement};
+use std::collections::HashMap;
+use std::error::Error;
+use std::time::Duration;
+
+/// Whether `db` names a PostgreSQL database rather than a SQLite file.
+pub fn is_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+/// The URL as it may be shown: without its password.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (a, h),
+        None => return url.to_string(),
+    };
+    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
+    format!("{scheme}://{user}@{host}")
+}
+
+/// Key of the advisory lock migrations (and bulk loads) take ("sshbench" in ASCII).
+const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
+
+pub struct Postgres {
+    client: Client,
+    url: String,
+    statements: HashMap<String, Statement>,
+}
+
+impl Postgres {
+    pub fn connect(url: &str) -> Result<Postgres> {
+        let shown = redact(url);
+        let mut config: Config = url
+            .parse()
+            .with_context(|| format!("reading the database URL {shown}"))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        let client = config
+            .connect(NoTls)
+            .with_context(|| format!("connecting to the database {shown}"))?;
+        Ok(Postgres {
+            client,
+            url: shown,
+            statements: HashMap::new(),
+        })
+    }
+
+    /// The statement for `sql` (`?N` rewritten as `$N`), prepared once per connection.
+    fn prepare(&mut self, sql: &str) -> Result<Statement> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let stmt = self.client.prepare(&sql.replace('?', "$"))?;
+        self.statements.insert(sql.to_string(), stmt.clone());
+        Ok(stmt)
+    }
+}
+
+/// A value bound to a parameter of whatever type PostgreSQL inferred for it.
+#[derive(Debug)]
+struct Param<'a>(&'a Value);
+
+impl ToSql for Param<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+        match (self.0, ty) {
+            (Value::Null, _) => Ok(IsNull::Yes),
+            (Value::Int(i), &Type::INT4) => i32::try_from(*i)?.to_sql(ty, out),
+            (Value::Int(i), &Type::INT2) => i16::try_from(*i)?.to_sql(ty, out),
+            (Value::Int(i), &Type::BOOL) => (*i != 0).to_sql(ty, out),
+            (Value::Int(i), &Type::FLOAT8) => (*i as f64).to_sql(ty, out),
+            (Value::Int(i), &Type::TEXT) => i.to_string().to_sql(ty, out),
+            (Value::Int(i), _) => i.to_sql(ty, out),
+            (Value::Real(x), &Type::FLOAT4) => (*x as f32).to_sql(ty, out),
+            (Value::Real(x), _) => x.to_sql(ty, out),
+            (Value::Text(s), _) => s.as_str().to_sql(ty, out),
+            (Value::Blob(b), _) => b.as_slice().to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+fn params(values: &[Value]) -> Vec<Param<'_>> {
+    values.iter().map(Param).collect()
+}
+
+/// Column `i` of a row as a [`Value`], by its PostgreSQL type.
+fn value(row: &postgres::Row, i: usize) -> Result<Value> {
+    let ty = row.columns()[i].type_();
+    Ok(match *ty {
+        Type::INT8 => row.try_get::<_, Option<i64>>(i)?.into(),
+        Type::INT4 => row.try_get::<_, Option<i32>>(i)?.map(i64::from).into(),
+        Type::INT2 => row.try_get::<_, Option<i16>>(i)?.map(i64::from).into(),
+        Type::BOOL => row.try_get::<_, Option<bool>>(i)?.into(),
+        Type::FLOAT8 => row.try_get::<_, Option<f64>>(i)?.into(),
+        Type::FLOAT4 => row.try_get::<_, Option<f32>>(i)?.map(f64::from).into(),
+        Type::BYTEA => row.try_get::<_, Option<Vec<u8>>>(i)?.into(),
+        Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => {
+            row.try_get::<_, Option<String>>(i)?.into()
+        }
+        ref t => bail!("a column of type {t} in the database"),
+    })
+}
+
+impl Backend for Postgres {
+    fn batch(&mut self, sql: &str) -> Result<()> {
+        Ok(self.client.batch_execute(sql)?)
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        self.client.batch_execute("BEGIN")?;
+        self.client.execute(
+            "SELECT pg_advisory_xact_lock($1)",
+            &[&MIGRATION_LOCK as &(dyn ToSql + Sync)],
+        )?;
+        Ok(())
+    }
+
+    fn execute(&mut self, sql: &str, values: &[Value]) -> Result<u64> {
+        let stmt = self.prepare(sql)?;
+        let p = params(values);
+        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
+        Ok(self.client.execute(&stmt, &refs)?)
+    }
+
+    fn insert(&mut self, sql: &str, values: &[Value]) -> Result<i64> {
+        let stmt = self.prepare(&format!("{sql} RETURNING id"))?;
+        let p = params(values);
+        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
+        Ok(self.client.query_one(&stmt, &refs)?.try_get(0)?)
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        values: &[Value],
+        each: &mut dyn FnMut(&Row) -> Result<()>,
+    ) -> Result<()> {
+        let stmt = self.prepare(sql)?;
+        let columns = Columns::new(stmt.columns().iter().map(|c| c.name()));
+        let mut rows = self.client.query_raw(&stmt, params(values))?;
+        let mut buf = Vec::with_capacity(stmt.columns().len());
+        while let Some(row) = rows.next()? {
+            buf.clear();
+            for i in 0..row.len() {
+                buf.push(value(&row, i)?);
+            }
+            each(&Row::new(&columns, &buf))?;
+        }
+        Ok(())
+    }
+
+    fn version(&mut self) -> Result<i64> {
+        self.client.batch_execute(
+            "CREATE TABLE IF NOT EXISTS sshbench_schema (version BIGINT NOT NULL)",
+        )?;
+        let row = self
+            .client
+            .query_opt("SELECT max(version) FROM sshbench_schema", &[])?;
+        Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)).unwrap_or(0))
+    }
+
+    fn set_version(&mut self, version: i64) -> Result<()> {
+        self.client.batch_execute("DELETE FROM sshbench_schema")?;
+        self.client.execute(
+            "INSERT INTO sshbench_schema (version) VALUES ($1)",
+            &[&version as &(dyn ToSql + Sync)],
+        )?;
+        Ok(())
+    }
+
+    fn now(&self) -> &'static str {
+        r#"to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
+    }
+
+    fn schema(&self, sql: &str) -> String {
+        sql.replace(
+            "INTEGER PRIMARY KEY",
+            "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+        )
+        .replace(" INTEGER", " BIGINT")
+        .replace(" REAL", " DOUBLE PRECISION")
+        .replace(" BLOB", " BYTEA")
+        .replace(
+            "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            &format!("({})", self.now()),
+        )
+    }
+
+    fn integrity(&mut self) -> Result<String> {
+        let orphans: i64 = self
+            .client
+            .query_one(
+                "SELECT count(*) FROM samples s WHERE NOT EXISTS \
+                 (SELECT 1 FROM runs r WHERE r.id = s.run_id)",
+                &[],
+            )?
+            .get(0);
+        Ok(if orphans == 0 {
+            "ok".into()
+        } else {
+            format!("{orphans} samples of no run")
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_their_password() {
+        assert_eq!(
+            redact("postgres://bench:s3cr@t@db.example/sshbench"),
+            "postgres://bench@db.example/sshbench"
+        );
+        assert_eq!(redact("postgres://bench@db/x"), "postgres://bench@db/x");
+        assert_eq!(redact("postgresql://db/x"), "postgresql://db/x");
+        assert!(is_url("postgresql://db/x") && !is_url("/tmp/postgres.sqlite"));
+    }
+}

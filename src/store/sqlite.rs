@@ -1,0 +1,172 @@
+//! The embedded backend: one SQLite file (bundled SQLite), WAL journal, the schema
+//! version in `PRAGMA user_version`.
+
+use super::backend::{Backend, Columns, Row, Value};
+use super::schema::SCHEMA_VERSION;
+use anyhow::{Context, Result, bail};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, params_from_iter};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Check that `path` can be used, without creating or changing anything.
+pub fn check(path: &Path) -> Result<()> {
+    if path.exists() {
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("opening the database {}", path.display()))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .with_context(|| format!("{} is not an sshbench database", path.display()))?;
+        if version > SCHEMA_VERSION {
+            bail!(
+                "the database {} has schema version {version}, newer than this sshbench \
+                 understands ({SCHEMA_VERSION}); upgrade sshbench or use another --db",
+                path.display()
+            );
+        }
+        if nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_err() {
+            bail!("the database {} is not writable", path.display());
+        }
+        return Ok(());
+    }
+    // The nearest existing ancestor must let us create the rest.
+    let mut dir = path.parent().unwrap_or(Path::new("."));
+    if dir.as_os_str().is_empty() {
+        dir = Path::new(".");
+    }
+    let existing = dir
+        .ancestors()
+        .find(|d| d.exists())
+        .unwrap_or(Path::new("/"));
+    if !existing.is_dir() {
+        bail!(
+            "cannot create the database {}: {} is not a directory",
+            path.display(),
+            existing.display()
+        );
+    }
+    let wx = nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK;
+    if nix::unistd::access(existing, wx).is_err() {
+        bail!(
+            "cannot create the database {}: {} is not writable",
+            path.display(),
+            existing.display()
+        );
+    }
+    Ok(())
+}
+
+pub struct Sqlite {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Sqlite {
+    /// Open (creating the file and its directory if needed).
+    pub fn open(path: &Path) -> Result<Sqlite> {
+        check(path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening the database {}", path.display()))?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Sqlite {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+fn bind(params: &[Value]) -> impl Iterator<Item = rusqlite::types::Value> + '_ {
+    use rusqlite::types::Value as V;
+    params.iter().map(|p| match p {
+        Value::Null => V::Null,
+        Value::Int(i) => V::Integer(*i),
+        Value::Real(x) => V::Real(*x),
+        Value::Text(s) => V::Text(s.clone()),
+        Value::Blob(b) => V::Blob(b.clone()),
+    })
+}
+
+fn value(v: ValueRef) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Int(i),
+        ValueRef::Real(x) => Value::Real(x),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+impl Backend for Sqlite {
+    fn batch(&mut self, sql: &str) -> Result<()> {
+        Ok(self.conn.execute_batch(sql)?)
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        Ok(self.conn.execute_batch("BEGIN IMMEDIATE")?)
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        Ok(stmt.execute(params_from_iter(bind(params)))? as u64)
+    }
+
+    fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64> {
+        self.execute(sql, params)?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> Result<()>,
+    ) -> Result<()> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let columns = Columns::new(stmt.column_names());
+        let n = stmt.column_count();
+        let mut rows = stmt.query(params_from_iter(bind(params)))?;
+        let mut values = Vec::with_capacity(n);
+        while let Some(r) = rows.next()? {
+            values.clear();
+            for i in 0..n {
+                values.push(value(r.get_ref(i)?));
+            }
+            each(&Row::new(&columns, &values))?;
+        }
+        Ok(())
+    }
+
+    fn version(&mut self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn set_version(&mut self, version: i64) -> Result<()> {
+        Ok(self.conn.pragma_update(None, "user_version", version)?)
+    }
+
+    fn now(&self) -> &'static str {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    }
+
+    fn schema(&self, sql: &str) -> String {
+        sql.to_string()
+    }
+
+    fn integrity(&mut self) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+
+    fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+}

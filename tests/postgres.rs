@@ -1,0 +1,360 @@
+//! The PostgreSQL store against a real, throwaway PostgreSQL cluster: every field of a
+//! sample round-trips, concurrent migrations and writers, `sshbench run` processes
+//! writing into one database at once, every view reading the same from it as from a
+//! SQLite copy (`db copy`), and `kill -9` then `--resume` losing nothing.
+
+mod common;
+
+use common::pg::Cluster;
+use common::{SampleBuilder, assert_success, sshbench, text};
+use sshbench::model::{CpuWindow, Mode, Negotiated, Outcome, Phases, Stream, Suite};
+use sshbench::plan::PlanItem;
+use sshbench::store::{NewRun, Store};
+use sshbench::sys::machine::Machine;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn full_sample() -> sshbench::model::Sample {
+    let suite = Suite {
+        kex: Some("curve25519-sha256".into()),
+        hostkey: Some("ssh-ed25519".into()),
+        cipher: Some("aes128-ctr".into()),
+        mac: Some("hmac-sha2-256".into()),
+        compression: Some("zlib@openssh.com".into()),
+        tool: Some("-R 256".into()),
+    };
+    let mut s = SampleBuilder::new(Mode::Send, &suite)
+        .wall(Duration::from_millis(300))
+        .transfer(1 << 20, 1 << 19, Duration::from_millis(40))
+        .files(3)
+        .client_cpu(Duration::from_millis(50), Duration::from_millis(20))
+        .rekey(1 << 30, 0.085)
+        .echoes(vec![0.5, 0.25, 0.125])
+        .build();
+    s.rtt = Some(Duration::from_micros(150));
+    s.compression_factor = Some(0.5);
+    s.stream = Some(Stream {
+        of: 4,
+        start: 0.5,
+        end: 1.25,
+    });
+    s.client_window_cpu = Some(CpuWindow {
+        feeder: Some(0.01),
+        cores: Some(1.0),
+        waited: Some(0.002),
+        ..CpuWindow::of(0.03, Duration::from_millis(40), 1 << 19)
+    });
+    s.server_cpu = Some(CpuWindow {
+        seconds: 0.04,
+        peak: 0.035,
+        limit: Some(0.25),
+        throttled: Some(0.5),
+        waited: Some(0.001),
+        cores: Some(2.0),
+        feeder: None,
+        interval: Duration::from_millis(45),
+        bytes: 1 << 19,
+    });
+    s.phases = Some(Phases {
+        tcp: 0.01,
+        version: 0.02,
+        kex: 0.03,
+        auth: 0.04,
+        session: 0.05,
+    });
+    s.negotiated = Some(Negotiated {
+        cipher_cs: Some("aes128-ctr".into()),
+        ..Negotiated::default()
+    });
+    s
+}
+
+fn new_run<'a>(
+    machine: &'a Machine,
+    plan: &'a [PlanItem],
+    defaults: &'a sshbench::model::AlgoLists,
+) -> NewRun<'a> {
+    NewRun {
+        destination: "pi@nas",
+        target_json: "{}".into(),
+        resolved: Some(("127.0.0.1", 2222, "pi")),
+        client_version: "OpenSSH_9.2p1",
+        server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
+        server_strict_kex: Some(true),
+        machine,
+        options_json: "{}".into(),
+        plan,
+        seed: 7,
+        client_defaults: defaults,
+    }
+}
+
+/// A new run of one planned send item.
+fn create_run(store: &Store) -> i64 {
+    let (machine, defaults) = (Machine::default(), Default::default());
+    let plan = [PlanItem {
+        mode: Mode::Send,
+        suite: Suite::default(),
+    }];
+    store
+        .create_run(&new_run(&machine, &plan, &defaults))
+        .unwrap()
+}
+
+/// Every field of runs and samples, replacement of a slot, deletion with its samples,
+/// and the schema version, as with SQLite.
+#[test]
+fn runs_and_samples_round_trip_through_postgres() {
+    let pg = Cluster::start();
+    let url = pg.database("roundtrip");
+    let store = Store::connect(&url).unwrap();
+    let id = create_run(&store);
+    let full = full_sample();
+    store.add_sample(id, 0, 1, &full).unwrap();
+    let json = |s: &sshbench::model::Sample| serde_json::to_value(s).unwrap();
+    let back = store.samples(&[id]).unwrap();
+    assert_eq!(json(&back[0].sample), json(&full));
+    assert_eq!((back[0].run_id, back[0].item, back[0].round), (id, 0, 1));
+
+    // A failed slot measured again replaces the first attempt.
+    let failed = SampleBuilder::new(Mode::Send, &Suite::default())
+        .outcome(Outcome::Failed {
+            kind: sshbench::model::FailureKind::Timeout,
+            message: "it's \"slow\"; DROP TABLE runs; --".into(),
+        })
+        .build();
+    store.add_sample(id, 0, 2, &failed).unwrap();
+    assert_eq!(
+        json(&store.samples(&[id]).unwrap()[1].sample),
+        json(&failed)
+    );
+    store.add_sample(id, 0, 2, &full).unwrap();
+    assert_eq!(store.samples(&[id]).unwrap().len(), 2);
+    assert_eq!(store.done_slots(id).unwrap().len(), 2);
+
+    store.set_server_window(id, 2 << 20).unwrap();
+    store.set_tcp_rate(id, 1.5e9).unwrap();
+    store.set_status(id, "complete").unwrap();
+    let run = store.run(id).unwrap().unwrap();
+    assert_eq!(
+        (run.status.as_str(), run.samples, run.seed),
+        ("complete", 2, 7)
+    );
+    assert_eq!(
+        (run.server_window, run.tcp_rate),
+        (Some(2 << 20), Some(1.5e9))
+    );
+    assert_eq!(run.server_strict_kex, Some(true));
+    let finished = run.finished_at.unwrap();
+    assert!(
+        finished.ends_with('Z') && finished >= run.started_at,
+        "{finished}"
+    );
+    assert_eq!(store.latest_unfinished().unwrap(), None);
+    drop(store);
+
+    // Opening again migrates nothing; the version is the SQLite schema's.
+    let store = Store::connect(&url).unwrap();
+    let v: i64 = pg.sql("roundtrip", "SELECT version FROM sshbench_schema")[0].get(0);
+    assert_eq!(v, sshbench::store::SCHEMA_VERSION);
+    assert!(store.delete_run(id).unwrap());
+    assert!(store.samples(&[]).unwrap().is_empty());
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
+
+/// Several processes' stores open (and migrate) a new database at once and write
+/// into it at once; nothing is lost and every run keeps its own samples.
+#[test]
+fn concurrent_writers_share_one_database() {
+    let pg = Cluster::start();
+    let url = pg.database("shared");
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let store = Store::connect(&url).unwrap();
+                let id = create_run(&store);
+                for round in 1..=25 {
+                    let mut s = full_sample();
+                    s.bytes = w * 1000 + round as u64;
+                    store.add_sample(id, 0, round, &s).unwrap();
+                }
+                id
+            })
+        })
+        .collect();
+    let ids: Vec<i64> = writers.into_iter().map(|w| w.join().unwrap()).collect();
+    let store = Store::connect(&url).unwrap();
+    for (w, id) in ids.iter().enumerate() {
+        let samples = store.samples(&[*id]).unwrap();
+        assert_eq!(samples.len(), 25, "writer {w}");
+        assert!(samples.iter().all(|s| s.sample.bytes / 1000 == w as u64));
+    }
+    let versions = pg.sql("shared", "SELECT count(*) FROM sshbench_schema");
+    assert_eq!(
+        versions[0].get::<_, i64>(0),
+        1,
+        "one migration, one version row"
+    );
+}
+
+/// A small real sweep of the sandbox.
+const SWEEP: &[&str] = &[
+    "-q",
+    "--mode",
+    "connect,send",
+    "--rounds",
+    "2",
+    "--kex",
+    "curve25519-sha256",
+    "--hostkeys",
+    "ssh-ed25519",
+    "--ciphers",
+    "aes128-ctr,aes128-gcm@openssh.com",
+    "--macs",
+    "hmac-sha2-256-etm@openssh.com",
+    "--size",
+    "8M",
+];
+
+/// Two `sshbench run` processes write into one PostgreSQL database at once; then every
+/// view reads the same from it as from a SQLite file the runs are copied into.
+#[test]
+fn two_runs_write_into_postgres_at_once_and_every_view_reads_as_from_sqlite() {
+    let pg = Cluster::start();
+    let url = pg.database("team");
+    let runs: Vec<_> = (0..2)
+        .map(|i| {
+            sshbench()
+                .args(["run", "--db", &url, "--seed", &(i + 1).to_string()])
+                .args(SWEEP)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for r in runs {
+        let out = r.wait_with_output().unwrap();
+        assert_success(&out, "run");
+    }
+    let store = Store::connect(&url).unwrap();
+    let stored = store.runs().unwrap();
+    assert_eq!(stored.len(), 2);
+    assert!(
+        stored
+            .iter()
+            .all(|r| r.status == "complete" && r.samples > 0)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("copy.sqlite");
+    let file = file.to_str().unwrap();
+    let copy = sshbench()
+        .args(["db", "copy", &url, file])
+        .output()
+        .unwrap();
+    assert_success(&copy, "db copy");
+    assert!(
+        text(&copy.stderr).contains("2 runs and"),
+        "{}",
+        text(&copy.stderr)
+    );
+    // Copying again finds both there.
+    let again = sshbench()
+        .args(["db", "copy", &url, file])
+        .output()
+        .unwrap();
+    assert!(
+        text(&again.stderr).contains("0 runs and 0 samples"),
+        "{}",
+        text(&again.stderr)
+    );
+
+    let views: &[&[&str]] = &[
+        &["runs"],
+        &["show", "--top", "all"],
+        &["show", "--format", "json"],
+        &["summary"],
+        &["summary", "--format", "json"],
+        &["recommend"],
+        &["compare", "run:1", "run:2"],
+    ];
+    for v in views {
+        let of = |db: &str| {
+            let out = sshbench().args(*v).args(["--db", db]).output().unwrap();
+            assert_success(&out, v);
+            text(&out.stdout)
+        };
+        let (from_pg, from_sqlite) = (of(&url), of(file));
+        assert!(!from_pg.trim().is_empty(), "{v:?}");
+        assert_eq!(from_pg, from_sqlite, "{v:?}");
+    }
+    let report = |db: &str, name: &str| {
+        let path = dir.path().join(name);
+        let out = sshbench()
+            .args(["report", "--db", db, "--output"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_success(&out, "report");
+        std::fs::read_to_string(path).unwrap()
+    };
+    assert_eq!(report(&url, "pg.html"), report(file, "sqlite.html"));
+}
+
+fn stored_samples(url: &str) -> i64 {
+    Store::connect(url)
+        .ok()
+        .and_then(|s| s.runs().ok())
+        .and_then(|r| r.first().map(|r| r.samples))
+        .unwrap_or(0)
+}
+
+/// `kill -9` of a run writing into PostgreSQL keeps every sample it committed, and
+/// `--resume` finishes the plan without touching them.
+#[test]
+fn kill_9_then_resume_loses_nothing_in_postgres() {
+    let pg = Cluster::start();
+    let url = pg.database("killed");
+    let mut child = sshbench()
+        .args(["run", "--db", &url, "--seed", "3"])
+        .args(SWEEP)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while stored_samples(&url) < 5 {
+        assert!(
+            Instant::now() < deadline,
+            "fewer than 5 samples within 90 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::connect(&url).unwrap();
+    let run = &store.runs().unwrap()[0];
+    assert_eq!(run.status, "running", "killed runs look unfinished");
+    let before = store.samples(&[run.id]).unwrap();
+    let out = sshbench()
+        .args(["run", "--resume", "-q", "--db", &url])
+        .output()
+        .unwrap();
+    assert_success(&out, "resume");
+    let run = store.run(run.id).unwrap().unwrap();
+    assert_eq!(run.status, "complete");
+    let after = store.samples(&[run.id]).unwrap();
+    assert!(after.len() > before.len(), "the resume measured the rest");
+    let json = |s: &sshbench::store::StoredSample| serde_json::to_value(&s.sample).unwrap();
+    for b in &before {
+        let a = after
+            .iter()
+            .find(|a| (a.item, a.round) == (b.item, b.round))
+            .expect("a sample stored before the kill is still there");
+        assert_eq!(json(a), json(b));
+    }
+    let slots: std::collections::HashSet<_> = after.iter().map(|s| (s.item, s.round)).collect();
+    assert_eq!(slots.len(), after.len(), "every slot once");
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
