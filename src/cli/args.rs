@@ -126,6 +126,15 @@ pub struct SelectionArgs {
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
 
+    /// Fleet view: every stored destination matching GLOB (`web*`, `*.lan`; default:
+    /// every destination but the local sandbox), each host taken against its own best.
+    #[arg(long, value_name = "GLOB", num_args = 0..=1, default_missing_value = "*", conflicts_with_all = ["destination", "run"])]
+    pub fleet: Option<String>,
+
+    /// Fleet view of the destinations of FILE (as `run --hosts` takes it).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["destination", "run"])]
+    pub hosts: Option<PathBuf>,
+
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
     #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]

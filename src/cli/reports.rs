@@ -38,6 +38,50 @@ pub fn selection(w: &SelectionArgs) -> Result<Selection> {
     })
 }
 
+/// Which destinations a fleet view covers.
+#[derive(Clone, Debug)]
+pub enum Hosts {
+    /// Stored destinations matching a glob; `None`: every one but the local sandbox's.
+    Matching(Option<glob::Pattern>),
+    /// These destinations, as a hosts file lists them.
+    Listed(Vec<String>),
+}
+
+/// A fleet view's selection: its hosts (the file's text, when `--hosts` names one, is
+/// read by the caller and parsed here) and `--since`.
+pub fn fleet(
+    w: &SelectionArgs,
+    hosts_file: Option<&str>,
+) -> Result<Option<(Hosts, Option<String>)>> {
+    let since = w.since.as_deref().map(parse_since).transpose()?;
+    let hosts = match (hosts_file, w.fleet.as_deref()) {
+        (Some(text), _) => {
+            let name = w
+                .hosts
+                .as_ref()
+                .map_or("hosts".into(), |p| p.display().to_string());
+            Hosts::Listed(crate::target::parse_hosts(text, &name)?)
+        }
+        (None, Some("*")) => Hosts::Matching(None),
+        (None, Some(g)) => Hosts::Matching(Some(
+            glob::Pattern::new(g).map_err(|e| anyhow!("--fleet {g:?} is not a glob: {e}"))?,
+        )),
+        (None, None) => return Ok(None),
+    };
+    Ok(Some((hosts, since)))
+}
+
+impl Hosts {
+    /// Whether a stored destination is one of these hosts.
+    pub fn covers(&self, destination: &str) -> bool {
+        match self {
+            Hosts::Matching(None) => !crate::target::is_sandbox_label(destination),
+            Hosts::Matching(Some(p)) => p.matches(destination),
+            Hosts::Listed(l) => l.iter().any(|h| h == destination),
+        }
+    }
+}
+
 /// One side of `compare`: `run:ID` or a destination.
 pub fn compare_side(s: &str) -> Result<Selection> {
     Ok(match s.strip_prefix("run:") {

@@ -364,8 +364,29 @@ impl Store {
                     .is_none_or(|s| r.started_at.as_str() >= s.as_str())
             })
             .collect();
+        let samples = self.counted(&runs)?;
+        Ok((runs, samples))
+    }
+
+    /// The runs and counted samples of every destination `keep` accepts, started at or
+    /// after `since` (a fleet view).
+    pub fn select_many(
+        &self,
+        keep: &dyn Fn(&str) -> bool,
+        since: Option<&str>,
+    ) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
+        let runs: Vec<RunRecord> = (self.runs()?.into_iter())
+            .filter(|r| keep(&r.destination))
+            .filter(|r| since.is_none_or(|s| r.started_at.as_str() >= s))
+            .collect();
+        let samples = self.counted(&runs)?;
+        Ok((runs, samples))
+    }
+
+    /// The counted samples (round > 0) of `runs`, each with its run's payload.
+    fn counted(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
         if runs.is_empty() {
-            return Ok((runs, Vec::new()));
+            return Ok(Vec::new());
         }
         let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
         let payloads: HashMap<i64, PayloadKind> = runs
@@ -381,7 +402,7 @@ impl Store {
                 s
             })
             .collect();
-        Ok((runs, samples))
+        Ok(samples)
     }
 
     /// "ok" when the database is healthy (SQLite's `PRAGMA integrity_check`; in

@@ -1,6 +1,10 @@
 //! Fleet views: how a fleet run's hosts ended, and (`--fleet`) every suite across the
 //! hosts of a selection, each host against its own best.
 
+pub mod heat;
+pub mod recommend;
+pub mod table;
+
 use crate::store::{FleetRecord, RunRecord};
 use crate::views::export::{Document, Grid};
 use serde::Serialize;

@@ -1,0 +1,368 @@
+//! `recommend --fleet`: one `ssh_config` block for every host of a selection. Each list
+//! keeps the single-host rule (allowed grades only, the best grade first), and within a
+//! grade its order minimises the worst host's loss against that host's own best: each
+//! host negotiates the first name it supports, so names are placed greedily, the one
+//! whose worst not-yet-covered host fares best first (greedy is exact for a worst-case
+//! objective: covering hosts only raises the worst of those left). Hosts that would gain
+//! more than 10% from their own list, or support none of the fleet's, get a `Host` block
+//! of their own before it (ssh takes the first value it finds).
+
+use crate::model::AlgoKind;
+use crate::offer::catalogue::Grade;
+use crate::views::export::{Document, Grid};
+use crate::views::recommend::{Goal, Order, RecommendView, host_pattern, view};
+use crate::views::scope::Scope;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A per-host override pays when it gains more than this.
+pub const OVERRIDE_GAIN: f64 = 0.10;
+
+/// One list of the fleet's block.
+#[derive(Clone, Debug, Serialize)]
+pub struct FleetLine {
+    pub keyword: &'static str,
+    pub kind: AlgoKind,
+    pub names: Vec<String>,
+    /// The worst host's share of its own best with this list, and the host.
+    pub worst_share: f64,
+    pub worst_host: String,
+}
+
+/// What one host negotiates from one fleet list.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostChoice {
+    pub host: String,
+    pub kind: AlgoKind,
+    /// `None`: the host supports no name of the list.
+    pub negotiated: Option<String>,
+    pub share: f64,
+    pub own_best: String,
+}
+
+/// A host's own block, where the fleet's costs it more than [`OVERRIDE_GAIN`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Override {
+    pub host: String,
+    pub pattern: String,
+    pub lines: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FleetRecommendView {
+    pub hosts: Vec<String>,
+    pub pattern: String,
+    pub lines: Vec<FleetLine>,
+    pub choices: Vec<HostChoice>,
+    pub overrides: Vec<Override>,
+    pub notes: Vec<String>,
+}
+
+/// A host's scores of one kind: name → share of its best name (1 = best).
+type Scores = HashMap<String, f64>;
+
+/// Place `names` for `hosts` (each with its scores): greedy max-min, see the module.
+fn order_names(mut names: Vec<String>, hosts: &[&Scores]) -> Vec<String> {
+    let mut uncovered: Vec<usize> = (0..hosts.len()).collect();
+    let mut out = Vec::new();
+    while !names.is_empty() {
+        let worth = |n: &String| {
+            let shares: Vec<f64> = uncovered
+                .iter()
+                .filter_map(|&h| hosts[h].get(n).copied())
+                .collect();
+            let worst = shares.iter().copied().reduce(f64::min).unwrap_or(0.0);
+            (worst, shares.len(), shares.iter().sum::<f64>())
+        };
+        let best = (0..names.len())
+            .max_by(|&a, &b| {
+                let (x, y) = (worth(&names[a]), worth(&names[b]));
+                (x.0.total_cmp(&y.0))
+                    .then(x.1.cmp(&y.1))
+                    .then(x.2.total_cmp(&y.2))
+                    .then(names[b].cmp(&names[a]))
+            })
+            .expect("names is not empty");
+        let n = names.remove(best);
+        uncovered.retain(|&h| !hosts[h].contains_key(&n));
+        out.push(n);
+    }
+    out
+}
+
+/// The worst grade any host gives a name (Terrapin demotes per host).
+fn fleet_grade(hosts: &[Scope], kind: AlgoKind, name: &str) -> Grade {
+    let grades = hosts
+        .iter()
+        .map(|h| h.grader().algo(kind, name).unwrap_or(Grade::Broken));
+    grades.max().unwrap_or(Grade::Broken)
+}
+
+/// Names some host measured but may not use (a grade it lowers): left out everywhere,
+/// since a host that supports a listed name negotiates it.
+fn excluded(hosts: &[Scope], per_host: &[RecommendView], kind: AlgoKind) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (h, v) in hosts.iter().zip(per_host) {
+        let allowed: Vec<&String> = v
+            .lines
+            .iter()
+            .filter(|l| l.kind == kind)
+            .flat_map(|l| &l.names)
+            .collect();
+        for s in h.stats.iter().filter(|s| !s.sum && s.figure.is_some()) {
+            if let Some(n) = s.suite.get(kind) {
+                if !allowed.iter().any(|a| *a == n) && !out.iter().any(|(x, _)| x == n) {
+                    out.push((n.to_string(), h.destination.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One kind's fleet line, and what each host negotiates from it.
+fn line(
+    hosts: &[Scope],
+    per_host: &[RecommendView],
+    kind: AlgoKind,
+    order: Order,
+    notes: &mut Vec<String>,
+) -> Option<(FleetLine, Vec<HostChoice>)> {
+    let scores: Vec<Scores> = per_host
+        .iter()
+        .map(|v| {
+            let l = v.lines.iter().find(|l| l.kind == kind);
+            // Against the host's best name of this kind (a MAC's score is against the
+            // mode's best suite, an AEAD cipher's): the list's order is what is chosen.
+            let top = l.map_or(1.0, |l| l.scores.iter().copied().fold(0.0, f64::max));
+            let named = l.map(|l| {
+                l.names
+                    .iter()
+                    .cloned()
+                    .zip(l.scores.iter().map(|s| s / top))
+            });
+            named.map(|n| n.collect()).unwrap_or_default()
+        })
+        .collect();
+    let out = excluded(hosts, per_host, kind);
+    for (n, h) in &out {
+        notes.push(format!(
+            "{}: {n} is left out: {h} may not use it (its grade there)",
+            kind.config_keyword()
+        ));
+    }
+    let mut names: Vec<String> = scores.iter().flat_map(|s| s.keys().cloned()).collect();
+    names.sort();
+    names.dedup();
+    names.retain(|n| !out.iter().any(|(x, _)| x == n));
+    if names.is_empty() {
+        return None;
+    }
+    let refs: Vec<&Scores> = scores.iter().collect();
+    let ordered = match order {
+        Order::Speed => order_names(names, &refs),
+        Order::Grade => {
+            let mut tiers: Vec<(Grade, Vec<String>)> = Vec::new();
+            for n in names {
+                let g = fleet_grade(hosts, kind, &n);
+                match tiers.iter_mut().find(|t| t.0 == g) {
+                    Some(t) => t.1.push(n),
+                    None => tiers.push((g, vec![n])),
+                }
+            }
+            tiers.sort_by_key(|t| t.0);
+            tiers
+                .into_iter()
+                .flat_map(|(_, t)| order_names(t, &refs))
+                .collect()
+        }
+    };
+    let choices: Vec<HostChoice> = hosts
+        .iter()
+        .zip(&scores)
+        .zip(per_host)
+        .map(|((h, s), v)| {
+            let negotiated = ordered.iter().find(|n| s.contains_key(*n)).cloned();
+            let own = v
+                .lines
+                .iter()
+                .find(|l| l.kind == kind)
+                .and_then(|l| l.names.first());
+            HostChoice {
+                host: h.destination.clone(),
+                kind,
+                share: negotiated
+                    .as_ref()
+                    .and_then(|n| s.get(n))
+                    .copied()
+                    .unwrap_or(0.0),
+                negotiated,
+                own_best: own.cloned().unwrap_or_default(),
+            }
+        })
+        .collect();
+    let worst = choices.iter().min_by(|a, b| a.share.total_cmp(&b.share))?;
+    let l = FleetLine {
+        keyword: kind.config_keyword(),
+        kind,
+        names: ordered,
+        worst_share: worst.share,
+        worst_host: worst.host.clone(),
+    };
+    Some((l, choices))
+}
+
+/// Hosts whose own lists gain more than [`OVERRIDE_GAIN`] (or that support no name of
+/// a fleet list): their blocks.
+fn overrides(choices: &[HostChoice], per_host: &[RecommendView]) -> Vec<Override> {
+    let mut out: Vec<Override> = Vec::new();
+    for (c, v) in choices
+        .iter()
+        .filter(|c| c.share <= 0.0 || 1.0 / c.share - 1.0 > OVERRIDE_GAIN)
+        .filter_map(|c| {
+            per_host
+                .iter()
+                .find(|v| v.destination == c.host)
+                .map(|v| (c, v))
+        })
+    {
+        let Some(own) = v.lines.iter().find(|l| l.kind == c.kind) else {
+            continue;
+        };
+        let entry = (own.keyword.to_string(), own.names.clone());
+        match out.iter_mut().find(|o| o.host == c.host) {
+            Some(o) => o.lines.push(entry),
+            None => out.push(Override {
+                host: c.host.clone(),
+                pattern: host_pattern(&c.host),
+                lines: vec![entry],
+            }),
+        }
+    }
+    out
+}
+
+/// The fleet's block for `hosts` (`pattern`: the `Host` line, else each host's name).
+pub fn view_of(
+    hosts: &[Scope],
+    pattern: Option<&str>,
+    goal: Goal,
+    max: Grade,
+    order: Order,
+) -> FleetRecommendView {
+    let per_host: Vec<RecommendView> = hosts.iter().map(|h| view(h, goal, max, order)).collect();
+    let mut notes = Vec::new();
+    let (mut lines, mut choices) = (Vec::new(), Vec::new());
+    for kind in [
+        AlgoKind::Kex,
+        AlgoKind::HostKey,
+        AlgoKind::Cipher,
+        AlgoKind::Mac,
+    ] {
+        match line(hosts, &per_host, kind, order, &mut notes) {
+            Some((l, c)) => {
+                lines.push(l);
+                choices.extend(c);
+            }
+            None => notes.push(format!(
+                "{}: nothing measured may be recommended; hosts keep their defaults",
+                kind.config_keyword()
+            )),
+        }
+    }
+    let patterns: Vec<String> = hosts.iter().map(|h| host_pattern(&h.destination)).collect();
+    FleetRecommendView {
+        hosts: hosts.iter().map(|h| h.destination.clone()).collect(),
+        pattern: pattern.map_or_else(|| patterns.join(" "), str::to_string),
+        overrides: overrides(&choices, &per_host),
+        lines,
+        choices,
+        notes,
+    }
+}
+
+/// The block as text: the overrides first (ssh takes the first value it finds).
+fn block(v: &FleetRecommendView) -> String {
+    let mut out = String::from("# ~/.ssh/config\n");
+    for o in &v.overrides {
+        out.push_str(&format!(
+            "Host {}\n    # its own lists gain more than 10% over the fleet's\n",
+            o.pattern
+        ));
+        for (k, names) in &o.lines {
+            out.push_str(&format!("    {k} {}\n", names.join(",")));
+        }
+    }
+    out.push_str(&format!("Host {}\n", v.pattern));
+    for l in &v.lines {
+        out.push_str(&format!(
+            "    # worst host {}: {:.0}% of its own best\n    {} {}\n",
+            l.worst_host,
+            l.worst_share * 100.0,
+            l.keyword,
+            l.names.join(",")
+        ));
+    }
+    out
+}
+
+pub fn recommend(
+    hosts: &[Scope],
+    pattern: Option<&str>,
+    goal: Goal,
+    max: Grade,
+    order: Order,
+) -> (Document, FleetRecommendView) {
+    let v = view_of(hosts, pattern, goal, max, order);
+    let mut doc = Document::default();
+    doc.text(format!(
+        "# sshbench recommendation for a fleet of {} hosts: each list the best grade first, \
+         and within a grade the order that costs the worst host least against its own best.",
+        v.hosts.len()
+    ));
+    doc.code(block(&v));
+    let mut g = Grid::new(
+        "What each host negotiates",
+        &["Host", "List", "Negotiated", "Of its best", "Its own best"],
+    )
+    .right(&[3]);
+    for c in &v.choices {
+        g.row(vec![
+            c.host.clone(),
+            c.kind.config_keyword().to_string(),
+            c.negotiated
+                .clone()
+                .unwrap_or_else(|| "(none: its own block)".into()),
+            format!("{:.0}%", c.share * 100.0),
+            c.own_best.clone(),
+        ]);
+    }
+    doc.grid(g);
+    for n in &v.notes {
+        doc.text(format!("note: {n}"));
+    }
+    (doc, v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(pairs: &[(&str, f64)]) -> Scores {
+        pairs.iter().map(|(n, s)| (n.to_string(), *s)).collect()
+    }
+
+    #[test]
+    fn the_order_costs_the_worst_host_least() {
+        // a is everyone's fastest but slow on h2; b is good for all; c only h2 has.
+        let h1 = scores(&[("a", 1.0), ("b", 0.95)]);
+        let h2 = scores(&[("a", 0.5), ("b", 0.9), ("c", 1.0)]);
+        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let order = order_names(names.clone(), &[&h1, &h2]);
+        // c first costs h2 nothing and h1 does not have it; then a for h1.
+        assert_eq!(order, ["c", "a", "b"]);
+        // Without c, b first: a first would leave h2 at 50%.
+        let h2 = scores(&[("a", 0.5), ("b", 0.9)]);
+        assert_eq!(order_names(names[..2].to_vec(), &[&h1, &h2]), ["b", "a"]);
+    }
+}

@@ -1,0 +1,260 @@
+//! Fleet runs end to end against real servers on loopback: two sandbox sshds (one with
+//! a narrower offer), a Dropbear server, and a Dropbear server that refuses the login;
+//! the fleet views over what they stored; `kill -9` of a fleet run and `--resume`, with
+//! SQLite and with PostgreSQL. Dropbear logs in through a mount namespace: root (CI).
+
+mod common;
+
+use common::dropbear::{self, DropbearOptions};
+use common::pg::Cluster;
+use common::{assert_success, sshbench, text};
+use sshbench::model::{AlgoKind, AlgoLists};
+use sshbench::sandbox::{ALIAS, Sandbox};
+use sshbench::store::Store;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// An ssh_config block of a server's own config, under another `Host` name.
+fn renamed(config: &Path, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(config).unwrap();
+    text.replace(&format!("Host {from}\n"), &format!("Host {to}\n"))
+}
+
+/// The servers of a fleet, their one ssh_config, and a hosts file naming them.
+struct Servers {
+    _a: Sandbox,
+    _b: Sandbox,
+    _c: dropbear::Dropbear,
+    _d: Option<dropbear::Dropbear>,
+    config: PathBuf,
+    hosts: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn servers(refusing: bool) -> Servers {
+    let a = common::sandbox(AlgoLists::default());
+    let mut narrow = AlgoLists::new();
+    let ciphers = vec!["aes128-ctr".into(), "aes256-gcm@openssh.com".into()];
+    narrow.set(AlgoKind::Cipher, ciphers);
+    let b = common::sandbox(narrow);
+    let c = dropbear::start(DropbearOptions {
+        login: true,
+        ..Default::default()
+    });
+    // No key of the test's is authorized there: the login is refused.
+    let d = refusing.then(|| dropbear::start(DropbearOptions::default()));
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = renamed(a.ssh_config(), ALIAS, "fleet-a");
+    config += &renamed(b.ssh_config(), ALIAS, "fleet-b");
+    config += &renamed(&c.ssh_config(), "dropbear-test", "fleet-c");
+    let mut hosts = "# a test fleet\nfleet-a\nfleet-b   # narrower\nfleet-c\n".to_string();
+    if let Some(d) = &d {
+        config += &renamed(&d.ssh_config(), "dropbear-test", "fleet-d");
+        hosts += "fleet-d\n";
+    }
+    let (cfg, list) = (dir.path().join("ssh_config"), dir.path().join("hosts"));
+    std::fs::write(&cfg, config).unwrap();
+    std::fs::write(&list, hosts).unwrap();
+    Servers {
+        _a: a,
+        _b: b,
+        _c: c,
+        _d: d,
+        config: cfg,
+        hosts: list,
+        _dir: dir,
+    }
+}
+
+/// A small sweep each host can do: connect and send with two ciphers.
+const SWEEP: &[&str] = &[
+    "--mode",
+    "connect,send",
+    "--rounds",
+    "2",
+    "--kex",
+    "curve25519-sha256",
+    "--hostkeys",
+    "ssh-ed25519",
+    "--ciphers",
+    "aes128-ctr,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com",
+    "--macs",
+    "hmac-sha2-256",
+    "--size",
+    "8M",
+];
+
+fn fleet_run(s: &Servers, db: &str, jobs: &str) -> std::process::Command {
+    let mut c = sshbench();
+    c.args(["run", "--db", db, "--jobs", jobs, "-F"])
+        .arg(&s.config)
+        .arg("--hosts")
+        .arg(&s.hosts)
+        .args(SWEEP);
+    c
+}
+
+#[test]
+fn a_fleet_run_measures_every_host_reports_the_refusing_one_and_recommends_one_block() {
+    let s = servers(true);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fleet.sqlite");
+    let db = db.to_str().unwrap();
+    let out = fleet_run(&s, db, "2").output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a host failed: {stdout}\n{stderr}"
+    );
+    for h in ["fleet-a", "fleet-b", "fleet-c"] {
+        let line = stdout.lines().find(|l| l.contains(h)).unwrap_or_default();
+        assert!(line.contains("complete"), "{h}: {stdout}");
+    }
+    let refused = stdout.lines().find(|l| l.contains("fleet-d")).unwrap();
+    assert!(
+        refused.contains("failed") && refused.contains("Permission denied"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("hosts: 3 done, 0 running, 1 failed, 0 waiting"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 at once (client CPUs 0 / 1)"), "{stderr}");
+
+    let store = Store::connect(db).unwrap();
+    let runs = store.runs().unwrap();
+    let complete: Vec<&str> = (runs.iter().filter(|r| r.status == "complete"))
+        .map(|r| r.destination.as_str())
+        .collect();
+    assert_eq!(complete.len(), 3, "{complete:?}");
+    // The narrow server never offered chacha20-poly1305: not measured there.
+    let b = runs.iter().find(|r| r.destination == "fleet-b").unwrap();
+    let ciphers: Vec<_> = (store.samples(&[b.id]).unwrap().into_iter())
+        .filter_map(|x| x.sample.suite.cipher)
+        .collect();
+    assert!(!ciphers.is_empty() && !ciphers.iter().any(|c| c.starts_with("chacha")));
+
+    let hosts = s.hosts.to_str().unwrap();
+    let view = |args: &[&str]| {
+        let out = sshbench().args(args).args(["--db", db]).output().unwrap();
+        assert_success(&out, args);
+        text(&out.stdout)
+    };
+    let rec = view(&["recommend", "--hosts", hosts]);
+    assert_eq!(
+        rec.matches("Host fleet-a fleet-b fleet-c\n").count(),
+        1,
+        "{rec}"
+    );
+    let ciphers = rec
+        .lines()
+        .find(|l| l.trim_start().starts_with("Ciphers "))
+        .unwrap();
+    assert!(
+        ciphers.contains("aes128-ctr"),
+        "every host can negotiate a cipher: {rec}"
+    );
+    let show = view(&["show", "--fleet", "fleet-*", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&show).unwrap();
+    assert_eq!(
+        json["hosts"].as_array().unwrap().len(),
+        3,
+        "the refusing host has no samples"
+    );
+    let send = json["modes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mode"] == "send")
+        .unwrap();
+    let first = &send["suites"][0];
+    assert_eq!(first["hosts"], 3, "measured on every host first: {first}");
+    let share = first["worst_of_best"].as_f64().unwrap();
+    assert!(share > 0.0 && share <= 1.0, "{first}");
+    let summary = view(&["summary", "--fleet", "--top", "1"]);
+    assert!(summary.contains("Fleet of 3 hosts"), "{summary}");
+    let page = dir.path().join("fleet.html");
+    view(&["report", "--hosts", hosts, "-o", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("fleet-c") && html.contains("hsl("),
+        "a heat map"
+    );
+}
+
+/// `kill -9` in the middle of a fleet run, then `--resume`: the fleet finishes and
+/// every sample stored before the kill is still there, unchanged.
+fn kill_9_and_resume(db: &str) {
+    let s = servers(false);
+    let mut child = fleet_run(&s, db, "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    // Into the second host: the first is finished, the second half measured.
+    while Store::connect(db)
+        .ok()
+        .and_then(|st| st.runs().ok())
+        .is_none_or(|r| r.len() < 2 || r[1].samples < 3)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the fleet did not reach its second host"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::connect(db).unwrap();
+    let before = store.samples(&[]).unwrap();
+    assert_eq!(
+        store.runs().unwrap()[1].status,
+        "running",
+        "killed while measuring"
+    );
+    let json = |s: &sshbench::store::StoredSample| {
+        (
+            s.run_id,
+            s.item,
+            s.round,
+            serde_json::to_value(&s.sample).unwrap(),
+        )
+    };
+    let out = sshbench()
+        .args(["run", "--resume", "--db", db])
+        .output()
+        .unwrap();
+    assert_success(&out, "resume");
+    assert!(
+        text(&out.stderr).contains("resuming fleet run 1"),
+        "{}",
+        text(&out.stderr)
+    );
+    let runs = store.runs().unwrap();
+    assert_eq!(
+        runs.len(),
+        3,
+        "one run per host, the killed one resumed: {runs:?}"
+    );
+    assert!(runs.iter().all(|r| r.status == "complete"), "{runs:?}");
+    let after: Vec<_> = store.samples(&[]).unwrap().iter().map(json).collect();
+    for b in &before {
+        assert!(after.contains(&json(b)), "lost or changed: {:?}", json(b));
+    }
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn kill_9_of_a_fleet_run_then_resume_loses_nothing_in_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    kill_9_and_resume(dir.path().join("f.sqlite").to_str().unwrap());
+}
+
+#[test]
+fn kill_9_of_a_fleet_run_then_resume_loses_nothing_in_postgres() {
+    let pg = Cluster::start();
+    kill_9_and_resume(&pg.database("fleet"));
+}
