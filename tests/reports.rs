@@ -370,6 +370,50 @@ view_tests! {
     view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
     view_summary_workloads: "summary_workloads" => ["summary", "pi@backup", "--top", "2"];
     view_show_workloads: "show_workloads" => ["show", "pi@backup", "--mode", "send,receive,sftp-put,rsync-get", "--top", "all"];
+    view_show_fleet: "show_fleet" => ["show", "--fleet", "--top", "all"];
+    view_summary_fleet: "summary_fleet" => ["summary", "--fleet", "pi@nas*", "--top", "3"];
+    view_recommend_fleet: "recommend_fleet" => ["recommend", "--fleet"];
+}
+
+/// The table a fleet run ends with: every host, its state, run and why it failed.
+#[test]
+fn view_fleet_run() {
+    use sshbench::store::{FleetHost, FleetRecord};
+    use sshbench::views::export::{self, Format, Style};
+    let (_dir, db) = fixture();
+    let runs = Store::open(&db).unwrap().runs().unwrap();
+    let host =
+        |position: usize, destination: &str, status: &str, run_id, error: Option<&str>| FleetHost {
+            position,
+            destination: destination.into(),
+            status: status.into(),
+            error: error.map(str::to_string),
+            run_id,
+        };
+    let fleet = FleetRecord {
+        id: 7,
+        started_at: "2026-12-01T10:00:00Z".into(),
+        status: "failed".into(),
+        options_json: "{}".into(),
+        ssh_json: "[]".into(),
+        jobs: 2,
+        hosts: vec![
+            host(0, "pi@nas", "complete", Some(1), None),
+            host(1, "pi@nas2", "complete", Some(3), None),
+            host(
+                2,
+                "router",
+                "failed",
+                None,
+                Some("Permission denied (publickey).\nmore"),
+            ),
+        ],
+    };
+    let (doc, view) = sshbench::views::fleet::fleet_run(&fleet, &runs);
+    for (name, format) in [("table", Format::Table), ("json", Format::Json)] {
+        let out = export::render(&doc, &view, format, Style::default());
+        insta::assert_snapshot!(format!("fleet_run_{name}"), out);
+    }
 }
 
 /// The headline `run` ends with, over the fixture's runs of one destination, as a

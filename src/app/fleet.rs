@@ -20,20 +20,11 @@ use std::sync::Mutex;
 /// "connection error"; 1 is an error that stopped everything, 2 a usage error).
 pub const HOST_FAILED: u8 = 3;
 
-/// Hosts file sizes beyond any fleet (a stray binary file given by mistake).
-const MAX_HOSTS_FILE: u64 = 16 << 20;
-
 fn read_hosts(path: &Path) -> Result<Vec<String>> {
-    let name = path.display().to_string();
-    let meta = std::fs::metadata(path).with_context(|| format!("reading the hosts file {name}"))?;
-    if meta.len() > MAX_HOSTS_FILE {
-        bail!("the hosts file {name} is over 16 MiB; is it the right file?");
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading the hosts file {name}"))?;
-    let hosts = target::parse_hosts(&text, &name)?;
+    let text = super::hosts_file_text(path)?;
+    let hosts = target::parse_hosts(&text, &path.display().to_string())?;
     if hosts.is_empty() {
-        bail!("the hosts file {name} lists no destinations");
+        bail!("the hosts file {} lists no destinations", path.display());
     }
     Ok(hosts)
 }

@@ -3,6 +3,7 @@
 
 mod commands;
 mod fleet;
+mod fleet_reports;
 mod outcome;
 mod progress;
 mod reports;
@@ -48,6 +49,20 @@ fn open_existing(db: &Option<String>, what: &str) -> Result<store::Store> {
         bail!("no results yet: {db} does not exist; {what}");
     }
     store::Store::connect(&db)
+}
+
+/// Hosts files beyond any fleet (a stray binary file given by mistake).
+const MAX_HOSTS_FILE: u64 = 16 << 20;
+
+/// The text of a hosts file (`--hosts`), refusing one far too big to be one.
+fn hosts_file_text(path: &std::path::Path) -> Result<String> {
+    use anyhow::Context;
+    let name = path.display();
+    let meta = std::fs::metadata(path).with_context(|| format!("reading the hosts file {name}"))?;
+    if meta.len() > MAX_HOSTS_FILE {
+        bail!("the hosts file {name} is over 16 MiB; is it the right file?");
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading the hosts file {name}"))
 }
 
 fn style() -> Style {

@@ -1,7 +1,7 @@
 //! The report commands over stored results: `show`, `summary`, `recommend`, `compare`
 //! and `report`.
 
-use super::{emit, open_existing};
+use super::{emit, fleet_reports as fleet, open_existing};
 use anyhow::{Context, Result, bail};
 use sshbench::cli::reports as args;
 use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs};
@@ -15,7 +15,7 @@ use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use sshbench::views::{charts, compare as compare_view, html, summary as summary_view};
 
-const MEASURE_FIRST: &str = "measure with `sshbench run` first";
+pub(super) const MEASURE_FIRST: &str = "measure with `sshbench run` first";
 
 /// The stored results a report covers: its runs and their samples.
 struct Loaded {
@@ -53,87 +53,6 @@ fn load_selected(selection: &SelectionArgs) -> Result<Loaded> {
     load(&open_existing(&selection.db, MEASURE_FIRST)?, &sel)
 }
 
-/// A fleet view's hosts: each destination's runs and samples.
-struct Fleet {
-    hosts: Vec<Loaded>,
-}
-
-impl Fleet {
-    fn scopes(&self) -> Vec<Scope<'_>> {
-        self.hosts.iter().map(Loaded::scope).collect()
-    }
-}
-
-/// The hosts a fleet view (`--fleet`, `--hosts`) covers; `None` for a one-host view.
-fn load_fleet(selection: &SelectionArgs) -> Result<Option<Fleet>> {
-    let text = match &selection.hosts {
-        Some(p) => Some(
-            std::fs::read_to_string(p)
-                .with_context(|| format!("reading the hosts file {}", p.display()))?,
-        ),
-        None => None,
-    };
-    let Some((hosts, since)) = args::fleet(selection, text.as_deref())? else {
-        return Ok(None);
-    };
-    let store = open_existing(&selection.db, MEASURE_FIRST)?;
-    let (runs, samples) = store.select_many(&|d| hosts.covers(d), since.as_deref())?;
-    let mut names: Vec<String> = runs.iter().map(|r| r.destination.clone()).collect();
-    names.sort();
-    names.dedup();
-    if let args::Hosts::Listed(listed) = &hosts {
-        let missing: Vec<&String> = listed.iter().filter(|h| !names.contains(h)).collect();
-        if !missing.is_empty() {
-            let m: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-            eprintln!("note: no stored results for {}", m.join(", "));
-        }
-        names = listed
-            .iter()
-            .filter(|h| names.contains(h))
-            .cloned()
-            .collect();
-    }
-    if names.is_empty() {
-        bail!("no stored runs of these hosts; `sshbench runs` lists what is stored");
-    }
-    let at: std::collections::HashMap<i64, usize> = (runs.iter())
-        .map(|r| {
-            (
-                r.id,
-                names.iter().position(|n| *n == r.destination).unwrap_or(0),
-            )
-        })
-        .collect();
-    let mut hosts: Vec<Loaded> = names
-        .iter()
-        .map(|_| Loaded {
-            runs: Vec::new(),
-            samples: Vec::new(),
-        })
-        .collect();
-    for r in runs {
-        hosts[at[&r.id]].runs.push(r);
-    }
-    for s in samples {
-        hosts[at[&s.run_id]].samples.push(s);
-    }
-    // A host that was never measured (its login refused, say) has nothing to compare.
-    let (hosts, empty): (Vec<Loaded>, Vec<Loaded>) =
-        hosts.into_iter().partition(|h| !h.samples.is_empty());
-    if !empty.is_empty() {
-        let names: Vec<&str> = empty
-            .iter()
-            .filter_map(|h| h.runs.first())
-            .map(|r| r.destination.as_str())
-            .collect();
-        eprintln!("note: no counted samples of {}", names.join(", "));
-    }
-    if hosts.is_empty() {
-        bail!("no counted samples of these hosts yet");
-    }
-    Ok(Some(Fleet { hosts }))
-}
-
 /// Whether the locale says UTF-8 (for Unicode bars).
 fn utf8_locale() -> bool {
     ["LC_ALL", "LC_CTYPE", "LANG"]
@@ -145,8 +64,8 @@ fn utf8_locale() -> bool {
 /// `sshbench show`.
 pub fn show(a: ShowArgs) -> Result<u8> {
     let opts = args::show_options(&a, utf8_locale())?;
-    if let Some(fleet) = load_fleet(&a.view.selection)? {
-        let view = fleet_view::table::build(&fleet.scopes());
+    if let Some(hosts) = fleet::load(&a.view.selection, None)? {
+        let view = fleet_view::table::build(&hosts);
         let doc = fleet_view::table::render(&view, opts.top);
         return emit(&doc, &view, a.view.format);
     }
@@ -157,8 +76,8 @@ pub fn show(a: ShowArgs) -> Result<u8> {
 
 /// `sshbench summary`.
 pub fn summary(a: SummaryArgs) -> Result<u8> {
-    if let Some(fleet) = load_fleet(&a.view.selection)? {
-        let view = fleet_view::table::build(&fleet.scopes());
+    if let Some(hosts) = fleet::load(&a.view.selection, None)? {
+        let view = fleet_view::table::build(&hosts);
         let doc = fleet_view::table::render(&view, Some(a.top.max(1)));
         return emit(&doc, &view, a.view.format);
     }
@@ -174,9 +93,8 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
         args::allowed(a.allow),
         args::order(a.order),
     );
-    if let Some(fleet) = load_fleet(&a.view.selection)? {
-        let (doc, view) =
-            fleet_view::recommend::recommend(&fleet.scopes(), None, goal, allowed, order);
+    if let Some(hosts) = fleet::load(&a.view.selection, Some((goal, allowed, order)))? {
+        let (doc, view) = fleet_view::recommend::recommend(&hosts, None, order);
         return emit(&doc, &view, a.view.format);
     }
     let loaded = load_selected(&a.view.selection)?;
@@ -207,18 +125,12 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
 
 /// `sshbench report`: the page, and with `--png` its charts as pictures.
 pub fn report(a: ReportArgs) -> Result<u8> {
-    if let Some(fleet) = load_fleet(&a.selection)? {
-        let scopes = fleet.scopes();
-        let view = fleet_view::table::build(&scopes);
-        let (rec, _) = fleet_view::recommend::recommend(
-            &scopes,
-            None,
-            Goal::Balanced,
-            Grade::Acceptable,
-            Order::Grade,
-        );
+    let rec = (Goal::Balanced, Grade::Acceptable, Order::Grade);
+    if let Some(hosts) = fleet::load(&a.selection, Some(rec))? {
+        let view = fleet_view::table::build(&hosts);
+        let (rec, _) = fleet_view::recommend::recommend(&hosts, None, Order::Grade);
         let text = export::render(&rec, &(), Format::Table, Style::default());
-        let page = fleet_view::heat::render(&view, &scopes, &text)?;
+        let page = fleet_view::heat::render(&view, &hosts, &text)?;
         std::fs::write(&a.output, &page)
             .with_context(|| format!("writing {}", a.output.display()))?;
         eprintln!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);

@@ -26,7 +26,7 @@ pub trait Backend: Send {
     fn begin(&mut self) -> Result<()>;
     /// Run one statement; the rows it changed.
     fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64>;
-    /// Run one `INSERT` and give the new row's `id`.
+    /// Run one `INSERT` (of one or more rows) and give the (last) new row's `id`.
     fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64>;
     /// Run one query, handing each row to `each` (rows are not all held at once).
     fn query(
@@ -78,21 +78,25 @@ impl Columns {
         &self.names
     }
 
+    /// The column of the `k`-th name a reader asks for; a name the query lacks is
+    /// remembered as lacking too (it reads as NULL, see [`Row::get`]).
     fn index(&self, k: usize, name: &str) -> Option<usize> {
+        const ABSENT: usize = usize::MAX;
         let key = (name.as_ptr() as usize, name.len());
         let mut order = self.order.borrow_mut();
         if let Some(&(p, l, i)) = order.get(k) {
             if (p, l) == key {
-                return Some(i);
+                return (i != ABSENT).then_some(i);
             }
         }
-        let i = *self.map.get(name)?;
+        let found = self.map.get(name).copied();
+        let i = found.unwrap_or(ABSENT);
         if k < order.len() {
             order[k] = (key.0, key.1, i);
         } else if k == order.len() {
             order.push((key.0, key.1, i));
         }
-        Some(i)
+        found
     }
 }
 
@@ -112,13 +116,31 @@ impl<'a> Row<'a> {
         }
     }
 
-    /// The value of the column `name`, converted to `T`.
+    /// The value of the column `name`, converted to `T`. A column the query did not
+    /// select reads as NULL (queries that need only some columns select only those), so
+    /// only an optional `T` can come from it.
     pub fn get<T: FromValue>(&self, name: &str) -> Result<T> {
         let k = self.read.replace(self.read.get() + 1);
-        let Some(v) = self.columns.index(k, name).and_then(|i| self.values.get(i)) else {
-            bail!("the database has no column {name:?}");
+        let v = match self.columns.index(k, name).and_then(|i| self.values.get(i)) {
+            Some(v) => v,
+            None => match T::from_value(&Value::Null) {
+                Some(t) => return Ok(t),
+                None => bail!("the query has no column {name:?}"),
+            },
         };
         T::from_value(v).ok_or_else(|| anyhow::anyhow!("column {name:?} holds {v:?}"))
+    }
+}
+
+impl Row<'_> {
+    /// The text of the column `name` without copying it (`None`: NULL or not selected).
+    pub fn text(&self, name: &str) -> Result<Option<&str>> {
+        let k = self.read.replace(self.read.get() + 1);
+        match self.columns.index(k, name).and_then(|i| self.values.get(i)) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Text(s)) => Ok(Some(s)),
+            Some(v) => bail!("column {name:?} holds {v:?}"),
+        }
     }
 }
 
@@ -260,6 +282,8 @@ mod tests {
         assert_eq!([cols.index(0, &c), cols.index(1, &a)], [Some(2), Some(0)]);
         assert_eq!([cols.index(0, &b), cols.index(2, "c")], [Some(1), Some(2)]);
         assert_eq!(cols.index(1, "nope"), None);
+        // A lacking name is remembered as lacking, and a present one still found there.
+        assert_eq!([cols.index(1, "nope"), cols.index(1, "a")], [None, Some(0)]);
     }
 
     #[test]
@@ -276,6 +300,11 @@ mod tests {
         let row = Row::new(&columns, &values);
         assert_eq!(row.get::<i64>("a").unwrap(), 1);
         assert!(row.get::<i64>("nope").is_err());
+        assert_eq!(
+            row.get::<Option<i64>>("nope").unwrap(),
+            None,
+            "not selected: NULL"
+        );
         assert!(row.get::<i64>("b").is_err(), "text is not an integer");
     }
 }

@@ -46,34 +46,46 @@ impl Store {
         Ok(keys)
     }
 
-    /// Insert a row's values under their names, all but `id` (the target numbers its own
-    /// rows); `set` overrides one column. Gives the new row's id.
-    fn insert_row(
+    /// Insert rows under their names, all columns but `id` (the target numbers its own
+    /// rows), many rows per statement; `set` overrides one column. Gives the last new
+    /// row's id.
+    fn insert_rows(
         &self,
         table: &str,
         names: &[String],
-        row: &[Value],
+        rows: &[Vec<Value>],
         set: Option<(&str, Value)>,
     ) -> Result<i64> {
-        let mut cols = Vec::new();
-        let mut values = Vec::new();
-        for (n, v) in names.iter().zip(row) {
-            if n == "id" || n == "n_samples" {
-                continue;
+        let keep: Vec<usize> = (0..names.len())
+            .filter(|&i| names[i] != "id" && names[i] != "n_samples")
+            .collect();
+        let cols: Vec<&str> = keep.iter().map(|&i| names[i].as_str()).collect();
+        let mut last = 0;
+        // A few thousand parameters a statement: well within both backends' limits.
+        for chunk in rows.chunks((4000 / keep.len().max(1)).max(1)) {
+            let mut values = Vec::with_capacity(chunk.len() * keep.len());
+            let mut tuples = Vec::with_capacity(chunk.len());
+            for row in chunk {
+                let first = values.len();
+                for &i in &keep {
+                    values.push(match &set {
+                        Some((c, x)) if *c == names[i] => x.clone(),
+                        _ => row.get(i).cloned().unwrap_or(Value::Null),
+                    });
+                }
+                let marks: Vec<String> = (first + 1..=values.len())
+                    .map(|k| format!("?{k}"))
+                    .collect();
+                tuples.push(format!("({})", marks.join(", ")));
             }
-            cols.push(n.as_str());
-            values.push(match &set {
-                Some((c, x)) if c == n => x.clone(),
-                _ => v.clone(),
-            });
+            let sql = format!(
+                "INSERT INTO {table} ({}) VALUES {}",
+                cols.join(", "),
+                tuples.join(", ")
+            );
+            last = self.db.borrow_mut().insert(&sql, &values)?;
         }
-        let marks: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES ({})",
-            cols.join(", "),
-            marks.join(", ")
-        );
-        self.db.borrow_mut().insert(&sql, &values)
+        Ok(last)
     }
 
     /// Copy one run and its samples into `to` inside one transaction: the samples'
@@ -85,10 +97,9 @@ impl Store {
         )?;
         to.begin_bulk()?;
         let copied = (|| {
-            let new_id = to.insert_row("runs", names, run, None)?;
-            for s in &samples {
-                to.insert_row("samples", &sample_names, s, Some(("run_id", new_id.into())))?;
-            }
+            let new_id = to.insert_rows("runs", names, &[run.to_vec()], None)?;
+            let set = Some(("run_id", new_id.into()));
+            to.insert_rows("samples", &sample_names, &samples, set)?;
             Ok(samples.len())
         })();
         match copied {
@@ -153,6 +164,10 @@ pub fn copy(
         done.samples += n;
         have.extend(key);
         each(id, n);
+    }
+    if done.runs > 0 {
+        // Fresh statistics after a bulk load, so the first reports plan their reads well.
+        to.db.borrow_mut().batch("ANALYZE")?;
     }
     Ok(done)
 }

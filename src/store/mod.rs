@@ -29,7 +29,6 @@ use anyhow::{Context, Result, anyhow, bail};
 use backend::{Backend, Row, Value};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The default database: `$XDG_DATA_HOME/sshbench/sshbench.sqlite` (or the platform's
@@ -368,37 +367,49 @@ impl Store {
         Ok((runs, samples))
     }
 
-    /// The runs and counted samples of every destination `keep` accepts, started at or
-    /// after `since` (a fleet view).
-    pub fn select_many(
+    /// The runs of every destination `keep` accepts, started at or after `since` (a
+    /// fleet view, which reads each host's samples with [`Store::counted`] in turn).
+    pub fn runs_of(
         &self,
         keep: &dyn Fn(&str) -> bool,
         since: Option<&str>,
-    ) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
-        let runs: Vec<RunRecord> = (self.runs()?.into_iter())
+    ) -> Result<Vec<RunRecord>> {
+        Ok((self.runs()?.into_iter())
             .filter(|r| keep(&r.destination))
             .filter(|r| since.is_none_or(|s| r.started_at.as_str() >= s))
-            .collect();
-        let samples = self.counted(&runs)?;
-        Ok((runs, samples))
+            .collect())
     }
 
     /// The counted samples (round > 0) of `runs`, each with its run's payload.
-    fn counted(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
+    pub fn counted(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
+        self.counted_of(runs, false)
+    }
+
+    /// The counted samples of `runs` with only what their figures need (CPU, phases,
+    /// what ssh negotiated and said read as absent): a fleet's views.
+    pub fn counted_figures(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
+        self.counted_of(runs, true)
+    }
+
+    fn counted_of(&self, runs: &[RunRecord], figures_only: bool) -> Result<Vec<StoredSample>> {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
         let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
-        let payloads: HashMap<i64, PayloadKind> = runs
+        let mut payloads: Vec<(i64, PayloadKind)> = runs
             .iter()
             .map(|r| (r.id, payload_of(&r.options_json)))
             .collect();
+        payloads.sort_by_key(|p| p.0);
+        let payload = |id: i64| match payloads.binary_search_by_key(&id, |p| p.0) {
+            Ok(i) => payloads[i].1,
+            Err(_) => PayloadKind::default(),
+        };
         let samples = self
-            .samples(&ids)?
+            .samples_of(&ids, true, figures_only)?
             .into_iter()
-            .filter(|s| s.round > 0)
             .map(|mut s| {
-                s.payload = payloads[&s.run_id];
+                s.payload = payload(s.run_id);
                 s
             })
             .collect();

@@ -106,22 +106,39 @@ fn params(values: &[Value]) -> Vec<Param<'_>> {
     values.iter().map(Param).collect()
 }
 
-/// Column `i` of a row as a [`Value`], by its PostgreSQL type.
-fn value(row: &postgres::Row, i: usize) -> Result<Value> {
+/// Read column `i` of a row into `slot` by its PostgreSQL type, reusing the slot's
+/// text or blob buffer from the row before (no allocation per value).
+fn read_into(slot: &mut Value, row: &postgres::Row, i: usize) -> Result<()> {
     let ty = row.columns()[i].type_();
-    Ok(match *ty {
+    let new: Value = match *ty {
         Type::INT8 => row.try_get::<_, Option<i64>>(i)?.into(),
         Type::INT4 => row.try_get::<_, Option<i32>>(i)?.map(i64::from).into(),
         Type::INT2 => row.try_get::<_, Option<i16>>(i)?.map(i64::from).into(),
         Type::BOOL => row.try_get::<_, Option<bool>>(i)?.into(),
         Type::FLOAT8 => row.try_get::<_, Option<f64>>(i)?.into(),
         Type::FLOAT4 => row.try_get::<_, Option<f32>>(i)?.map(f64::from).into(),
-        Type::BYTEA => row.try_get::<_, Option<Vec<u8>>>(i)?.into(),
+        Type::BYTEA => match (row.try_get::<_, Option<&[u8]>>(i)?, &mut *slot) {
+            (Some(b), Value::Blob(buf)) => {
+                buf.clear();
+                buf.extend_from_slice(b);
+                return Ok(());
+            }
+            (b, _) => b.map(<[u8]>::to_vec).into(),
+        },
         Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => {
-            row.try_get::<_, Option<String>>(i)?.into()
+            match (row.try_get::<_, Option<&str>>(i)?, &mut *slot) {
+                (Some(t), Value::Text(buf)) => {
+                    buf.clear();
+                    buf.push_str(t);
+                    return Ok(());
+                }
+                (t, _) => t.into(),
+            }
         }
         ref t => bail!("a column of type {t} in the database"),
-    })
+    };
+    *slot = new;
+    Ok(())
 }
 
 impl Backend for Postgres {
@@ -149,7 +166,12 @@ impl Backend for Postgres {
         let stmt = self.prepare(&format!("{sql} RETURNING id"))?;
         let p = params(values);
         let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
-        Ok(self.client.query_one(&stmt, &refs)?.try_get(0)?)
+        // A multi-row insert returns every new id: the last is the newest.
+        let rows = self.client.query(&stmt, &refs)?;
+        match rows.last() {
+            Some(r) => Ok(r.try_get(0)?),
+            None => bail!("the insert returned no id"),
+        }
     }
 
     fn query(
@@ -161,11 +183,10 @@ impl Backend for Postgres {
         let stmt = self.prepare(sql)?;
         let columns = Columns::new(stmt.columns().iter().map(|c| c.name()));
         let mut rows = self.client.query_raw(&stmt, params(values))?;
-        let mut buf = Vec::with_capacity(stmt.columns().len());
+        let mut buf = vec![Value::Null; stmt.columns().len()];
         while let Some(row) = rows.next()? {
-            buf.clear();
-            for i in 0..row.len() {
-                buf.push(value(&row, i)?);
+            for (i, slot) in buf.iter_mut().enumerate() {
+                read_into(slot, &row, i)?;
             }
             each(&Row::new(&columns, &buf))?;
         }

@@ -145,6 +145,36 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
     ])
 }
 
+/// The columns a sample's figure needs (`analysis::figure`, and what keeps reports'
+/// rows apart: the suite, compression, payload, parallel streams).
+const FIGURE_COLUMNS: &[&str] = &[
+    "run_id",
+    "item",
+    "round",
+    "mode",
+    "kex",
+    "hostkey",
+    "cipher",
+    "mac",
+    "compression",
+    "tool_options",
+    "outcome",
+    "failure_kind",
+    "wall_s",
+    "transfer_s",
+    "bytes",
+    "files",
+    "window_bytes",
+    "window_s",
+    "rekey_bytes",
+    "rekey_s",
+    "compression_factor",
+    "echoes",
+    "streams",
+    "stream_start_s",
+    "stream_end_s",
+];
+
 /// One sample's values, by column name.
 fn values(run_id: i64, item: usize, round: u32, s: &Sample) -> Result<Vec<Named>> {
     let mut v = key_values(run_id, item, round, s);
@@ -158,16 +188,14 @@ fn duration(v: Option<f64>) -> Option<Duration> {
 }
 
 fn outcome(r: &Row) -> Result<Outcome> {
-    let message = r.get::<Option<String>>("error")?.unwrap_or_default();
-    let kind: Option<String> = r.get("failure_kind")?;
-    Ok(match r.get::<String>("outcome")?.as_str() {
+    let message = r.text("error")?.unwrap_or_default().to_string();
+    let kind = r.text("failure_kind")?;
+    Ok(match r.text("outcome")?.unwrap_or_default() {
         "ok" => Outcome::Success,
         "refused" => Outcome::Refused { message },
         "unavailable" => Outcome::Unavailable { message },
         _ => Outcome::Failed {
-            kind: kind
-                .as_deref()
-                .map_or(FailureKind::Other, FailureKind::parse),
+            kind: kind.map_or(FailureKind::Other, FailureKind::parse),
             message,
         },
     })
@@ -220,8 +248,8 @@ fn server_cpu(r: &Row) -> Result<Option<CpuWindow>> {
 }
 
 fn mode(r: &Row) -> Result<Mode> {
-    let mode: String = r.get("mode")?;
-    Mode::parse(&mode).ok_or_else(|| anyhow!("unknown mode {mode:?} in the database"))
+    let mode = r.text("mode")?.unwrap_or_default();
+    Mode::parse(mode).ok_or_else(|| anyhow!("unknown mode {mode:?} in the database"))
 }
 
 fn sample(r: &Row) -> Result<Sample> {
@@ -315,16 +343,37 @@ impl Store {
 
     /// Samples of the given runs (all runs when `runs` is empty).
     pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
-        let mut sql = "SELECT * FROM samples".to_string();
+        self.samples_of(runs, false, false)
+    }
+
+    /// Samples of the given runs (all when `runs` is empty), only the counted ones
+    /// (round > 0) when `counted`; with `figures_only`, only the columns a figure needs
+    /// ([`FIGURE_COLUMNS`]; the others read as NULL): a fleet's views, which read every
+    /// host's samples and need only their figures.
+    pub(super) fn samples_of(
+        &self,
+        runs: &[i64],
+        counted: bool,
+        figures_only: bool,
+    ) -> Result<Vec<StoredSample>> {
+        let columns = match figures_only {
+            true => FIGURE_COLUMNS.join(", "),
+            false => "*".to_string(),
+        };
+        let mut sql = format!("SELECT {columns} FROM samples WHERE 1 = 1");
+        let params: Vec<Value> = runs.iter().map(|&id| id.into()).collect();
         if !runs.is_empty() {
-            let ids: Vec<String> = runs.iter().map(i64::to_string).collect();
-            sql.push_str(&format!(" WHERE run_id IN ({})", ids.join(",")));
+            let marks: Vec<String> = (1..=runs.len()).map(|i| format!("?{i}")).collect();
+            sql.push_str(&format!(" AND run_id IN ({})", marks.join(", ")));
+        }
+        if counted {
+            sql.push_str(" AND round > 0");
         }
         // By run first: runs written at once interleave their ids, and a copy renumbers
         // them run by run; reports add in this order and must not depend on that.
         sql.push_str(" ORDER BY run_id, id");
         let mut out = Vec::new();
-        self.query(&sql, &[], &mut |r| {
+        self.query(&sql, &params, &mut |r| {
             out.push(StoredSample {
                 run_id: r.get("run_id")?,
                 item: r.get::<i64>("item")? as usize,

@@ -92,13 +92,27 @@ fn bind(params: &[Value]) -> impl Iterator<Item = rusqlite::types::Value> + '_ {
     })
 }
 
-fn value(v: ValueRef) -> Value {
-    match v {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::Int(i),
-        ValueRef::Real(x) => Value::Real(x),
-        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+/// Read `v` into `slot`, reusing the slot's text or blob buffer from the row before
+/// (most columns keep their kind from row to row: no allocation per value).
+fn read_into(slot: &mut Value, v: ValueRef) {
+    match (slot, v) {
+        (Value::Text(s), ValueRef::Text(t)) => {
+            s.clear();
+            s.push_str(&String::from_utf8_lossy(t));
+        }
+        (Value::Blob(b), ValueRef::Blob(x)) => {
+            b.clear();
+            b.extend_from_slice(x);
+        }
+        (slot, v) => {
+            *slot = match v {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(i) => Value::Int(i),
+                ValueRef::Real(x) => Value::Real(x),
+                ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+            }
+        }
     }
 }
 
@@ -131,11 +145,10 @@ impl Backend for Sqlite {
         let columns = Columns::new(stmt.column_names());
         let n = stmt.column_count();
         let mut rows = stmt.query(params_from_iter(bind(params)))?;
-        let mut values = Vec::with_capacity(n);
+        let mut values = vec![Value::Null; n];
         while let Some(r) = rows.next()? {
-            values.clear();
-            for i in 0..n {
-                values.push(value(r.get_ref(i)?));
+            for (i, slot) in values.iter_mut().enumerate() {
+                read_into(slot, r.get_ref(i)?);
             }
             each(&Row::new(&columns, &values))?;
         }

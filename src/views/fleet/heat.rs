@@ -2,9 +2,10 @@
 //! mode (each cell a host's share of its own best) and the fleet's recommendation. The
 //! template auto-escapes, so host and algorithm names are shown as text.
 
-use super::table::{FleetView, relative};
-use crate::model::{Mode, Suite};
-use crate::views::scope::{Scope, display_value, suite_label, unit};
+use super::HostFigures;
+use super::table::FleetView;
+use crate::model::Mode;
+use crate::views::scope::{display_value, suite_label, unit};
 use anyhow::{Context, Result};
 use minijinja::{Environment, context};
 use serde::Serialize;
@@ -62,10 +63,10 @@ fn cell(mode: Mode, found: Option<(f64, f64)>) -> Cell {
     }
 }
 
-fn maps(view: &FleetView, hosts: &[Scope]) -> Vec<Map> {
-    let rel: Vec<(String, Vec<(Mode, Suite, f64, f64)>)> = hosts
+fn maps(view: &FleetView, hosts: &[HostFigures]) -> Vec<Map> {
+    let rel: Vec<(&String, &Vec<_>)> = hosts
         .iter()
-        .map(|h| (h.destination.clone(), relative(h)))
+        .map(|h| (&h.destination, &h.relative))
         .collect();
     let mut out = Vec::new();
     for m in &view.modes {
@@ -73,7 +74,7 @@ fn maps(view: &FleetView, hosts: &[Scope]) -> Vec<Map> {
         let rows = rel
             .iter()
             .map(|(host, figures)| Row {
-                host: host.clone(),
+                host: host.to_string(),
                 cells: suites
                     .iter()
                     .map(|s| {
@@ -101,7 +102,7 @@ fn maps(view: &FleetView, hosts: &[Scope]) -> Vec<Map> {
 }
 
 /// The page.
-pub fn render(view: &FleetView, hosts: &[Scope], recommendation: &str) -> Result<String> {
+pub fn render(view: &FleetView, hosts: &[HostFigures], recommendation: &str) -> Result<String> {
     let mut env = Environment::new();
     env.add_template("fleet.html", TEMPLATE)?;
     let page = env
@@ -113,4 +114,43 @@ pub fn render(view: &FleetView, hosts: &[Scope], recommendation: &str) -> Result
         })
         .context("rendering the fleet report")?;
     Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Suite;
+    use crate::offer::grade::Grader;
+
+    fn host(name: &str, share: f64) -> HostFigures {
+        let suite = Suite {
+            cipher: Some("<img src=x onerror=alert(1)>".into()),
+            ..Suite::default()
+        };
+        HostFigures {
+            destination: name.into(),
+            relative: vec![(Mode::Send, suite, 1e8 * share, share)],
+            grader: Grader::new(Some(true)),
+            measured: Vec::new(),
+            recommend: None,
+        }
+    }
+
+    /// Names come from servers and users: the page shows them as text.
+    #[test]
+    fn hostile_names_are_escaped_and_cells_coloured_by_share() {
+        let hosts = [host("<script>alert(1)</script>", 1.0), host("b", 0.5)];
+        let view = super::super::table::build(&hosts);
+        let page = render(&view, &hosts, "Host <b>").unwrap();
+        assert!(
+            !page.contains("<script>alert") && !page.contains("<img src=x"),
+            "{page}"
+        );
+        assert!(page.contains("&lt;script&gt;") && page.contains("Host &lt;b&gt;"));
+        // 100%: green (hue 120); half the host's best: red (0).
+        assert!(
+            page.contains("hsl(120.0, 70%, 80%)") && page.contains("hsl(0.0, 70%, 80%)"),
+            "{page}"
+        );
+    }
 }

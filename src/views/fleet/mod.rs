@@ -5,9 +5,54 @@ pub mod heat;
 pub mod recommend;
 pub mod table;
 
+use crate::model::{AlgoKind, Mode, Suite};
+use crate::offer::catalogue::Grade;
+use crate::offer::grade::Grader;
 use crate::store::{FleetRecord, RunRecord};
 use crate::views::export::{Document, Grid};
+use crate::views::recommend::{Goal, Order, RecommendView};
+use crate::views::scope::Scope;
 use serde::Serialize;
+
+/// What the fleet views need of one host, taken from its scope so that its samples can
+/// go before the next host's are read (a fleet's samples need not fit in memory).
+pub struct HostFigures {
+    pub destination: String,
+    /// (mode, suite, mean, share of the host's best in the mode).
+    pub relative: Vec<(Mode, Suite, f64, f64)>,
+    pub grader: Grader,
+    /// Every name measured (any grade), by kind.
+    pub measured: Vec<(AlgoKind, String)>,
+    /// The host's own recommendation, when a fleet recommendation is wanted.
+    pub recommend: Option<RecommendView>,
+}
+
+impl HostFigures {
+    pub fn of(scope: &Scope, recommend: Option<(Goal, Grade, Order)>) -> HostFigures {
+        let mut measured: Vec<(AlgoKind, String)> = Vec::new();
+        for s in scope.stats.iter().filter(|s| !s.sum && s.figure.is_some()) {
+            for kind in [
+                AlgoKind::Kex,
+                AlgoKind::HostKey,
+                AlgoKind::Cipher,
+                AlgoKind::Mac,
+            ] {
+                if let Some(n) = s.suite.get(kind) {
+                    if !measured.iter().any(|(k, m)| *k == kind && m == n) {
+                        measured.push((kind, n.to_string()));
+                    }
+                }
+            }
+        }
+        HostFigures {
+            destination: scope.destination.clone(),
+            relative: table::relative(scope),
+            grader: scope.grader(),
+            measured,
+            recommend: recommend.map(|(g, m, o)| crate::views::recommend::view(scope, g, m, o)),
+        }
+    }
+}
 
 /// One host of a fleet run, as its end lists it.
 #[derive(Clone, Debug, Serialize)]

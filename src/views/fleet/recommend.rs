@@ -7,11 +7,11 @@
 //! more than 10% from their own list, or support none of the fleet's, get a `Host` block
 //! of their own before it (ssh takes the first value it finds).
 
+use super::HostFigures;
 use crate::model::AlgoKind;
 use crate::offer::catalogue::Grade;
 use crate::views::export::{Document, Grid};
-use crate::views::recommend::{Goal, Order, RecommendView, host_pattern, view};
-use crate::views::scope::Scope;
+use crate::views::recommend::{Order, RecommendView, host_pattern};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -24,7 +24,7 @@ pub struct FleetLine {
     pub keyword: &'static str,
     pub kind: AlgoKind,
     pub names: Vec<String>,
-    /// The worst host's share of its own best with this list, and the host.
+    /// The worst host's share of its fastest allowed name with this list, and the host.
     pub worst_share: f64,
     pub worst_host: String,
 }
@@ -36,8 +36,22 @@ pub struct HostChoice {
     pub kind: AlgoKind,
     /// `None`: the host supports no name of the list.
     pub negotiated: Option<String>,
+    /// Its share of the host's fastest allowed name (1 = that one).
     pub share: f64,
+    /// The first name of the host's own recommendation, and its share.
     pub own_best: String,
+    pub own_share: f64,
+}
+
+impl HostChoice {
+    /// What the host's own list would gain over the fleet's (0.1 = 10%); infinite when
+    /// it supports no name of the fleet's list.
+    pub fn gain(&self) -> f64 {
+        if self.share <= 0.0 {
+            return f64::INFINITY;
+        }
+        self.own_share / self.share - 1.0
+    }
 }
 
 /// A host's own block, where the fleet's costs it more than [`OVERRIDE_GAIN`].
@@ -91,59 +105,123 @@ fn order_names(mut names: Vec<String>, hosts: &[&Scores]) -> Vec<String> {
 }
 
 /// The worst grade any host gives a name (Terrapin demotes per host).
-fn fleet_grade(hosts: &[Scope], kind: AlgoKind, name: &str) -> Grade {
+fn fleet_grade(hosts: &[&HostFigures], kind: AlgoKind, name: &str) -> Grade {
     let grades = hosts
         .iter()
-        .map(|h| h.grader().algo(kind, name).unwrap_or(Grade::Broken));
+        .map(|h| h.grader.algo(kind, name).unwrap_or(Grade::Broken));
     grades.max().unwrap_or(Grade::Broken)
 }
 
-/// Names some host measured but may not use (a grade it lowers): left out everywhere,
-/// since a host that supports a listed name negotiates it.
-fn excluded(hosts: &[Scope], per_host: &[RecommendView], kind: AlgoKind) -> Vec<(String, String)> {
+/// Names another host may use but one host measured and may not (a grade it lowers
+/// there, Terrapin without strict KEX): left out everywhere, since a host that supports
+/// a listed name negotiates it. Names no host may use are not listed in the first place.
+fn excluded(
+    hosts: &[&HostFigures],
+    per_host: &[&RecommendView],
+    kind: AlgoKind,
+) -> Vec<(String, String)> {
+    let allowed = |v: &RecommendView| -> Vec<String> {
+        let lines = v.lines.iter().filter(|l| l.kind == kind);
+        lines.flat_map(|l| l.names.iter().cloned()).collect()
+    };
+    let anywhere: Vec<String> = per_host.iter().flat_map(|v| allowed(v)).collect();
     let mut out = Vec::new();
     for (h, v) in hosts.iter().zip(per_host) {
-        let allowed: Vec<&String> = v
-            .lines
-            .iter()
-            .filter(|l| l.kind == kind)
-            .flat_map(|l| &l.names)
-            .collect();
-        for s in h.stats.iter().filter(|s| !s.sum && s.figure.is_some()) {
-            if let Some(n) = s.suite.get(kind) {
-                if !allowed.iter().any(|a| *a == n) && !out.iter().any(|(x, _)| x == n) {
-                    out.push((n.to_string(), h.destination.clone()));
-                }
+        let here = allowed(v);
+        for (_, n) in h.measured.iter().filter(|(k, _)| *k == kind) {
+            let lowered = anywhere.contains(n) && !here.contains(n);
+            if lowered && !out.iter().any(|(x, _)| x == n) {
+                out.push((n.to_string(), h.destination.clone()));
             }
         }
     }
     out
 }
 
+/// Each host's scores of `kind`, against its best name of the kind (a MAC's score is
+/// against the mode's best suite, an AEAD cipher's): the list's order is what is chosen.
+fn host_scores(per_host: &[&RecommendView], kind: AlgoKind) -> Vec<Scores> {
+    let of = |v: &&RecommendView| -> Scores {
+        let Some(l) = v.lines.iter().find(|l| l.kind == kind) else {
+            return Scores::new();
+        };
+        let top = l.scores.iter().copied().fold(0.0, f64::max);
+        l.names
+            .iter()
+            .cloned()
+            .zip(l.scores.iter().map(|s| s / top))
+            .collect()
+    };
+    per_host.iter().map(of).collect()
+}
+
+/// The fleet's order of `names`: by grade tier first unless `--order speed`.
+fn ordered(
+    hosts: &[&HostFigures],
+    names: Vec<String>,
+    scores: &[Scores],
+    kind: AlgoKind,
+    order: Order,
+) -> Vec<String> {
+    let refs: Vec<&Scores> = scores.iter().collect();
+    if order == Order::Speed {
+        return order_names(names, &refs);
+    }
+    let mut tiers: Vec<(Grade, Vec<String>)> = Vec::new();
+    for n in names {
+        let g = fleet_grade(hosts, kind, &n);
+        match tiers.iter_mut().find(|t| t.0 == g) {
+            Some(t) => t.1.push(n),
+            None => tiers.push((g, vec![n])),
+        }
+    }
+    tiers.sort_by_key(|t| t.0);
+    tiers
+        .into_iter()
+        .flat_map(|(_, t)| order_names(t, &refs))
+        .collect()
+}
+
+/// What each host negotiates from the fleet's list: the first name it supports.
+fn choices(
+    hosts: &[&HostFigures],
+    per_host: &[&RecommendView],
+    scores: &[Scores],
+    list: &[String],
+    kind: AlgoKind,
+) -> Vec<HostChoice> {
+    let choice = |((h, s), v): ((&&HostFigures, &Scores), &&RecommendView)| {
+        let negotiated = list.iter().find(|n| s.contains_key(*n)).cloned();
+        let own = v
+            .lines
+            .iter()
+            .find(|l| l.kind == kind)
+            .and_then(|l| l.names.first());
+        HostChoice {
+            host: h.destination.clone(),
+            kind,
+            share: negotiated
+                .as_ref()
+                .and_then(|n| s.get(n))
+                .copied()
+                .unwrap_or(0.0),
+            negotiated,
+            own_share: own.and_then(|n| s.get(n)).copied().unwrap_or(0.0),
+            own_best: own.cloned().unwrap_or_default(),
+        }
+    };
+    hosts.iter().zip(scores).zip(per_host).map(choice).collect()
+}
+
 /// One kind's fleet line, and what each host negotiates from it.
 fn line(
-    hosts: &[Scope],
-    per_host: &[RecommendView],
+    hosts: &[&HostFigures],
+    per_host: &[&RecommendView],
     kind: AlgoKind,
     order: Order,
     notes: &mut Vec<String>,
 ) -> Option<(FleetLine, Vec<HostChoice>)> {
-    let scores: Vec<Scores> = per_host
-        .iter()
-        .map(|v| {
-            let l = v.lines.iter().find(|l| l.kind == kind);
-            // Against the host's best name of this kind (a MAC's score is against the
-            // mode's best suite, an AEAD cipher's): the list's order is what is chosen.
-            let top = l.map_or(1.0, |l| l.scores.iter().copied().fold(0.0, f64::max));
-            let named = l.map(|l| {
-                l.names
-                    .iter()
-                    .cloned()
-                    .zip(l.scores.iter().map(|s| s / top))
-            });
-            named.map(|n| n.collect()).unwrap_or_default()
-        })
-        .collect();
+    let scores = host_scores(per_host, kind);
     let out = excluded(hosts, per_host, kind);
     for (n, h) in &out {
         notes.push(format!(
@@ -158,49 +236,8 @@ fn line(
     if names.is_empty() {
         return None;
     }
-    let refs: Vec<&Scores> = scores.iter().collect();
-    let ordered = match order {
-        Order::Speed => order_names(names, &refs),
-        Order::Grade => {
-            let mut tiers: Vec<(Grade, Vec<String>)> = Vec::new();
-            for n in names {
-                let g = fleet_grade(hosts, kind, &n);
-                match tiers.iter_mut().find(|t| t.0 == g) {
-                    Some(t) => t.1.push(n),
-                    None => tiers.push((g, vec![n])),
-                }
-            }
-            tiers.sort_by_key(|t| t.0);
-            tiers
-                .into_iter()
-                .flat_map(|(_, t)| order_names(t, &refs))
-                .collect()
-        }
-    };
-    let choices: Vec<HostChoice> = hosts
-        .iter()
-        .zip(&scores)
-        .zip(per_host)
-        .map(|((h, s), v)| {
-            let negotiated = ordered.iter().find(|n| s.contains_key(*n)).cloned();
-            let own = v
-                .lines
-                .iter()
-                .find(|l| l.kind == kind)
-                .and_then(|l| l.names.first());
-            HostChoice {
-                host: h.destination.clone(),
-                kind,
-                share: negotiated
-                    .as_ref()
-                    .and_then(|n| s.get(n))
-                    .copied()
-                    .unwrap_or(0.0),
-                negotiated,
-                own_best: own.cloned().unwrap_or_default(),
-            }
-        })
-        .collect();
+    let ordered = ordered(hosts, names, &scores, kind, order);
+    let choices = choices(hosts, per_host, &scores, &ordered, kind);
     let worst = choices.iter().min_by(|a, b| a.share.total_cmp(&b.share))?;
     let l = FleetLine {
         keyword: kind.config_keyword(),
@@ -214,11 +251,11 @@ fn line(
 
 /// Hosts whose own lists gain more than [`OVERRIDE_GAIN`] (or that support no name of
 /// a fleet list): their blocks.
-fn overrides(choices: &[HostChoice], per_host: &[RecommendView]) -> Vec<Override> {
+fn overrides(choices: &[HostChoice], per_host: &[&RecommendView]) -> Vec<Override> {
     let mut out: Vec<Override> = Vec::new();
     for (c, v) in choices
         .iter()
-        .filter(|c| c.share <= 0.0 || 1.0 / c.share - 1.0 > OVERRIDE_GAIN)
+        .filter(|c| c.gain() > OVERRIDE_GAIN)
         .filter_map(|c| {
             per_host
                 .iter()
@@ -243,14 +280,12 @@ fn overrides(choices: &[HostChoice], per_host: &[RecommendView]) -> Vec<Override
 }
 
 /// The fleet's block for `hosts` (`pattern`: the `Host` line, else each host's name).
-pub fn view_of(
-    hosts: &[Scope],
-    pattern: Option<&str>,
-    goal: Goal,
-    max: Grade,
-    order: Order,
-) -> FleetRecommendView {
-    let per_host: Vec<RecommendView> = hosts.iter().map(|h| view(h, goal, max, order)).collect();
+/// Each host's figures carry its own recommendation ([`HostFigures::of`] asked for one);
+/// a host without is left out.
+pub fn view_of(all: &[HostFigures], pattern: Option<&str>, order: Order) -> FleetRecommendView {
+    let hosts: Vec<&HostFigures> = all.iter().filter(|h| h.recommend.is_some()).collect();
+    let per_host: Vec<&RecommendView> = hosts.iter().filter_map(|h| h.recommend.as_ref()).collect();
+    let hosts = &hosts[..];
     let mut notes = Vec::new();
     let (mut lines, mut choices) = (Vec::new(), Vec::new());
     for kind in [
@@ -296,7 +331,7 @@ fn block(v: &FleetRecommendView) -> String {
     out.push_str(&format!("Host {}\n", v.pattern));
     for l in &v.lines {
         out.push_str(&format!(
-            "    # worst host {}: {:.0}% of its own best\n    {} {}\n",
+            "    # worst host {}: {:.0}% of its fastest allowed name\n    {} {}\n",
             l.worst_host,
             l.worst_share * 100.0,
             l.keyword,
@@ -307,25 +342,31 @@ fn block(v: &FleetRecommendView) -> String {
 }
 
 pub fn recommend(
-    hosts: &[Scope],
+    hosts: &[HostFigures],
     pattern: Option<&str>,
-    goal: Goal,
-    max: Grade,
     order: Order,
 ) -> (Document, FleetRecommendView) {
-    let v = view_of(hosts, pattern, goal, max, order);
+    let v = view_of(hosts, pattern, order);
     let mut doc = Document::default();
     doc.text(format!(
         "# sshbench recommendation for a fleet of {} hosts: each list the best grade first, \
-         and within a grade the order that costs the worst host least against its own best.",
+         and within a grade the order that costs the worst host least against its own \
+         fastest; a host whose own list gains more than 10% gets a block of its own.",
         v.hosts.len()
     ));
     doc.code(block(&v));
     let mut g = Grid::new(
         "What each host negotiates",
-        &["Host", "List", "Negotiated", "Of its best", "Its own best"],
+        &[
+            "Host",
+            "List",
+            "Negotiated",
+            "Of its fastest",
+            "Its own first",
+            "Own list gains",
+        ],
     )
-    .right(&[3]);
+    .right(&[3, 5]);
     for c in &v.choices {
         g.row(vec![
             c.host.clone(),
@@ -335,6 +376,10 @@ pub fn recommend(
                 .unwrap_or_else(|| "(none: its own block)".into()),
             format!("{:.0}%", c.share * 100.0),
             c.own_best.clone(),
+            match c.gain() {
+                g if g.is_infinite() => "-".into(),
+                g => format!("{:+.0}%", g * 100.0),
+            },
         ]);
     }
     doc.grid(g);

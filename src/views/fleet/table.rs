@@ -2,12 +2,14 @@
 //! selection, the median figure and each host's figure relative to that host's own
 //! best, ranked by the worst host's (the suite that costs no host much comes first).
 
+use super::HostFigures;
 use crate::analysis::{SuiteStats, higher_is_better};
 use crate::model::{Mode, Suite};
 use crate::offer::grade::SuiteGrade;
 use crate::views::export::{Document, Grid};
 use crate::views::scope::{Scope, display_value, suite_label, unit};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One suite across the fleet.
 #[derive(Clone, Debug, Serialize)]
@@ -82,15 +84,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The fleet view over each host's scope.
-pub fn build(hosts: &[Scope]) -> FleetView {
+pub fn build(hosts: &[HostFigures]) -> FleetView {
     // (mode, suite) → per host: (host, mean, share), and the worst grade.
     type Across = Vec<(String, f64, f64)>;
     let mut rows: Vec<((Mode, Suite), Across, SuiteGrade)> = Vec::new();
+    let mut index: HashMap<(Mode, Suite), usize> = HashMap::new();
     for h in hosts {
-        for (mode, suite, mean, share) in relative(h) {
-            let grade = h.grade(&suite);
-            let at = rows.iter().position(|r| r.0.0 == mode && r.0.1 == suite);
-            let at = at.unwrap_or_else(|| {
+        for (mode, suite, mean, share) in h.relative.iter().cloned() {
+            let grade = h.grader.suite(&suite);
+            let at = *index.entry((mode, suite.clone())).or_insert_with(|| {
                 rows.push(((mode, suite), Vec::new(), grade));
                 rows.len() - 1
             });
@@ -186,4 +188,57 @@ pub fn render(view: &FleetView, top: Option<usize>) -> Document {
         doc.grid(g);
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offer::grade::Grader;
+
+    fn host(name: &str, figures: &[(&str, f64)]) -> HostFigures {
+        let best = figures.iter().map(|f| f.1).fold(0.0, f64::max);
+        let relative = figures
+            .iter()
+            .map(|(c, v)| {
+                let suite = Suite {
+                    cipher: Some(c.to_string()),
+                    ..Suite::default()
+                };
+                (Mode::Send, suite, *v, v / best)
+            })
+            .collect();
+        HostFigures {
+            destination: name.into(),
+            relative,
+            grader: Grader::new(Some(true)),
+            measured: Vec::new(),
+            recommend: None,
+        }
+    }
+
+    /// The suite no host loses much with leads, though another is faster on most.
+    #[test]
+    fn suites_rank_by_the_worst_hosts_share_of_its_own_best() {
+        let hosts = [
+            host("a", &[("fast", 100.0), ("steady", 90.0)]),
+            host("b", &[("fast", 100.0), ("steady", 95.0)]),
+            host("c", &[("fast", 40.0), ("steady", 80.0), ("only-c", 80.0)]),
+        ];
+        let v = build(&hosts);
+        let send = &v.modes[0].suites;
+        let names: Vec<&str> = send
+            .iter()
+            .filter_map(|s| s.suite.cipher.as_deref())
+            .collect();
+        assert_eq!(names, ["steady", "fast", "only-c"], "on every host first");
+        assert_eq!(
+            (send[0].worst_host.as_str(), send[0].worst_of_best),
+            ("a", 0.9)
+        );
+        assert_eq!(
+            (send[1].worst_host.as_str(), send[1].worst_of_best),
+            ("c", 0.5)
+        );
+        assert_eq!((send[1].hosts, send[1].median), (3, 100.0));
+    }
 }

@@ -1,0 +1,106 @@
+//! The hosts a fleet view (`--fleet [GLOB]`, `--hosts FILE`) covers, read one host at a
+//! time: each host's samples become its figures and are dropped before the next's are
+//! read, so a fleet's views need memory for one host's samples, not all of them.
+
+use super::open_existing;
+use super::reports::MEASURE_FIRST;
+use anyhow::{Result, bail};
+use sshbench::cli::SelectionArgs;
+use sshbench::cli::reports::{self as args, Hosts};
+use sshbench::offer::catalogue::Grade;
+use sshbench::store::RunRecord;
+use sshbench::views::fleet::HostFigures;
+use sshbench::views::recommend::{Goal, Order};
+use sshbench::views::scope::Scope;
+
+fn hosts_file(selection: &SelectionArgs) -> Result<Option<String>> {
+    selection
+        .hosts
+        .as_deref()
+        .map(super::hosts_file_text)
+        .transpose()
+}
+
+/// The destinations in view order: as listed, else sorted; hosts listed without results
+/// are named on stderr.
+fn destinations(hosts: &Hosts, runs: &[RunRecord]) -> Vec<String> {
+    let mut names: Vec<String> = runs.iter().map(|r| r.destination.clone()).collect();
+    names.sort();
+    names.dedup();
+    if let Hosts::Listed(listed) = hosts {
+        let missing: Vec<&str> = (listed.iter())
+            .filter(|h| !names.contains(h))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            eprintln!("note: no stored results for {}", missing.join(", "));
+        }
+        names = listed
+            .iter()
+            .filter(|h| names.contains(h))
+            .cloned()
+            .collect();
+    }
+    names
+}
+
+/// Each host's figures (with its own recommendation when `recommend` asks for one);
+/// `None` when the selection is not a fleet view.
+pub fn load(
+    selection: &SelectionArgs,
+    recommend: Option<(Goal, Grade, Order)>,
+) -> Result<Option<Vec<HostFigures>>> {
+    let text = hosts_file(selection)?;
+    let Some((hosts, since)) = args::fleet(selection, text.as_deref())? else {
+        return Ok(None);
+    };
+    let store = open_existing(&selection.db, MEASURE_FIRST)?;
+    let runs = store.runs_of(&|d| hosts.covers(d), since.as_deref())?;
+    let names = destinations(&hosts, &runs);
+    // Hosts are read side by side, each reader with a connection of its own.
+    let readers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let db = super::db_location(&selection.db)?;
+    let read = |k: usize| -> Result<Vec<(usize, Option<HostFigures>)>> {
+        let store = sshbench::store::Store::connect(&db)?;
+        let mut out = Vec::new();
+        for (i, name) in names.iter().enumerate().skip(k).step_by(readers) {
+            let own: Vec<RunRecord> = runs
+                .iter()
+                .filter(|r| &r.destination == name)
+                .cloned()
+                .collect();
+            let samples = store.counted_figures(&own)?;
+            // A host never measured (its login refused, say) has nothing to compare.
+            let figures = (!samples.is_empty())
+                .then(|| HostFigures::of(&Scope::build(&own, &samples), recommend));
+            out.push((i, figures));
+        }
+        Ok(out)
+    };
+    let mut read_all: Vec<(usize, Option<HostFigures>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..readers).map(|k| s.spawn(move || read(k))).collect();
+        let parts: Result<Vec<_>> = (workers.into_iter())
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| bail!("a reader of the fleet panicked"))
+            })
+            .collect();
+        parts.map(|p| p.into_iter().flatten().collect())
+    })?;
+    read_all.sort_by_key(|r| r.0);
+    let mut out = Vec::new();
+    let mut unmeasured = Vec::new();
+    for (i, figures) in read_all {
+        match figures {
+            Some(f) => out.push(f),
+            None => unmeasured.push(names[i].clone()),
+        }
+    }
+    if !unmeasured.is_empty() {
+        eprintln!("note: no counted samples of {}", unmeasured.join(", "));
+    }
+    if out.is_empty() {
+        bail!("no counted samples of these hosts; `sshbench runs` lists what is stored");
+    }
+    Ok(Some(out))
+}
