@@ -112,8 +112,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// The whole `show --fleet` command over `db`, 5 times: the median.
-fn time_show(db: &str) -> Duration {
+/// The whole `show --fleet` command over `db`, 5 times: "median (min-max) ms".
+fn time_show(db: &str) -> String {
     let bin = env!("CARGO_BIN_EXE_sshbench");
     let mut times = Vec::new();
     for _ in 0..5 {
@@ -130,7 +130,14 @@ fn time_show(db: &str) -> Duration {
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("Fleet of {HOSTS} hosts")));
     }
-    median(times)
+    let (lo, hi) = (times.iter().min().unwrap(), times.iter().max().unwrap());
+    let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+    format!(
+        "{:.0} ms ({:.0}-{:.0})",
+        ms(&median(times.clone())),
+        ms(lo),
+        ms(hi)
+    )
 }
 
 fn main() {
@@ -169,9 +176,7 @@ fn main() {
     let postgres = time_show(&url);
     drop(cluster);
     println!(
-        "sshbench show --fleet over {HOSTS} hosts × {} samples: median {:.0} ms from SQLite, {:.0} ms from PostgreSQL (whole command, 5 runs each)",
+        "sshbench show --fleet over {HOSTS} hosts × {} samples, median (range) of 5 whole commands: SQLite {sqlite}, PostgreSQL {postgres}",
         total / HOSTS,
-        sqlite.as_secs_f64() * 1e3,
-        postgres.as_secs_f64() * 1e3
     );
 }

@@ -411,3 +411,83 @@ mod tests {
         assert_eq!(order_names(names[..2].to_vec(), &[&h1, &h2]), ["b", "a"]);
     }
 }
+
+#[cfg(test)]
+mod override_tests {
+    use super::*;
+    use crate::offer::grade::Grader;
+    use crate::views::recommend::{Goal, Line};
+
+    /// A host whose own cipher list (fastest first) has these names and scores.
+    fn host(name: &str, ciphers: &[(&str, f64)]) -> HostFigures {
+        let line = Line {
+            keyword: "Ciphers",
+            kind: AlgoKind::Cipher,
+            names: ciphers.iter().map(|c| c.0.to_string()).collect(),
+            scores: ciphers.iter().map(|c| c.1).collect(),
+            comments: Vec::new(),
+        };
+        HostFigures {
+            destination: name.into(),
+            relative: Vec::new(),
+            grader: Grader::new(Some(true)),
+            measured: ciphers
+                .iter()
+                .map(|c| (AlgoKind::Cipher, c.0.to_string()))
+                .collect(),
+            recommend: Some(RecommendView {
+                destination: name.into(),
+                runs: Vec::new(),
+                goal: Goal::Balanced,
+                order: Order::Grade,
+                allowed: Grade::Acceptable,
+                lines: vec![line],
+                notes: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn hosts_that_gain_over_ten_percent_from_their_own_list_get_their_own_block() {
+        let gcm = "aes128-gcm@openssh.com";
+        let ctr = "aes128-ctr";
+        let chacha = "chacha20-poly1305@openssh.com";
+        let mut a = host("pi@a", &[(gcm, 1.0), (ctr, 0.5)]);
+        // a measured chacha20-poly1305 but may not use it (no strict KEX there).
+        a.measured.push((AlgoKind::Cipher, chacha.to_string()));
+        let hosts = [
+            a,
+            host("pi@b", &[(gcm, 1.0), (ctr, 0.95)]),
+            // The fleet's gcm costs c 20% against its own first, ctr.
+            host("c:2222", &[(ctr, 1.0), (gcm, 0.8)]),
+            // d alone has aes256-ctr: the fleet's list reaches it with that.
+            host("d", &[("aes256-ctr", 1.0)]),
+            // e's only name is left out for a's sake: only its own block reaches it.
+            host("e", &[(chacha, 1.0)]),
+        ];
+        let v = view_of(&hosts, None, Order::Grade);
+        assert_eq!(v.lines[0].names, [gcm, "aes256-ctr", ctr]);
+        let blocks: Vec<&str> = v.overrides.iter().map(|o| o.pattern.as_str()).collect();
+        assert_eq!(blocks, ["c", "e"], "{:?}", v.choices);
+        let own = |names: &[&str]| {
+            vec![(
+                "Ciphers".to_string(),
+                names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            )]
+        };
+        assert_eq!(v.overrides[0].lines, own(&[ctr, gcm]));
+        assert_eq!(v.overrides[1].lines, own(&[chacha]));
+        assert_eq!(v.pattern, "a b c d e");
+        assert!(
+            (v.notes.iter()).any(|n| n.contains("chacha20-poly1305@openssh.com is left out: pi@a")),
+            "{:?}",
+            v.notes
+        );
+        let text = block(&v);
+        let at = |h: &str| text.find(h).unwrap_or_else(|| panic!("{h:?} in {text}"));
+        assert!(
+            at("Host c\n") < at("Host a b c d e\n"),
+            "overrides first: {text}"
+        );
+    }
+}
