@@ -262,10 +262,15 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
         sh.cfg.verbose,
         work.options.rounds,
     );
-    // A host with an unfinished run goes on with it; a complete or deleted one starts anew.
-    let resumed = host
-        .run_id
-        .and_then(|id| load_resumed(sh.db, Some(id)).ok());
+    // A run finished on its own (`run --resume ID`) counts; an unfinished one goes on;
+    // a deleted one starts anew.
+    let run = host.run_id.map(|id| store.run(id)).transpose()?.flatten();
+    if run.as_ref().is_some_and(|r| r.status == "complete") {
+        host.status = "complete".into();
+        host.error = None;
+        return Ok(());
+    }
+    let resumed = run.and_then(|r| load_resumed(sh.db, Some(r.id)).ok());
     host.status = "running".into();
     host.error = None;
     store.set_fleet_host(work.fleet, host)?;

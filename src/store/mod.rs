@@ -1,10 +1,11 @@
-//! SQLite storage of runs and raw samples (bundled SQLite, one file).
+//! Storage of runs and raw samples, in a SQLite file (the embedded default) or a shared
+//! PostgreSQL database, behind one small trait ([`backend::Backend`]).
 //!
-//! Every sample is committed as soon as it is measured (WAL journal), so a run stopped
-//! by Ctrl-C, a crash or `kill -9` keeps every finished sample and can be resumed. The
-//! schema version lives in `PRAGMA user_version`; `schema::MIGRATIONS` upgrade older files and
-//! a file from a newer sshbench is refused untouched. ARCHITECTURE.md documents the
-//! tables for people who query them directly.
+//! Every sample is committed as soon as it is measured, so a run stopped by Ctrl-C, a
+//! crash or `kill -9` keeps every finished sample and can be resumed. One list of
+//! migrations (`schema::MIGRATIONS`) upgrades either backend, and a database from a newer
+//! sshbench is refused untouched. ARCHITECTURE.md documents the tables for people who
+//! query them directly.
 
 mod backend;
 mod copy;
