@@ -28,7 +28,8 @@ pub trait Backend: Send {
     fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64>;
     /// Run one `INSERT` (of one or more rows) and give the (last) new row's `id`.
     fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64>;
-    /// Run one query, handing each row to `each` (rows are not all held at once).
+    /// Run one query, handing each row to `each` (SQLite steps through the rows;
+    /// PostgreSQL's arrive together).
     fn query(
         &mut self,
         sql: &str,

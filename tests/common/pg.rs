@@ -140,6 +140,12 @@ impl Cluster {
         self.url(name)
     }
 
+    /// Run statements in database `name` outside a transaction (`VACUUM` and the like).
+    pub fn batch(&self, name: &str, sql: &str) {
+        let mut c = postgres::Client::connect(&self.url(name), postgres::NoTls).unwrap();
+        c.batch_execute(sql).unwrap();
+    }
+
     /// Run SQL in database `name` (for tests that look beneath the store).
     pub fn sql(&self, name: &str, sql: &str) -> Vec<postgres::Row> {
         let mut c = postgres::Client::connect(&self.url(name), postgres::NoTls).unwrap();
