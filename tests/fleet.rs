@@ -270,3 +270,37 @@ fn kill_9_of_a_fleet_run_then_resume_loses_nothing_in_postgres() {
     let pg = Cluster::start();
     kill_9_and_resume(&pg.database("fleet"), false);
 }
+
+/// Fleet input that cannot work is refused before any host is contacted, with what to
+/// do instead.
+#[test]
+fn bad_fleet_input_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("f.sqlite");
+    let (empty, dup) = (dir.path().join("empty"), dir.path().join("dup"));
+    std::fs::write(&empty, "# nothing yet\n\n").unwrap();
+    std::fs::write(&dup, "a\nb # the same b\nb\n").unwrap();
+    let fails = |args: &[&str], says: &str| {
+        let out = sshbench()
+            .args(["run", "--mock-transport", "--db"])
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    };
+    fails(&["a", "b", "--jobs", "0"], "--jobs must be at least 1");
+    fails(&["a", "b", "c", "--jobs", "999"], "more than the");
+    fails(&["a", "--jobs", "2"], "--jobs applies to a fleet run");
+    fails(
+        &["--hosts", empty.to_str().unwrap()],
+        "lists no destinations",
+    );
+    fails(&["--hosts", dup.to_str().unwrap()], "b is listed twice");
+    fails(&["--hosts", "/nonexistent/hosts"], "reading the hosts file");
+    assert!(!db.exists(), "nothing was stored");
+}

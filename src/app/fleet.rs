@@ -30,12 +30,17 @@ fn read_hosts(path: &Path) -> Result<Vec<String>> {
 }
 
 /// The CPU sets of `jobs` hosts at once (`None`: not pinned): one host per CPU at most.
-fn cpu_sets(jobs: Option<usize>, hosts: usize) -> Result<Vec<Option<Vec<usize>>>> {
+/// `given`: the user asked for `jobs` here (more than the CPUs is an error); else it
+/// comes from a stored fleet, perhaps started on a bigger machine, and is cut to fit.
+fn cpu_sets(jobs: Option<usize>, hosts: usize, given: bool) -> Result<Vec<Option<Vec<usize>>>> {
     let cpus = affinity::allowed().map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |a| a.len(),
     );
-    let jobs = jobs.unwrap_or((cpus / 2).max(1)).min(hosts).max(1);
+    let mut jobs = jobs.unwrap_or((cpus / 2).max(1)).min(hosts).max(1);
+    if !given {
+        jobs = jobs.min(cpus);
+    }
     if jobs > cpus {
         bail!(
             "--jobs {jobs} is more than the {cpus} CPUs sshbench may use: hosts measured \
@@ -61,7 +66,7 @@ pub fn start(sh: &Shared) -> Result<u8> {
     }
     // Filters that name nothing the client knows fail here, before any host.
     build_plan(sh.client, None, false, &cfg.options)?;
-    let sets = cpu_sets(cfg.jobs, hosts.len())?;
+    let sets = cpu_sets(cfg.jobs, hosts.len(), true)?;
     let store = Store::connect(sh.db)?;
     let options = serde_json::to_string(&cfg.options)?;
     let ssh = serde_json::to_string(&cfg.ssh_args)?;
@@ -100,7 +105,7 @@ pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
         .iter()
         .filter(|h| h.status != "complete")
         .count();
-    let sets = cpu_sets(Some(fleet.jobs), left.max(1))?;
+    let sets = cpu_sets(Some(fleet.jobs), left.max(1), false)?;
     if !sh.cfg.quiet {
         eprintln!(
             "resuming fleet run {} ({left} of {} hosts left)",
