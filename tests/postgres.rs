@@ -278,6 +278,9 @@ fn two_runs_write_into_postgres_at_once_and_every_view_reads_as_from_sqlite() {
         &["summary", "--format", "json"],
         &["recommend"],
         &["compare", "run:1", "run:2"],
+        &["show", "--fleet", "local*", "--format", "json"],
+        &["summary", "--fleet", "local*"],
+        &["recommend", "--fleet", "local*"],
     ];
     for v in views {
         let of = |db: &str| {
