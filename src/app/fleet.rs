@@ -4,7 +4,7 @@
 //! `kill -9`. A host that fails is reported and skipped; the exit status says so.
 
 use super::progress::Progress;
-use super::run::{HostRun, Shared, build_plan, load_resumed, measure};
+use super::run::{HostRun, Shared, build_plan, measure, resumed_of};
 use anyhow::{Context, Result, bail};
 use sshbench::model::RunOptions;
 use sshbench::runner::{Abort, End};
@@ -275,7 +275,7 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
         host.error = None;
         return Ok(());
     }
-    let resumed = run.and_then(|r| load_resumed(sh.db, Some(r.id)).ok());
+    let resumed = run.and_then(|r| resumed_of(r).ok());
     host.status = "running".into();
     host.error = None;
     store.set_fleet_host(work.fleet, host)?;
@@ -283,18 +283,13 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
         Some((_, _, t)) => Ok(t.clone()),
         None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
     };
-    let run = HostRun {
-        destination: None,
-        resumed: resumed.as_ref(),
-        options: work.options,
-        seed: sh.cfg.seed,
-    };
     let fleet = work.fleet;
     let mut base = host.clone();
     let result = destination.and_then(|d| {
         let run = HostRun {
             destination: Some(d),
-            ..run
+            resumed: resumed.as_ref(),
+            options: work.options,
         };
         measure(sh, store, run, &progress, &mut |id| {
             base.run_id = Some(id);

@@ -62,6 +62,11 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
     if run.status == "complete" {
         bail!("run {id} is already complete");
     }
+    resumed_of(run)
+}
+
+/// A stored run with the options and destination it was started with.
+pub(super) fn resumed_of(run: store::RunRecord) -> Result<Resumed> {
     let options: RunOptions =
         serde_json::from_str(&run.options_json).context("reading the run's options")?;
     let target: Target =
@@ -127,7 +132,6 @@ fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress) -> Result<
 
 struct NewRunInput<'a> {
     cfg: &'a RunConfig,
-    seed: Option<u64>,
     client: &'a client::ClientOffer,
     srv: &'a Server,
     options: &'a RunOptions,
@@ -140,7 +144,6 @@ struct NewRunInput<'a> {
 impl<'a> NewRunInput<'a> {
     fn of(
         sh: &'a Shared,
-        seed: Option<u64>,
         srv: &'a Server,
         options: &'a RunOptions,
         plan: &'a Plan,
@@ -148,7 +151,6 @@ impl<'a> NewRunInput<'a> {
     ) -> Self {
         NewRunInput {
             cfg: sh.cfg,
-            seed,
             client: sh.client,
             srv,
             options,
@@ -161,7 +163,7 @@ impl<'a> NewRunInput<'a> {
 }
 
 fn create(store: &Store, i: NewRunInput) -> Result<Start> {
-    let seed = i.seed.unwrap_or_else(|| fastrand::u64(..));
+    let seed = i.cfg.seed.unwrap_or_else(|| fastrand::u64(..));
     let machine = machine::this_machine();
     let r = i.srv.resolved.as_ref();
     let id = store.create_run(&NewRun {
@@ -274,7 +276,6 @@ pub(super) struct HostRun<'a> {
     pub destination: Option<Target>,
     pub resumed: Option<&'a Resumed>,
     pub options: &'a RunOptions,
-    pub seed: Option<u64>,
 }
 
 /// Measure one destination into `store`: the run's id (told to `created` as soon as
@@ -309,10 +310,7 @@ pub(super) fn measure(
     }
     let (run_id, seed, previous) = match host.resumed {
         Some((run, _, _)) => reopen(store, run, progress)?,
-        None => create(
-            store,
-            NewRunInput::of(sh, host.seed, &srv, options, &plan, progress),
-        )?,
+        None => create(store, NewRunInput::of(sh, &srv, options, &plan, progress))?,
     };
     created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
@@ -383,7 +381,6 @@ pub fn run(args: RunArgs) -> Result<u8> {
         destination,
         resumed: resumed.as_ref(),
         options: &options,
-        seed: cfg.seed,
     };
     let (run_id, result) = measure(&sh, &store, host, &progress, &mut |_| Ok(()))?;
     match conclude(result, run_id, &cancel, &progress)? {

@@ -56,9 +56,7 @@ impl Store {
         rows: &[Vec<Value>],
         set: Option<(&str, Value)>,
     ) -> Result<i64> {
-        let keep: Vec<usize> = (0..names.len())
-            .filter(|&i| names[i] != "id" && names[i] != "n_samples")
-            .collect();
+        let keep: Vec<usize> = (0..names.len()).filter(|&i| names[i] != "id").collect();
         let cols: Vec<&str> = keep.iter().map(|&i| names[i].as_str()).collect();
         let mut last = 0;
         // A few thousand parameters a statement: well within both backends' limits.

@@ -303,20 +303,27 @@ impl Store {
         })
     }
 
-    /// Every run, oldest first.
-    pub fn runs(&self) -> Result<Vec<RunRecord>> {
-        let sql = "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples
-                   FROM runs r ORDER BY r.id";
+    /// The runs `filter` (an SQL condition on `r`) selects, oldest first.
+    fn runs_where(&self, filter: &str, params: &[Value]) -> Result<Vec<RunRecord>> {
+        let sql = format!(
+            "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples
+             FROM runs r WHERE {filter} ORDER BY r.id"
+        );
         let mut runs = Vec::new();
-        self.query(sql, &[], &mut |row| {
+        self.query(&sql, params, &mut |row| {
             runs.push(Self::run_from_row(row)?);
             Ok(())
         })?;
         Ok(runs)
     }
 
+    /// Every run, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>> {
+        self.runs_where("1 = 1", &[])
+    }
+
     pub fn run(&self, id: i64) -> Result<Option<RunRecord>> {
-        Ok(self.runs()?.into_iter().find(|r| r.id == id))
+        Ok(self.runs_where("r.id = ?1", &[id.into()])?.pop())
     }
 
     /// The newest run that did not finish (interrupted, killed while running, stopped
