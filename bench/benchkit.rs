@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         Some("payload") => payload(),
         Some("watch") => return watch(&args[1..]),
         Some("connect-sums") => connect_sums(&args[1..]),
+        Some("ties") => ties(&args[1..]),
         Some("client-cpus") => {
             let split = sshbench::sys::affinity::plan(sshbench::model::Placement::Split);
             println!(
@@ -269,6 +270,60 @@ fn suites(args: &[String]) -> Result<(), String> {
             }),
             opt(s.client_cpu.map(|c| c.median)),
             opt(s.server_cpu.map(|c| c.median)),
+        );
+    }
+    Ok(())
+}
+
+/// `ties --db DB --run ID`: per mode of the run, as `show` ranks it: `mode  suites
+/// tied  tied_10  median_ci  dropped  separated  budget`: the suites marked `≈ best`
+/// (the best not counted), those of them whose mean is 10% or more behind the best's,
+/// the median relative 95% interval of the measured suites, and the race's stops.
+fn ties(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let store = Store::open(Path::new(need(&o, "db")?)).map_err(|e| format!("{e:#}"))?;
+    let (runs, samples) = store
+        .select(&Selection {
+            run: Some(number(&o, "run")?),
+            ..Selection::default()
+        })
+        .map_err(|e| format!("{e:#}"))?;
+    let scope = sshbench::views::scope::Scope::build(&runs, &samples);
+    for mode in scope.modes() {
+        let ranked = analysis::rank(&scope.stats, mode);
+        let Some(best) = ranked.iter().find(|r| r.best).and_then(|r| r.stats.figure) else {
+            continue;
+        };
+        let behind = |m: f64| {
+            let gap = (m - best.mean) / best.mean;
+            if analysis::higher_is_better(mode) {
+                -gap
+            } else {
+                gap
+            }
+        };
+        let tied: Vec<f64> = (ranked.iter())
+            .filter(|r| r.tie_with_best && !r.best)
+            .filter_map(|r| r.stats.figure.map(|f| behind(f.mean)))
+            .collect();
+        let mut cis: Vec<f64> = (ranked.iter())
+            .filter(|r| !r.stats.sum)
+            .filter_map(|r| r.stats.figure.and_then(|f| f.relative_ci()))
+            .collect();
+        let stops = |reason: &str| {
+            (scope.stops.iter())
+                .filter(|(m, _, s)| *m == mode && s.reason.as_str() == reason)
+                .count()
+        };
+        println!(
+            "{mode}\t{}\t{}\t{}\t{:.3}\t{}\t{}\t{}",
+            ranked.len(),
+            tied.len(),
+            tied.iter().filter(|&&g| g >= 0.10).count(),
+            analysis::median(&mut cis).unwrap_or(f64::NAN),
+            stops("dropped"),
+            stops("separated"),
+            stops("budget"),
         );
     }
     Ok(())

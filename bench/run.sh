@@ -63,6 +63,12 @@ log "sshbench run A: connect, send, receive ${filters:+(quick subset)}"
 "$kit" watch "$work/A.usage" -- "$bin" run -q --db "$db" --mode connect,send,receive $filters > /dev/null
 read -r a_wall a_cpu a_peak < "$work/A.usage"
 "$kit" info --db "$db" --run 1 > "$work/info"
+# Decisiveness: per mode of run A, the suites `show` marks `≈ best` and those of them 10%
+# or more behind the best, and how the race stopped its suites.
+"$kit" ties --db "$db" --run 1 > "$work/A.ties"
+ties_rows=$(awk -F'\t' '{
+  printf "| decisiveness | run A %s: suites marked ≈ best (%d suites; the race: %d dropped, %d separated, %d tied at the budget) | tied; of them 10%% or more behind the best; median 95%% interval | %d; **%d**; ±%.1f%% |\n", $1, $2, $6, $7, $8, $3, $4, $5 * 100
+}' "$work/A.ties")
 
 # The sandbox for the classic method and the references.
 "$bin" sandbox > "$work/sandbox" 2> "$work/sandbox.err" &
@@ -229,7 +235,8 @@ cat <<EOF
 | --- | --- | --- | ---: |
 ${acc_rows}| precision | sshbench: two runs' send rankings ($p_n suites) | Spearman rho; median relative difference per suite | **$p_rho**; $(calc "$p_rel * 100" 1)% |
 | precision | classic method (8 MB of zeros per suite, whole ssh process timed), twice ($s_n suites) | Spearman rho; median relative difference per suite | **$s_rho**; $(calc "$s_rel * 100" 1)% |
-| speed | sshbench run A (connect + send + receive, warm-up + 3 rounds) vs the classic send-only sweep ($seed_combos combinations) | $(calc "$a_wall" 0) s vs $seed_wall s | **$(calc "$a_wall / $seed_wall" 2)** |
+${ties_rows}
+| speed | sshbench run A (connect + send + receive, warm-ups, 3 rounds and the race) vs the classic send-only sweep ($seed_combos combinations) | $(calc "$a_wall" 0) s vs $seed_wall s | **$(calc "$a_wall / $seed_wall" 2)** |
 | overhead | payload generator (1 MiB block, repeated) | into memory; through a pipe | $pay_mem GB/s; $pay_pipe GB/s |
 | overhead | sshbench's own CPU during run A (ssh processes excluded) | $(calc "$a_cpu" 1) CPU s over $(calc "$a_wall" 0) s | **$(calc "$a_cpu / $a_wall * 100" 1)%** |
 | overhead | sshbench's peak memory during run A | resident | **$(calc "$a_peak / 1024" 1) MiB** |

@@ -694,6 +694,77 @@ fn precision_and_budget_stop_rules() {
     assert_eq!((runs[1].status.as_str(), runs[1].samples), ("budget", 1));
 }
 
+#[test]
+fn a_default_run_races_and_show_says_why_each_suite_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    // 3DES moves a twentieth of what AES-GCM does here: apart after the first pass.
+    let out = run_with_db(
+        &db,
+        &[
+            "--mode",
+            "send",
+            "--sample-time",
+            "50ms",
+            "--ciphers",
+            "aes128-gcm@openssh.com,3des-cbc",
+            "--macs",
+            "hmac-sha2-256-etm@openssh.com",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("× 3 rounds, then more for those not told apart from the best"),
+        "{stderr}"
+    );
+    let store = Store::open(&db).unwrap();
+    let run = &store.runs().unwrap()[0];
+    let reasons: Vec<(String, String, u32)> = (run.stops.iter())
+        .map(|(item, stop)| {
+            let cipher = run.plan[*item].suite.cipher.clone().unwrap();
+            (cipher, stop.reason.to_string(), stop.round)
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("aes128-gcm@openssh.com".into(), "separated".into(), 3),
+            ("3des-cbc".into(), "dropped".into(), 3),
+        ]
+    );
+    // Nothing was left to race: no sample past the first pass.
+    let samples = store.samples(&[run.id]).unwrap();
+    assert_eq!(samples.iter().map(|s| s.round).max(), Some(3));
+    let show = sshbench().args(["show", "--db"]).arg(&db).output().unwrap();
+    let table = text(&show.stdout);
+    for want in ["Stopped", "separated after 3", "dropped after 3"] {
+        assert!(table.contains(want), "{want:?} missing:\n{table}");
+    }
+    // A fixed design (`--rounds`) records no stops, and show has no such column.
+    let fixed = run_with_db(
+        &db,
+        &[
+            "--mode",
+            "send",
+            "--rounds",
+            "1",
+            "--sample-time",
+            "50ms",
+            "--ciphers",
+            "aes128-gcm@openssh.com",
+        ],
+    );
+    assert!(fixed.status.success(), "{}", text(&fixed.stderr));
+    assert!(store.runs().unwrap()[1].stops.is_empty());
+    let show = sshbench()
+        .args(["show", "--run", "2", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(!text(&show.stdout).contains("Stopped"));
+}
+
 /// The sandbox also works for an ordinary user (no privilege separation, own keys).
 #[test]
 fn sandbox_runs_as_an_ordinary_user() {

@@ -5,7 +5,7 @@ mod common;
 
 use common::SampleBuilder;
 use sshbench::model::{
-    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Suite, WorkloadSpec,
+    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Stop, StopReason, Suite, WorkloadSpec,
 };
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -313,9 +313,37 @@ pub fn fixture_db(path: &Path) {
                     store.add_sample(id, i, round, &smp).unwrap();
                 }
             }
+            if dest == "pi@backup" {
+                store.set_stops(id, &raced(&plan)).unwrap();
+            }
             store.set_status(id, "complete").unwrap();
         }
     }
+}
+
+/// A race's stops over the fixture's plan, as its figures make them: within 12% of the
+/// mode's best (tied, in the fixture's ±6.5% intervals) still racing at the budget, the
+/// best too if anything ties with it (else separated), the others dropped.
+fn raced(plan: &[(Mode, Suite, f64)]) -> Vec<(usize, Stop)> {
+    let best = |mode: Mode| {
+        let of_mode = plan.iter().filter(|p| p.0 == mode).map(|p| p.2);
+        match mode {
+            Mode::Connect | Mode::Echo => of_mode.fold(f64::INFINITY, f64::min),
+            _ => of_mode.fold(0.0, f64::max),
+        }
+    };
+    let close = |p: &(Mode, Suite, f64)| (p.2 - best(p.0)).abs() / best(p.0) < 0.12;
+    (plan.iter().enumerate())
+        .map(|(i, p)| {
+            let tied = plan.iter().filter(|q| q.0 == p.0 && close(q)).count() > 1;
+            let reason = match (p.2 == best(p.0), close(p)) {
+                (true, _) if !tied => StopReason::Separated,
+                (_, true) => StopReason::Budget,
+                _ => StopReason::Dropped,
+            };
+            (i, Stop { reason, round: 3 })
+        })
+        .collect()
 }
 
 fn fixture() -> (tempfile::TempDir, PathBuf) {
@@ -417,16 +445,22 @@ fn view_fleet_run() {
 }
 
 /// The headline `run` ends with, over the fixture's runs of one destination, as a
-/// terminal table (every line within 100 columns), Markdown and JSON.
+/// terminal table (every line within 100 columns), Markdown and JSON; and that of a
+/// raced run (pi@backup's), which says how each mode's race ended.
 #[test]
 fn view_headline() {
+    headline_of("pi@nas", "headline");
+    headline_of("pi@backup", "headline_raced");
+}
+
+fn headline_of(destination: &str, snapshot: &str) {
     use sshbench::views::export::{self, Format, Style};
     use sshbench::views::{headline, scope::Scope};
     let (_dir, db) = fixture();
     let store = Store::open(&db).unwrap();
     let (runs, samples) = store
         .select(&sshbench::store::Selection {
-            destination: Some("pi@nas".into()),
+            destination: Some(destination.into()),
             ..Default::default()
         })
         .unwrap();
@@ -444,7 +478,7 @@ fn view_headline() {
                 assert!(width <= headline::WIDTH, "{width} columns: {line}");
             }
         }
-        insta::assert_snapshot!(format!("headline_{name}"), out);
+        insta::assert_snapshot!(format!("{snapshot}_{name}"), out);
     }
 }
 

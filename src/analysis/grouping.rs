@@ -2,7 +2,7 @@
 //! measured on other data than random is a row of its own.
 
 use super::{SuiteStats, aggregate};
-use crate::model::{PayloadKind, Sample};
+use crate::model::{Mode, PayloadKind, Sample, Suite};
 use std::borrow::Cow;
 
 /// A compressed transfer's figure depends on the data (text shrinks several times,
@@ -11,13 +11,18 @@ use std::borrow::Cow;
 /// Reports over runs with different `--payload`s then never pool the two. Uncompressed
 /// suites are left as they are: the data does not change what a cipher costs.
 pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
+    mark_suite(sample.mode, &mut sample.suite, payload);
+}
+
+/// [`mark_payload`] for a suite of `mode` (a planned one, say).
+pub fn mark_suite(mode: Mode, suite: &mut Suite, payload: PayloadKind) {
     let data = match payload {
         PayloadKind::Random => return,
         PayloadKind::Text => "text",
         PayloadKind::Zeros => "zeros",
     };
-    if sample.mode.is_transfer()
-        && let Some(c) = &mut sample.suite.compression
+    if mode.is_transfer()
+        && let Some(c) = &mut suite.compression
     {
         *c = format!("{c}, {data} data");
     }

@@ -9,8 +9,8 @@ mod suites;
 pub mod window;
 pub mod workload;
 
-pub use grouping::{aggregate_reported, mark_payload};
-pub use rank::{Marginal, Ranked, marginals, rank};
+pub use grouping::{aggregate_reported, mark_payload, mark_suite};
+pub use rank::{Marginal, Ranked, marginals, not_distinguishable, rank};
 pub use suites::{
     Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, echo_median, figure,
     mark_tcp, mark_windows, path_rtt,

@@ -22,6 +22,13 @@ fn interval(s: &Summary) -> (f64, f64) {
     (s.mean - ci, s.mean + ci)
 }
 
+/// The test behind `≈ best`: the two 95% intervals overlap. Racing stops a suite by it
+/// too, so a suite it drops is one the table would not have marked `≈ best`.
+pub fn not_distinguishable(a: &Summary, b: &Summary) -> bool {
+    let ((a_lo, a_hi), (b_lo, b_hi)) = (interval(a), interval(b));
+    a_lo <= b_hi && a_hi >= b_lo
+}
+
 /// Rank the measured suites of one mode by mean, best first; unmeasured ones last.
 pub fn rank(stats: &[SuiteStats], mode: Mode) -> Vec<Ranked> {
     let mut rows: Vec<&SuiteStats> = stats.iter().filter(|s| s.mode == mode).collect();
@@ -38,15 +45,12 @@ pub fn rank(stats: &[SuiteStats], mode: Mode) -> Vec<Ranked> {
     // The best is measured: a summed connect pair is an estimate, ranked by it but
     // compared with the best measured pair.
     let at = rows.iter().position(|s| !s.sum).unwrap_or(0);
-    let best = rows.get(at).and_then(|s| s.figure).map(|f| interval(&f));
+    let best = rows.get(at).and_then(|s| s.figure);
     rows.into_iter()
         .enumerate()
         .map(|(i, s)| {
             let tie = match (best, s.figure) {
-                (Some((lo, hi)), Some(f)) => {
-                    let (a, b) = interval(&f);
-                    a <= hi && b >= lo
-                }
+                (Some(b), Some(f)) => not_distinguishable(&f, &b),
                 _ => false,
             };
             Ranked {

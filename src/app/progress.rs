@@ -115,8 +115,9 @@ impl Progress {
         }
     }
 
-    /// `warm-up`, `round 2/3`, or for a batch of parallel streams (`Some(count)`, the
-    /// count if known) `batch 2/3 of 4 streams`.
+    /// `warm-up`, `round 2/3`, `race round 4` (a race past its first pass), or for a
+    /// batch of parallel streams (`Some(count)`, the count if known) `batch 2/3 of 4
+    /// streams`.
     fn round_label(&self, round: u32, streams: Option<Option<u32>>) -> String {
         match streams {
             Some(n) => {
@@ -124,6 +125,7 @@ impl Progress {
                 format!("batch {round}/{}{of}", streams::BATCHES)
             }
             None if round == 0 => "warm-up".into(),
+            None if round > self.rounds => format!("race round {round}"),
             None => format!("round {round}/{}", self.rounds),
         }
     }

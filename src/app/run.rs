@@ -12,7 +12,7 @@ use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window;
-use sshbench::model::{AlgoLists, Outcome, RunOptions, Sample};
+use sshbench::model::{AlgoLists, Outcome, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -23,21 +23,34 @@ use sshbench::target::Target;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Stores each sample as it arrives.
+/// Stores each sample as it arrives, and each raced item's stop.
 struct StoreSink<'a> {
     store: &'a Store,
     run_id: i64,
+    /// The stops so far; a resumed race decides every stop again from its samples.
+    stops: Vec<(usize, Stop)>,
 }
 
 impl<'a> StoreSink<'a> {
     fn new(store: &'a Store, run_id: i64) -> Self {
-        StoreSink { store, run_id }
+        StoreSink {
+            store,
+            run_id,
+            stops: Vec::new(),
+        }
     }
 }
 
 impl Sink for StoreSink<'_> {
     fn record(&mut self, item: usize, round: u32, sample: &Sample) -> Result<()> {
         self.store.add_sample(self.run_id, item, round, sample)
+    }
+
+    fn stopped(&mut self, item: usize, stop: Stop) -> Result<()> {
+        self.stops.retain(|(i, _)| *i != item);
+        self.stops.push((item, stop));
+        self.stops.sort_by_key(|(i, _)| *i);
+        self.store.set_stops(self.run_id, &self.stops)
     }
 }
 
@@ -253,8 +266,13 @@ fn rounds_then_streams(
 }
 
 fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, db: &str) -> String {
+    let then = if options.race {
+        ", then more for those not told apart from the best"
+    } else {
+        ""
+    };
     format!(
-        "run {run_id}: {} measurements × {} rounds after {} warm-ups, seed {seed}, stored in {}",
+        "run {run_id}: {} measurements × {} rounds{then} after {} warm-ups, seed {seed}, stored in {}",
         plan.items.len(),
         options.rounds,
         runner::leads(plan).iter().filter(|l| l.is_none()).count(),

@@ -479,20 +479,26 @@ pub struct RunArgs {
     #[command(flatten)]
     pub workload: WorkloadArgs,
 
-    /// Counted rounds: every suite is measured once per round, in a shuffled order.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub rounds: u32,
+    /// Measure every suite in exactly N counted rounds (each suite once per round, in a
+    /// shuffled order) instead of racing. By default a run races: after a first pass of
+    /// 3 rounds, only the suites whose 95% interval still overlaps their mode's best
+    /// (marked `≈ best`) get more rounds, in shuffled rounds of their own, until each
+    /// is told apart from the best, --max-rounds, or the budget; the rest stop early
+    /// (`show` says why each stopped: dropped, separated, budget).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u32>,
 
-    /// Add rounds until every suite's 95% confidence interval is within this
-    /// percentage of its mean (e.g. 2%), up to --max-rounds.
+    /// Instead of racing, add rounds until every suite's 95% confidence interval is
+    /// within this percentage of its mean (e.g. 2%), up to --max-rounds.
     #[arg(long, value_name = "PCT")]
     pub precision: Option<String>,
 
-    /// Most rounds --precision may use.
+    /// Most rounds a race or --precision may use.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_rounds: u32,
 
-    /// Stop after this much time (e.g. 10m, 1h); finished samples are kept.
+    /// Stop after this much time (e.g. 10m, 1h); finished samples are kept. Without
+    /// it, a race spends at most as many samples again as its first pass.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<String>,
 

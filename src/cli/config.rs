@@ -35,19 +35,28 @@ pub struct RunConfig {
     pub ssh_args: Vec<String>,
 }
 
+/// The fixed rounds, or a race's first pass.
+fn first_rounds(a: &RunArgs) -> u32 {
+    a.rounds.unwrap_or(FIRST_PASS)
+}
+
+/// A race's first pass, and the rounds of `--precision` before it adds any: three
+/// figures give the first interval that can tell suites apart.
+pub const FIRST_PASS: u32 = 3;
+
 /// The counts and times that have a floor: a clear error before anything starts.
 fn check_limits(a: &RunArgs) -> Result<Duration> {
     if a.timeout == 0 {
         bail!("--timeout must be at least 1 second");
     }
-    if a.rounds == 0 {
+    let rounds = first_rounds(a);
+    if rounds == 0 {
         bail!("--rounds must be at least 1");
     }
-    if a.max_rounds < a.rounds {
+    if a.max_rounds < rounds {
         bail!(
-            "--max-rounds ({}) is below --rounds ({})",
-            a.max_rounds,
-            a.rounds
+            "--max-rounds ({}) is below --rounds ({rounds})",
+            a.max_rounds
         );
     }
     let sample_time = parse_duration(&a.sample_time)?;
@@ -88,9 +97,10 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         modes,
         size: a.size.as_deref().map(parse_size).transpose()?,
         sample_time_s: sample_time.as_secs_f64(),
-        rounds: a.rounds,
+        rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
         max_rounds: a.max_rounds,
+        race: a.rounds.is_none() && a.precision.is_none(),
         budget_s: budget.map(|d| d.as_secs_f64()),
         timeout_s: a.timeout,
         full: a.full,

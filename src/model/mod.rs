@@ -1,10 +1,11 @@
 //! Plain data shared by every stage: suites, samples and their outcomes, CPU times,
-//! rekeying, algorithm lists and the options stored with a run. No I/O, and nothing
-//! else from the crate.
+//! rekeying, racing stops, algorithm lists and the options stored with a run. No I/O,
+//! and nothing else from the crate.
 
 pub mod algos;
 pub mod cpu;
 pub mod options;
+pub mod race;
 pub mod rekey;
 pub mod sample;
 pub mod suite;
@@ -14,6 +15,7 @@ pub use cpu::CpuTimes;
 pub use options::{
     FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
 };
+pub use race::{Stop, StopReason};
 pub use rekey::Rekey;
 pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Window};
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

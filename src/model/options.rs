@@ -18,6 +18,10 @@ pub struct RunOptions {
     /// Keep adding rounds until every suite's 95% CI is within this fraction.
     pub precision: Option<f64>,
     pub max_rounds: u32,
+    /// Race: after the first `rounds`, only the suites still not distinguishable from
+    /// their mode's best get more rounds (runs stored before racing read `false`).
+    #[serde(default)]
+    pub race: bool,
     /// Stop after this much time.
     pub budget_s: Option<f64>,
     pub timeout_s: u64,

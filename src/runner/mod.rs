@@ -2,12 +2,13 @@
 //! cipher (which also calibrates the transfer size, repeated larger while it is too short
 //! to tell, and sizes the first counted samples of every suite and mode of that cipher)
 //! and one for the connect items, then interleaved rounds in a shuffled order, with
-//! stop rules by rounds, precision and time budget. It never prints and never runs
-//! samples in parallel (they would disturb each other); progress goes to a callback and
-//! every sample to a [`Sink`] as soon as it is measured.
+//! stop rules by rounds, precision and time budget, or a race (see [`race`]). It never
+//! prints and never runs samples in parallel (they would disturb each other); progress
+//! goes to a callback and every sample to a [`Sink`] as soon as it is measured.
 
 pub mod checks;
 mod leads;
+pub mod race;
 mod retry;
 mod sizing;
 pub mod streams;
@@ -18,7 +19,7 @@ pub use sizing::*;
 
 use crate::analysis::{self, figure};
 use crate::measure::Transport;
-use crate::model::{FailureKind, Outcome, RunOptions, Sample, SampleRequest};
+use crate::model::{FailureKind, Outcome, RunOptions, Sample, SampleRequest, Stop};
 use crate::plan::Plan;
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
@@ -35,6 +36,8 @@ pub struct RunSettings {
     pub budget: Option<Duration>,
     pub timeout: Duration,
     pub seed: u64,
+    /// Race after the first `rounds` (see [`race`]).
+    pub race: bool,
 }
 
 impl RunSettings {
@@ -48,6 +51,7 @@ impl RunSettings {
             budget: o.budget_s.map(Duration::from_secs_f64),
             timeout: Duration::from_secs(o.timeout_s),
             seed,
+            race: o.race,
         }
     }
 }
@@ -55,6 +59,8 @@ impl RunSettings {
 /// Where samples go (the store); an error stops the run.
 pub trait Sink {
     fn record(&mut self, item: usize, round: u32, sample: &Sample) -> anyhow::Result<()>;
+    /// A raced item gets no more rounds, for this reason.
+    fn stopped(&mut self, item: usize, stop: Stop) -> anyhow::Result<()>;
 }
 
 /// Progress events for whoever displays them.
@@ -105,6 +111,8 @@ struct ItemState {
     warmup: Option<Sample>,
     refused: bool,
     figures: Vec<f64>,
+    /// The last counted round it was measured in.
+    last_round: u32,
 }
 
 /// The order of one round: all `items`, shuffled by the run's seed and the round number.
@@ -132,6 +140,10 @@ struct Runner<'a> {
     started: Instant,
     done_count: usize,
     total: usize,
+    /// A raced run's items still racing, once its first pass is over.
+    racing: Option<Vec<usize>>,
+    /// Counted samples the race may still spend.
+    race_left: usize,
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -161,19 +173,23 @@ pub fn run(
         started: Instant::now(),
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
+        racing: None,
+        race_left: 0,
     };
     r.replay(previous);
     if let Some(end) = r.warm_up()? {
         return Ok(end);
     }
     for round in 1..=settings.max_rounds {
-        let Some(items) = r.round_items(round) else {
+        let Some(items) = r.round_items(round)? else {
             break;
         };
         if let Some(end) = r.round(round, &items)? {
+            r.stop_racing()?;
             return Ok(end);
         }
     }
+    r.stop_racing()?;
     Ok(End::Complete)
 }
 
@@ -210,15 +226,23 @@ impl Runner<'_> {
     }
 
     /// The items of a counted round: every item not refused in the fixed rounds; past
-    /// them, with `--precision`, those whose interval is still wider than asked (`None`:
-    /// no more rounds).
-    fn round_items(&mut self, round: u32) -> Option<Vec<usize>> {
+    /// them, those still racing or, with `--precision`, those whose interval is still
+    /// wider than asked (`None`: no more rounds).
+    fn round_items(&mut self, round: u32) -> Result<Option<Vec<usize>>, Abort> {
         let live: Vec<usize> = (0..self.plan.items.len())
             .filter(|&i| !self.state[i].refused)
             .collect();
         if round <= self.settings.rounds {
-            return Some(live);
+            return Ok(Some(live));
         }
+        if self.settings.race {
+            return self.race_items(live);
+        }
+        Ok(self.imprecise(live))
+    }
+
+    /// With `--precision`, the items whose interval is still wider than asked.
+    fn imprecise(&mut self, live: Vec<usize>) -> Option<Vec<usize>> {
         let p = self.settings.precision?;
         let imprecise: Vec<usize> = live
             .into_iter()
@@ -253,7 +277,10 @@ impl Runner<'_> {
         let st = &mut self.state[item];
         if round == 0 {
             st.warmup = Some(s.clone());
-        } else if let Some(f) = figure(s) {
+            return;
+        }
+        st.last_round = st.last_round.max(round);
+        if let Some(f) = figure(s) {
             st.figures.push(f);
         }
     }
@@ -266,6 +293,12 @@ impl Runner<'_> {
             }
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
+            }
+            if round > self.settings.rounds && self.racing.is_some() {
+                if self.race_left == 0 {
+                    break;
+                }
+                self.race_left -= 1;
             }
             if self
                 .settings
@@ -301,7 +334,7 @@ impl Runner<'_> {
 mod tests {
     use super::*;
     use crate::measure::mock::Mock;
-    use crate::model::{Mode, Suite};
+    use crate::model::{Mode, StopReason, Suite};
     use crate::plan::PlanItem;
 
     fn plan(ciphers: &[&str]) -> Plan {
@@ -330,14 +363,19 @@ mod tests {
             budget: None,
             timeout: Duration::from_secs(5),
             seed: 7,
+            race: false,
         }
     }
 
     #[derive(Default)]
-    struct VecSink(Vec<(usize, u32, Sample)>);
+    struct VecSink(Vec<(usize, u32, Sample)>, Vec<(usize, Stop)>);
     impl Sink for VecSink {
         fn record(&mut self, item: usize, round: u32, s: &Sample) -> anyhow::Result<()> {
             self.0.push((item, round, s.clone()));
+            Ok(())
+        }
+        fn stopped(&mut self, item: usize, stop: Stop) -> anyhow::Result<()> {
+            self.1.push((item, stop));
             Ok(())
         }
     }
@@ -1085,6 +1123,144 @@ mod tests {
         let (noisy, steady) = counted_with(Some(0.5), 20);
         assert!((3..20).contains(&noisy), "{noisy}");
         assert_eq!(steady, 2);
+    }
+
+    /// Each suite's rate by name, alternating around it from one of its samples to the
+    /// next: `fast` 1000 ± 10 MB/s, `twin` the same, `close` 850 ± 100, `wide` 700 ± 300,
+    /// `farN` N × 10 steady.
+    #[derive(Default)]
+    struct Spread(std::collections::HashMap<String, u32>);
+    impl Transport for Spread {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let name = req.suite.cipher.clone().unwrap_or_default();
+            let calls = self.0.entry(name.clone()).or_default();
+            *calls += 1;
+            let sign = if *calls % 2 == 0 { 1.0 } else { -1.0 };
+            let rate = match name.as_str() {
+                "fast" | "twin" => 1000e6 + sign * 10e6,
+                "close" => 850e6 + sign * 100e6,
+                "wide" => 700e6 + sign * 300e6,
+                far => far[3..].parse::<f64>().unwrap() * 10e6,
+            };
+            at_rate(req, cancel, rate)
+        }
+    }
+
+    /// A raced run of `names` through [`Spread`]: its sink.
+    fn raced(names: &[&str], previous: &[(usize, u32, Sample)]) -> VecSink {
+        let mut sink = VecSink::default();
+        let mut s = settings(3);
+        s.race = true;
+        run(
+            &plan(names),
+            &s,
+            &mut Spread::default(),
+            &Cancel::new(),
+            &mut sink,
+            previous,
+            &mut |_| {},
+        )
+        .unwrap();
+        sink
+    }
+
+    fn rounds_of(sink: &VecSink, item: usize) -> Vec<u32> {
+        let rounds = sink.0.iter().filter(|s| s.0 == item && s.1 > 0);
+        rounds.map(|s| s.1).collect()
+    }
+
+    #[test]
+    fn a_race_drops_the_slow_and_measures_the_close_until_separated() {
+        let names = [
+            "fast", "close", "far10", "far20", "far30", "far40", "far50", "far60",
+        ];
+        let sink = raced(&names, &[]);
+        let stop = |item: usize| sink.1.iter().find(|s| s.0 == item).map(|s| s.1);
+        for (far, name) in names.iter().enumerate().skip(2) {
+            assert_eq!(rounds_of(&sink, far), [1, 2, 3], "{name}");
+            let dropped = Stop {
+                reason: StopReason::Dropped,
+                round: 3,
+            };
+            assert_eq!(stop(far), Some(dropped));
+        }
+        // 850 ± 100 against 1000 ± 10 (each warm-up took the first of its rates):
+        // 870 ± 136 still overlaps 1002 ± 14 after 5 rounds, 850 ± 115 is apart after 6.
+        assert_eq!(rounds_of(&sink, 1), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(rounds_of(&sink, 0), [1, 2, 3, 4, 5, 6]);
+        let separated = Stop {
+            reason: StopReason::Separated,
+            round: 6,
+        };
+        assert_eq!((stop(0), stop(1)), (Some(separated), Some(separated)));
+        assert_eq!(sink.1.len(), names.len(), "one stop per item");
+    }
+
+    #[test]
+    fn a_race_ends_with_its_budget() {
+        // 700 ± 300 against 1000 ± 10: 9 figures would tell them apart, but after a first
+        // pass of 6 samples the race may spend 6 more: 3 rounds each.
+        let sink = raced(&["fast", "wide"], &[]);
+        let extra = sink.0.iter().filter(|s| s.1 > 3).count();
+        assert_eq!(extra, race::default_extra(6));
+        for item in [0, 1] {
+            assert_eq!(rounds_of(&sink, item), [1, 2, 3, 4, 5, 6]);
+            let stop = sink.1.iter().find(|s| s.0 == item).unwrap().1;
+            let budget = Stop {
+                reason: StopReason::Budget,
+                round: 6,
+            };
+            assert_eq!(stop, budget);
+        }
+        // Twins race until the budget is spent, and stop tied at it.
+        let names = ["fast", "twin", "far10"];
+        let sink = raced(&names, &[]);
+        let extra = sink.0.iter().filter(|s| s.1 > 3).count();
+        assert_eq!(extra, race::default_extra(9));
+        let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
+        assert_eq!(
+            reasons,
+            [
+                (2, StopReason::Dropped),
+                (0, StopReason::Budget),
+                (1, StopReason::Budget)
+            ]
+        );
+        // A fixed design of the same suites records no stops and no extra rounds.
+        let mut fixed = VecSink::default();
+        run(
+            &plan(&names),
+            &settings(3),
+            &mut Spread::default(),
+            &Cancel::new(),
+            &mut fixed,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        assert!(fixed.1.is_empty());
+        assert_eq!(fixed.0.len(), 3 * 4);
+    }
+
+    #[test]
+    fn a_resumed_race_keeps_its_budget_and_repeats_no_slot() {
+        let names = ["fast", "wide"];
+        let whole = raced(&names, &[]);
+        // Interrupted after two of its racing samples.
+        let at = whole.0.iter().position(|s| s.1 > 3).unwrap() + 2;
+        let previous = whole.0[..at].to_vec();
+        let rest = raced(&names, &previous);
+        let mut slots: Vec<(usize, u32)> = previous.iter().map(|s| (s.0, s.1)).collect();
+        slots.extend(rest.0.iter().map(|s| (s.0, s.1)));
+        let n = slots.len();
+        slots.sort();
+        slots.dedup();
+        assert_eq!(slots.len(), n, "a slot was measured twice");
+        // A fresh budget would have given the resumed race 6 more samples, not 4.
+        let extra = slots.iter().filter(|s| s.1 > 3).count();
+        assert_eq!(extra, race::default_extra(6));
+        assert!(rest.1.iter().all(|s| s.1.reason == StopReason::Budget));
+        assert_eq!(rest.1.len(), 2);
     }
 
     #[test]

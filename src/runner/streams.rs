@@ -227,6 +227,9 @@ mod tests {
             self.0.push((item, round, s.clone()));
             Ok(())
         }
+        fn stopped(&mut self, _: usize, _: crate::model::Stop) -> anyhow::Result<()> {
+            unreachable!("parallel streams are not raced")
+        }
     }
 
     fn pick(mode: Mode) -> Pick {

@@ -22,7 +22,7 @@ pub use pg::{is_url, redact};
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
-use crate::model::{AlgoLists, PayloadKind, Sample};
+use crate::model::{AlgoLists, PayloadKind, Sample, Stop};
 use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use crate::target;
@@ -88,6 +88,10 @@ pub struct RunRecord {
     pub samples: i64,
     /// The client's unforced preference lists for the destination (`ssh -G`).
     pub client_defaults: AlgoLists,
+    /// A raced run: why each plan item stopped (empty for a fixed design, or before
+    /// schema v13).
+    #[serde(default)]
+    pub stops: Vec<(usize, Stop)>,
 }
 
 /// What a new run records.
@@ -267,6 +271,14 @@ impl Store {
         }
     }
 
+    /// Record why the items of a raced run stopped, each once (a later stop of an item
+    /// replaces its earlier one).
+    pub fn set_stops(&self, run_id: i64, stops: &[(usize, Stop)]) -> Result<()> {
+        let sql = "UPDATE runs SET stops_json = ?2 WHERE id = ?1";
+        self.execute(sql, &[run_id.into(), serde_json::to_string(stops)?.into()])?;
+        Ok(())
+    }
+
     pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
@@ -300,6 +312,10 @@ impl Store {
             client_defaults: defaults
                 .and_then(|j| serde_json::from_str(&j).ok())
                 .unwrap_or_default(),
+            stops: match row.get::<Option<String>>("stops_json")? {
+                Some(j) => serde_json::from_str(&j).context("reading a run's stops")?,
+                None => Vec::new(),
+            },
         })
     }
 

@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -127,6 +127,9 @@ CREATE TABLE fleet_hosts (
 );
 -- Reports read a run's samples in order: an index, not a sort of every sample.
 CREATE INDEX samples_by_run ON samples (run_id, id);
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN stops_json TEXT;                -- a raced run: why each item stopped
 "#,
 ];
 

@@ -8,7 +8,7 @@ use super::recommend::{self, Goal, Order, RecommendView};
 use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit};
 use super::show::SuiteRow;
 use crate::analysis::{self, Bound, SuiteStats};
-use crate::model::{AlgoKind, Mode, Suite};
+use crate::model::{AlgoKind, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use serde::Serialize;
 
@@ -30,6 +30,32 @@ pub struct ModeLine {
     /// and how much better the best suite is: a share (0.12 = 12% faster or quicker).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unforced: Option<(Suite, f64)>,
+    /// A raced run: how its suites of this mode stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub race: Option<RaceTally>,
+}
+
+/// How a mode's suites stopped in a race.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RaceTally {
+    pub dropped: usize,
+    pub separated: usize,
+    pub budget: usize,
+    /// The most rounds any of them got.
+    pub rounds: u32,
+}
+
+fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
+    let mut t = RaceTally::default();
+    for (_, _, stop) in scope.stops.iter().filter(|(m, _, _)| *m == mode) {
+        match stop.reason {
+            StopReason::Dropped => t.dropped += 1,
+            StopReason::Separated => t.separated += 1,
+            StopReason::Budget => t.budget += 1,
+        }
+        t.rounds = t.rounds.max(stop.round);
+    }
+    (t != RaceTally::default()).then_some(t)
 }
 
 /// Everything the headline says.
@@ -96,6 +122,7 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
         faster,
         ties,
         unforced,
+        race: race_tally(scope, mode),
     })
 }
 
@@ -202,6 +229,13 @@ fn mode_text(l: &ModeLine) -> String {
             )
         };
         text.push_str(&format!("\n         {what}"));
+    }
+    if let Some(t) = l.race {
+        text.push_str(&format!(
+            "\n         race: {} dropped at once, {} separated, {} tied at the budget; \
+             at most {} rounds",
+            t.dropped, t.separated, t.budget, t.rounds
+        ));
     }
     text
 }

@@ -5,7 +5,7 @@ use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
-use crate::model::{Mode, Sample, Suite};
+use crate::model::{Mode, PayloadKind, RunOptions, Sample, Stop, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::store::{RunRecord, StoredSample};
 
@@ -18,6 +18,8 @@ pub struct Scope<'a> {
     pub streams: Vec<StreamsFigure>,
     /// What the path carries, per transfer direction.
     pub ceilings: Vec<PathCeiling>,
+    /// Why each suite of a raced run stopped (the newest run's word for a suite).
+    pub stops: Vec<(Mode, Suite, Stop)>,
 }
 
 impl<'a> Scope<'a> {
@@ -40,6 +42,7 @@ impl<'a> Scope<'a> {
         let streams = analysis::streams::figures(&batches, single);
         Scope {
             ceilings: analysis::ceiling::ceilings(&stats, tcp),
+            stops: stops(runs),
             destination: runs
                 .last()
                 .map(|r| r.destination.clone())
@@ -49,6 +52,29 @@ impl<'a> Scope<'a> {
             streams,
         }
     }
+}
+
+/// The raced runs' stops by suite, as reports name suites; the newest run's first.
+fn stops(runs: &[RunRecord]) -> Vec<(Mode, Suite, Stop)> {
+    let mut out: Vec<(Mode, Suite, Stop)> = Vec::new();
+    for r in runs.iter().rev().filter(|r| !r.stops.is_empty()) {
+        let payload = serde_json::from_str::<RunOptions>(&r.options_json)
+            .map_or(PayloadKind::Random, |o| o.payload);
+        for (item, stop) in &r.stops {
+            let Some(planned) = r.plan.get(*item) else {
+                continue;
+            };
+            let mut suite = planned.suite.clone();
+            analysis::mark_suite(planned.mode, &mut suite, payload);
+            if !out
+                .iter()
+                .any(|(m, s, _)| *m == planned.mode && *s == suite)
+            {
+                out.push((planned.mode, suite, *stop));
+            }
+        }
+    }
+    out
 }
 
 /// The stored runs' statistics with the channel windows their transfers met: the newest
@@ -88,6 +114,12 @@ impl Scope<'_> {
     /// One suite's grade for this server.
     pub fn grade(&self, suite: &Suite) -> SuiteGrade {
         self.grader().suite(suite)
+    }
+
+    /// Why a raced suite stopped.
+    pub fn stop(&self, mode: Mode, suite: &Suite) -> Option<Stop> {
+        let found = self.stops.iter().find(|(m, s, _)| *m == mode && s == suite);
+        found.map(|(_, _, stop)| *stop)
     }
 
     pub fn run_ids(&self) -> Vec<i64> {

@@ -10,7 +10,7 @@ use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::workload::Verdict;
 use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
-use crate::model::{Mode, Phases, Rekey, Suite};
+use crate::model::{Mode, Phases, Rekey, Stop, Suite};
 use crate::offer::grade::SuiteGrade;
 use serde::Serialize;
 
@@ -92,6 +92,9 @@ pub struct SuiteRow {
     /// Connect: a pair not measured, its figure summed from its parts'.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sum: bool,
+    /// A raced run: why it got no more rounds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
 }
 
 impl SuiteRow {
@@ -101,6 +104,7 @@ impl SuiteRow {
             mode: s.mode,
             suite: s.suite.clone(),
             rank: r.rank,
+            stop: None,
             best: r.best,
             tie_with_best: r.tie_with_best,
             n: s.ok,
@@ -143,6 +147,7 @@ impl SuiteRow {
     pub fn in_scope(r: &Ranked, scope: &Scope) -> SuiteRow {
         SuiteRow {
             workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats),
+            stop: scope.stop(r.stats.mode, &r.stats.suite),
             ..SuiteRow::new(r, scope.grade(&r.stats.suite))
         }
     }
@@ -379,6 +384,10 @@ fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
         g.headers.push("Compression".into());
         g.headers.push("Ratio".into());
     }
+    let raced = sec.rows.iter().any(|r| r.stop.is_some());
+    if raced {
+        g.headers.push("Stopped".into());
+    }
     for r in &sec.rows {
         let mut row = row_cells(destination, r);
         if compressed {
@@ -388,9 +397,17 @@ fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
                     .map_or("-".into(), |f| format!("{f:.2}")),
             );
         }
+        if raced {
+            row.push(r.stop.map_or("-".into(), stop_text));
+        }
         g.row(row);
     }
     g
+}
+
+/// `dropped after 3` (rounds), `separated after 9`, `budget after 12`.
+fn stop_text(s: Stop) -> String {
+    format!("{} after {}", s.reason, s.round)
 }
 
 fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {

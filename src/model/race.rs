@@ -1,0 +1,64 @@
+//! Why a raced suite got no more rounds: the record a run keeps of its racing.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why an item stopped being measured in a raced run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StopReason {
+    /// Clearly behind its mode's best after the first pass.
+    Dropped,
+    /// Told apart from the best (or, for the best, from every other suite) by more
+    /// rounds.
+    Separated,
+    /// Still not distinguishable from the best when the budget ran out.
+    Budget,
+}
+
+impl StopReason {
+    pub const ALL: [StopReason; 3] = [
+        StopReason::Dropped,
+        StopReason::Separated,
+        StopReason::Budget,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Dropped => "dropped",
+            StopReason::Separated => "separated",
+            StopReason::Budget => "budget",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<StopReason> {
+        StopReason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One item's stop: why, and after how many counted samples' rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stop {
+    pub reason: StopReason,
+    /// The last counted round it was measured in.
+    pub round: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_read_back_as_written() {
+        for r in StopReason::ALL {
+            assert_eq!(StopReason::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(StopReason::parse("best"), None);
+    }
+}
