@@ -37,8 +37,12 @@ impl Scratch {
         remove_stale(&std::env::temp_dir(), prefix);
         let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
-        let lock = File::create(dir.path().join("lock"))?;
+        // Locked under another name first: a `lock` that exists unlocked for a moment
+        // would look abandoned to another sshbench starting at the same time.
+        let pending = dir.path().join("lock.new");
+        let lock = File::create(&pending)?;
         flock(&lock, libc::LOCK_EX | libc::LOCK_NB)?;
+        fs::rename(&pending, dir.path().join("lock"))?;
         Ok(Scratch { _lock: lock, dir })
     }
 
@@ -101,5 +105,21 @@ mod tests {
         let path = second.path().to_path_buf();
         drop(second);
         assert!(!path.exists(), "dropped means removed");
+    }
+
+    #[test]
+    fn a_directory_being_made_is_kept_and_a_made_one_holds_its_lock() {
+        let prefix = format!("sshbench-scratch-making-{}-", std::process::id());
+        // Another sshbench between making its directory and locking it: no `lock` yet.
+        let making = tempfile::Builder::new().prefix(&prefix).tempdir().unwrap();
+        File::create(making.path().join("lock.new")).unwrap();
+        let made = Scratch::create(&prefix).unwrap();
+        assert!(
+            making.path().exists(),
+            "a young directory without a lock stays"
+        );
+        let lock = File::open(made.path().join("lock")).unwrap();
+        assert!(flock(&lock, libc::LOCK_EX | libc::LOCK_NB).is_err(), "held");
+        assert!(!made.path().join("lock.new").exists());
     }
 }
