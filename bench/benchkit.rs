@@ -479,7 +479,7 @@ fn connect_sums(args: &[String]) -> Result<(), String> {
         .cloned()
         .collect();
     let (mut sums, mut measured) = (Vec::new(), Vec::new());
-    for s in analysis::connect::sums(&design) {
+    for s in analysis::sums::sums(&design) {
         let m = all
             .iter()
             .find(|m| m.suite == s.suite)

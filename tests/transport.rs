@@ -587,3 +587,127 @@ fn a_transfer_records_how_often_it_would_rekey_and_what_a_rekey_costs() {
         assert_eq!(s.rekey.expect("rekeying known").every, 4 << 20, "{mode}");
     }
 }
+
+/// Connections the sandbox sshd has accepted so far (one INFO line each).
+fn accepted(sb: &sshbench::sandbox::Sandbox) -> usize {
+    sb.log().matches("Accepted publickey").count()
+}
+
+/// Send, receive and echo of `s` as one group.
+fn group_of(s: &Suite) -> Vec<SampleRequest> {
+    let mut echo = req(Mode::Echo, s.clone(), 210);
+    echo.ramp = 10;
+    vec![
+        req(Mode::Send, s.clone(), 64 << 20),
+        req(Mode::Receive, s.clone(), 64 << 20),
+        echo,
+    ]
+}
+
+#[test]
+fn a_suites_samples_share_one_connection_and_keep_every_figure() {
+    let mut restrict = AlgoLists::new();
+    restrict.set(
+        AlgoKind::Cipher,
+        vec!["aes128-ctr".into(), "chacha20-poly1305@openssh.com".into()],
+    );
+    let sb = common::sandbox(restrict);
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+    let s = suite(
+        None,
+        None,
+        Some("aes128-ctr"),
+        Some("hmac-sha2-256-etm@openssh.com"),
+    );
+    let before = accepted(&sb);
+    let mut events = Vec::new();
+    let samples = t.measure_group(&group_of(&s), &cancel, &mut |i, s| {
+        events.push((i, s.is_some()))
+    });
+    assert_eq!(
+        accepted(&sb) - before,
+        1,
+        "one connection for three samples\n{}",
+        sb.log()
+    );
+    let order: Vec<(usize, bool)> = (0..3).flat_map(|i| [(i, false), (i, true)]).collect();
+    assert_eq!(events, order);
+    for sample in &samples {
+        assert_eq!(sample.outcome, Outcome::Success, "{sample:?}\n{}", sb.log());
+        let n = sample
+            .negotiated
+            .as_ref()
+            .expect("the master's negotiated names");
+        assert_eq!(n.cipher_cs.as_deref(), Some("aes128-ctr"));
+        assert_eq!(n.mac_sc.as_deref(), Some("hmac-sha2-256-etm@openssh.com"));
+        // The attached ssh only passes its pipes to the master: no CPU of its own.
+        assert!(sample.client_cpu.is_none(), "{sample:?}");
+    }
+    let (send, receive, echo) = (&samples[0], &samples[1], &samples[2]);
+    for x in [send, receive] {
+        assert!(x.throughput().is_some_and(|r| r > 1e6), "{x:?}");
+        assert!(x.server_cpu.is_some_and(|c| c.seconds > 0.0), "{x:?}");
+        // The master's own key exchange prices a rekey; its log gives the limits.
+        let rekey = x.rekey.expect("rekeying known");
+        assert!(rekey.seconds > 0.0 && rekey.every > 0, "{rekey:?}");
+        if cfg!(target_os = "linux") {
+            // The master moves the bytes: its CPU over the window, a real share of it.
+            let c = x.client_window_cpu.expect("the master's CPU");
+            assert!(c.seconds > 0.01, "{c:?}");
+        }
+    }
+    assert_eq!(echo.echoes.len(), 200);
+    // A compressed suite (ssh reports compression for a whole connection) and the old
+    // way both take a connection per sample.
+    let zlib = Suite {
+        compression: Some("zlib@openssh.com".into()),
+        ..s.clone()
+    };
+    let before = accepted(&sb);
+    let samples = t.measure_group(&group_of(&zlib), &cancel, &mut |_, _| {});
+    assert!(
+        samples.iter().all(|x| x.outcome.is_success()),
+        "{samples:?}"
+    );
+    assert_eq!(accepted(&sb) - before, 3);
+    // A suite the server refuses: every sample refused, one attempt.
+    let refused = suite(None, None, Some("aes256-gcm@openssh.com"), None);
+    let samples = t.measure_group(&group_of(&refused), &cancel, &mut |_, _| {});
+    for x in &samples {
+        assert!(
+            matches!(&x.outcome, Outcome::Refused { message } if message.contains("no matching cipher")),
+            "{x:?}"
+        );
+    }
+}
+
+#[test]
+fn shared_connection_figures_match_fresh_ones() {
+    // The same suite over fresh connections and over a shared one: the server CPU per
+    // byte over the window (what the CPU verdict reads) agrees within a factor that
+    // only a miscounted window (the master's handshake, another session) would break.
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+    let s = suite(None, None, Some("aes128-gcm@openssh.com"), None);
+    let per_gb = |x: &sshbench::model::Sample| {
+        let c = x.server_cpu.unwrap();
+        c.seconds / c.bytes as f64 * 1e9
+    };
+    let mut fresh = Vec::new();
+    let mut shared = Vec::new();
+    for _ in 0..3 {
+        for r in &group_of(&s)[..2] {
+            fresh.push(per_gb(&t.measure(r, &cancel)));
+        }
+        let g = t.measure_group(&group_of(&s), &cancel, &mut |_, _| {});
+        shared.extend(g[..2].iter().map(per_gb));
+    }
+    let median = |v: &mut Vec<f64>| analysis::median(v).unwrap();
+    let (f, sh) = (median(&mut fresh), median(&mut shared));
+    assert!(
+        sh / f > 0.6 && sh / f < 1.6,
+        "fresh {f:.3} s/GB, shared {sh:.3} s/GB"
+    );
+}

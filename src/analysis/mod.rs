@@ -1,11 +1,12 @@
 //! Statistics over samples: pure functions, no I/O.
 
 pub mod ceiling;
-pub mod connect;
 mod grouping;
+pub mod moderate;
 mod rank;
 pub mod streams;
 mod suites;
+pub mod sums;
 pub mod window;
 pub mod workload;
 
@@ -141,7 +142,7 @@ pub fn welch_p(a: &Summary, b: &Summary) -> Option<f64> {
 /// Student's t at 97.5% for `df` degrees of freedom (the 95% interval's factor). The
 /// inverse CDF is an iterative solve; reports need it once per suite and figure, so the
 /// small `df` that samples have are computed once.
-fn t975(df: usize) -> f64 {
+pub(crate) fn t975(df: usize) -> f64 {
     const CACHED: usize = 256;
     static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
     let solve = |df: usize| {

@@ -44,8 +44,8 @@ pub struct SuiteStats {
     /// Moved less than half of what the best suite of its mode moved on the same path:
     /// then the path (network, window) cannot be what limits it.
     pub behind_the_path: bool,
-    /// Connect: not measured as a pair but summed from its key exchange's and its host
-    /// key's figures (see `analysis::connect`).
+    /// Not measured as a pair but summed from the figures of its parts (a key exchange's
+    /// and a host key's, a cipher's and a MAC's: see `analysis::sums`).
     pub sum: bool,
     /// Send and receive: the channel window the sending side met and the path's round
     /// trip, when both are known (see [`mark_windows`]).
@@ -309,12 +309,14 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
     }
 }
 
-/// Group samples by (mode, suite), in the order suites first appear.
+/// Group samples by (mode, suite), in the order suites first appear; each mode's
+/// intervals moderated (see [`super::moderate`]).
 pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
     let mut stats: Vec<SuiteStats> = group(samples)
         .into_iter()
         .map(|(mode, suite, list)| suite_stats(mode, suite, &list))
         .collect();
+    super::moderate::moderate(&mut stats);
     mark_behind_the_path(&mut stats);
     stats
 }

@@ -112,6 +112,7 @@ impl Progress {
                     (None, None) => eprintln!("{line}"),
                 }
             }
+            Event::Checks { items } => self.say(&checks_line(items)),
         }
     }
 
@@ -149,4 +150,13 @@ fn describe(s: &Sample, verbose: bool) -> String {
         (false, _) => s.outcome.label().to_string(),
     };
     format!("{} {} {}", s.mode, s.suite.label(), figure)
+}
+
+/// The pairs the sums put first, measured as pairs: `measured as pairs: send aes256-ctr +
+/// umac-64-etm@openssh.com, ...`.
+fn checks_line(items: &[sshbench::plan::PlanItem]) -> String {
+    let each: Vec<String> = (items.iter())
+        .map(|i| format!("{} {}", i.mode, i.suite.label()))
+        .collect();
+    format!("sums measured as pairs: {}", each.join(", "))
 }

@@ -102,6 +102,7 @@ pub(super) fn build_plan(
         modes: &options.modes,
         vary_hostkeys: sandbox,
         full: options.full,
+        pairs: options.pairs,
         compression: options.compression,
         workload: &options.workload,
     })

@@ -1,11 +1,9 @@
-//! What follows complete rounds, stored with the run (and finished by `--resume`): the
-//! connect pairs that the sums put first, measured directly, and with `--streams N` the
-//! parallel batches of the run's best send and receive suites.
+//! What follows complete rounds, stored with the run (and finished by `--resume`): with
+//! `--streams N` the parallel batches of the run's best send and receive suites.
 
 use super::progress::Progress;
 use sshbench::measure::Transport;
 use sshbench::model::{RunOptions, Sample};
-use sshbench::runner::checks::{self, Checks};
 use sshbench::runner::streams::{self, Batches};
 use sshbench::runner::{Abort, End, Sink};
 use sshbench::store::{Selection, Store};
@@ -35,9 +33,8 @@ fn stored(cx: &Context) -> Result<Vec<(usize, Sample)>, Abort> {
     Ok(stored.into_iter().map(|s| (s.item, s.sample)).collect())
 }
 
-/// The rounds' result, followed, when they completed, by the connect checks (where
-/// pairs were summed) and the `--streams` batches (when asked for), both picked from
-/// the run's samples as stored after the rounds.
+/// The rounds' result, followed, when they completed, by the `--streams` batches (when
+/// asked for), picked from the run's samples as stored after the rounds.
 pub fn after_rounds(
     rounds: Result<End, Abort>,
     cx: &Context,
@@ -49,41 +46,11 @@ pub fn after_rounds(
     }
     let samples = stored(cx)?;
     let done: HashSet<(usize, u32)> = cx.previous.iter().map(|(i, r, _)| (*i, *r)).collect();
-    connect_checks(&samples, &done, cx, transport, sink)?;
     if let Some(n) = cx.options.streams {
         let picks = streams::picks(samples.iter().map(|(_, s)| s));
         parallel(n, &picks, &done, cx, transport, sink)?;
     }
     rounds
-}
-
-/// The summed connect pairs quickest to connect, measured as pairs.
-fn connect_checks(
-    samples: &[(usize, Sample)],
-    done: &HashSet<(usize, u32)>,
-    cx: &Context,
-    transport: &mut dyn Transport,
-    sink: &mut dyn Sink,
-) -> Result<(), Abort> {
-    let refs: Vec<(usize, &Sample)> = samples.iter().map(|(i, s)| (*i, s)).collect();
-    let picks = checks::picks(&refs, cx.items);
-    if picks.is_empty() {
-        return Ok(());
-    }
-    let labels: Vec<String> = picks.iter().map(|s| s.label()).collect();
-    cx.progress.say(&format!(
-        "connect, measured as pairs: {}",
-        labels.join(", ")
-    ));
-    let c = Checks {
-        items: cx.items,
-        rounds: cx.options.rounds,
-        timeout: Duration::from_secs(cx.options.timeout_s),
-        done,
-    };
-    checks::run(&c, &picks, transport, cx.cancel, sink, &mut |e| {
-        cx.progress.event(e)
-    })
 }
 
 /// `n` parallel streams of each pick, in batches.

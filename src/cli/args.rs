@@ -342,6 +342,16 @@ pub enum PayloadArg {
     Zeros,
 }
 
+/// How samples get their connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ConnectionsArg {
+    /// One connection per suite and round; its send, receive and echo samples are
+    /// sessions over it (an OpenSSH control master)
+    Suite,
+    /// A fresh connection for every sample
+    Sample,
+}
+
 /// How the local sandbox's client and server share the CPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CpusArg {
@@ -582,10 +592,25 @@ pub struct RunArgs {
 
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
     /// AEAD ciphers with every MAC, every key exchange with every host key), as classic
-    /// benchmark scripts do. Slow. Without it, connect measures each key exchange with
-    /// one host key and each host key with one key exchange and sums the other pairs.
+    /// benchmark scripts do. Slow.
     #[arg(long)]
     pub full: bool,
+
+    /// Measure every pair: each key exchange with each host key, each cipher with each
+    /// MAC. Without it, connect measures each key exchange beside one host key and each
+    /// host key beside one key exchange, send/receive/echo each cipher beside one MAC and
+    /// each MAC beside one cipher, and the other pairs are sums of their parts (a
+    /// connection costs its key exchange plus its host key, a byte its cipher plus its
+    /// MAC); the pairs the sums put first are then measured as pairs.
+    #[arg(long)]
+    pub pairs: bool,
+
+    /// How samples get their connections: `suite` opens one per suite and round, and
+    /// its send, receive and echo samples run as sessions over it, each with its own
+    /// ramp (the handshake is paid once, not per sample); `sample` opens a fresh
+    /// connection for every sample. Connect samples are fresh connections either way.
+    #[arg(long, value_enum, default_value = "suite", value_name = "HOW")]
+    pub connections: ConnectionsArg,
 
     /// Seed for the shuffled order (recorded with the run); random by default.
     #[arg(long, value_name = "N")]
@@ -602,7 +627,7 @@ pub struct RunArgs {
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
-    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "rounds", "seed", "compression"])]
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "pairs", "connections", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
 
     /// End with every suite's tables (as `sshbench show` prints them) instead of the

@@ -1,8 +1,8 @@
 //! Owned, validated configuration built from the parsed command line. No clap types
 //! travel past this module.
 
-use super::args::{CpusArg, PayloadArg, RunArgs, SshArgs};
-use crate::model::{Filters, LabOptions, Mode, PayloadKind, Placement, RunOptions};
+use super::args::{ConnectionsArg, CpusArg, PayloadArg, RunArgs, SshArgs};
+use crate::model::{Connections, Filters, LabOptions, Mode, PayloadKind, Placement, RunOptions};
 use crate::plan::filter;
 use anyhow::{Result, bail};
 use std::path::PathBuf;
@@ -104,6 +104,11 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         budget_s: budget.map(|d| d.as_secs_f64()),
         timeout_s: a.timeout,
         full: a.full,
+        pairs: a.pairs,
+        connections: match a.connections {
+            ConnectionsArg::Suite => Connections::PerSuite,
+            ConnectionsArg::Sample => Connections::PerSample,
+        },
         compression: a.compression,
         lab: LabOptions {
             cpu: a.sandbox_cpu,

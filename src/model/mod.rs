@@ -13,7 +13,7 @@ pub mod suite;
 pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
 pub use options::{
-    FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
+    Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
 };
 pub use race::{Stop, StopReason};
 pub use rekey::Rekey;

@@ -26,6 +26,14 @@ pub struct RunOptions {
     pub budget_s: Option<f64>,
     pub timeout_s: u64,
     pub full: bool,
+    /// Measure every pair (key exchange × host key, cipher × MAC) instead of each name
+    /// beside one reference and the other pairs as sums (runs stored before read `false`).
+    #[serde(default)]
+    pub pairs: bool,
+    /// How the samples of a suite reach the server (runs stored before this existed
+    /// opened a connection per sample).
+    #[serde(default)]
+    pub connections: Connections,
     pub filters: Filters,
     /// Also measure every transfer suite with zlib compression.
     #[serde(default)]
@@ -46,6 +54,19 @@ pub struct RunOptions {
     /// suites (`--streams`).
     #[serde(default)]
     pub streams: Option<u32>,
+}
+
+/// How samples get their connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connections {
+    /// A fresh connection for every sample.
+    #[default]
+    PerSample,
+    /// One connection per suite and round: its send, receive and echo samples are
+    /// sessions over it (an OpenSSH control master); connect samples are fresh
+    /// connections whatever this says.
+    PerSuite,
 }
 
 /// The data of the workload modes and the tools' option variants.

@@ -221,6 +221,18 @@ impl Suite {
         }
     }
 
+    /// Force `kind` to `name` (`None`: not forced).
+    pub fn set(&mut self, kind: AlgoKind, name: Option<String>) {
+        let slot = match kind {
+            AlgoKind::Kex => &mut self.kex,
+            AlgoKind::HostKey => &mut self.hostkey,
+            AlgoKind::Cipher => &mut self.cipher,
+            AlgoKind::Mac => &mut self.mac,
+            AlgoKind::Compression => &mut self.compression,
+        };
+        *slot = name;
+    }
+
     /// A compact human label: the forced parts joined by " + ".
     pub fn label(&self) -> String {
         let parts: Vec<&str> = [

@@ -1,11 +1,13 @@
 //! Which measurements to take: suites built from the negotiable offer and the filters.
 //!
 //! Only measurements that can differ are planned: `connect` varies key exchange × host
-//! key algorithm (host keys only where they can be verified), `send`/`receive` vary
-//! cipher × MAC with each AEAD cipher measured once (its MAC is implicit), and an alias
-//! (`curve25519-sha256@libssh.org`) is not measured again beside its canonical name.
-//! `full` gives the classic scripts' whole product instead (key exchange × cipher × MAC
-//! for transfers too, AEAD ciphers with every MAC).
+//! key algorithm (host keys only where they can be verified), `send`/`receive`/`echo`
+//! vary cipher × MAC with each AEAD cipher measured once (its MAC is implicit), and an
+//! alias (`curve25519-sha256@libssh.org`) is not measured again beside its canonical
+//! name. Both products are factorized: each name beside one reference of the other kind,
+//! the other pairs being sums (`analysis::sums`); `pairs` measures every pair, and `full`
+//! gives the classic scripts' whole product (key exchange × cipher × MAC for transfers
+//! too, AEAD ciphers with every MAC).
 
 pub mod filter;
 
@@ -43,6 +45,8 @@ pub struct PlanInput<'a> {
     pub vary_hostkeys: bool,
     /// The whole cartesian product, as classic benchmark scripts measure it.
     pub full: bool,
+    /// Every pair measured (key exchange × host key, cipher × MAC), no sums.
+    pub pairs: bool,
     /// Measure every transfer suite a second time with zlib compression.
     pub compression: bool,
     /// The workloads' tool option variants.
@@ -121,7 +125,7 @@ fn reference(names: &[String], preferred: &str) -> String {
 /// verify (the sandbox, or when asked for). A connection costs its key exchange's work
 /// plus its host key's plus a constant, so by default each key exchange is measured with
 /// one host key and each host key with one key exchange, and the other pairs are sums
-/// (`analysis::connect`); `full` measures every pair.
+/// (`analysis::sums`); `full` measures every pair.
 fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanItem>> {
     let kexes = select(input, AlgoKind::Kex, notes)?;
     let vary = input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some();
@@ -141,7 +145,7 @@ fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanI
     if hostkeys.is_empty() {
         return Ok(kexes.iter().map(|k| item(k, None)).collect());
     }
-    if input.full || kexes.len() == 1 || hostkeys.len() == 1 {
+    if input.full || input.pairs || kexes.len() == 1 || hostkeys.len() == 1 {
         let pairs = kexes
             .iter()
             .flat_map(|k| hostkeys.iter().map(move |h| (k, h)));
@@ -165,17 +169,83 @@ fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanI
         "pairs are sums"
     };
     notes.push(format!(
-        "connect: {} key exchanges with {href} and {} host keys with {kref}; the other {others} {sums} of their parts (--full measures every pair)",
+        "connect: {} key exchanges with {href} and {} host keys with {kref}; the other {others} {sums} of their parts (--pairs measures every pair)",
         kexes.len(),
         hostkeys.len(),
     ));
     Ok(items)
 }
 
-/// The session suites: cipher × MAC, each AEAD cipher once (with `--full`, with every
-/// MAC and every key exchange, as the classic scripts' whole product), and with
+/// The cipher and MAC the other names are measured beside in a factorized design: the
+/// most common ones, where the lists have them.
+const REFERENCE_CIPHER: &str = "aes128-ctr";
+const REFERENCE_MACS: [&str; 2] = ["hmac-sha2-256-etm@openssh.com", "hmac-sha2-256"];
+
+/// The cipher × MAC pairs of one key exchange (`None` unless `--full`): every pair, each
+/// AEAD cipher once; or, factorized (the default, with two or more ciphers that take a
+/// MAC and two or more MACs), each cipher beside one reference MAC and each MAC beside
+/// one reference cipher, the other pairs being sums of their parts (`analysis::sums`).
+fn pairs_of(
+    input: &PlanInput,
+    ciphers: &[String],
+    macs: &[String],
+    kex: &Option<String>,
+    modes: &str,
+) -> (Vec<Suite>, Option<String>) {
+    let suite = |c: &String, m: Option<&String>| Suite {
+        kex: kex.clone(),
+        cipher: Some(c.clone()),
+        mac: m.cloned(),
+        ..Suite::default()
+    };
+    let plain: Vec<String> = (ciphers.iter())
+        .filter(|c| input.full || !input.client.is_aead(c))
+        .cloned()
+        .collect();
+    let every = |c: &String| -> Vec<Option<&String>> {
+        if input.client.is_aead(c) && !input.full {
+            vec![None]
+        } else {
+            macs.iter().map(Some).collect()
+        }
+    };
+    if input.full || input.pairs || plain.len() < 2 || macs.len() < 2 {
+        let all = ciphers
+            .iter()
+            .flat_map(|c| every(c).into_iter().map(move |m| suite(c, m)));
+        return (all.collect(), None);
+    }
+    let cref = reference(&plain, REFERENCE_CIPHER);
+    let mref = (REFERENCE_MACS.iter())
+        .find_map(|p| macs.iter().find(|m| m == p))
+        .unwrap_or(&macs[0])
+        .clone();
+    let mut out: Vec<Suite> = (ciphers.iter())
+        .map(|c| suite(c, (!input.client.is_aead(c)).then_some(&mref)))
+        .collect();
+    out.extend(
+        macs.iter()
+            .filter(|m| **m != mref)
+            .map(|m| suite(&cref, Some(m))),
+    );
+    let others = plain.len() * macs.len() - plain.len() - macs.len() + 1;
+    let note = format!(
+        "{modes}: {} ciphers with {mref} and {} MACs with {cref}; the other {others} {} of their parts (--pairs measures every pair)",
+        plain.len(),
+        macs.len(),
+        if others == 1 {
+            "pair is a sum"
+        } else {
+            "pairs are sums"
+        },
+    );
+    (out, Some(note))
+}
+
+/// The session suites: cipher × MAC (see [`pairs_of`]; with `--full`, with every MAC
+/// and every key exchange, as the classic scripts' whole product), and with
 /// `--compression` each again with zlib.
-fn session_suites(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<Suite>> {
+fn session_suites(input: &PlanInput, modes: &str, notes: &mut Vec<String>) -> Result<Vec<Suite>> {
     let ciphers = select(input, AlgoKind::Cipher, notes)?;
     let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
     let macs = if needs_mac {
@@ -193,21 +263,9 @@ fn session_suites(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<Suit
     };
     let mut suites = Vec::new();
     for kex in &kexes {
-        for c in &ciphers {
-            let pairs: Vec<Option<&String>> = if input.client.is_aead(c) && !input.full {
-                vec![None]
-            } else {
-                macs.iter().map(Some).collect()
-            };
-            for m in pairs {
-                suites.push(Suite {
-                    kex: kex.clone(),
-                    cipher: Some(c.clone()),
-                    mac: m.cloned(),
-                    ..Suite::default()
-                });
-            }
-        }
+        let (pairs, note) = pairs_of(input, &ciphers, &macs, kex, modes);
+        suites.extend(pairs);
+        notes.extend(note);
     }
     if input.compression {
         let zlib: Vec<Suite> = suites
@@ -258,7 +316,8 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
         .filter(|m| m.varies_cipher())
         .collect();
     if !session.is_empty() {
-        let suites = session_suites(input, &mut plan.notes)?;
+        let names: Vec<&str> = session.iter().map(|m| m.as_str()).collect();
+        let suites = session_suites(input, &names.join(", "), &mut plan.notes)?;
         for mode in session {
             plan.items.extend(suites.iter().map(|s| PlanItem {
                 mode,
@@ -326,6 +385,7 @@ mod tests {
             modes,
             vary_hostkeys: false,
             full: false,
+            pairs: false,
             compression: false,
             workload: &NO_VARIANTS,
         }
@@ -360,23 +420,25 @@ mod tests {
                 .filter(|i| i.mode == m && i.suite.tool.as_deref() == tool)
                 .count()
         };
+        // Factorized: aes128-ctr and 3des-cbc with one MAC, the other MAC with
+        // aes128-ctr, and the AEAD cipher.
         assert_eq!(
             (count(Mode::Send, None), count(Mode::SftpPutTree, None)),
-            (5, 5)
+            (4, 4)
         );
         assert_eq!(
             (
                 count(Mode::SftpPutTree, Some("-R 256")),
                 count(Mode::SftpPutTree, Some("-B 65536"))
             ),
-            (5, 5)
+            (4, 4)
         );
         assert_eq!(
             (
                 count(Mode::RsyncGetFile, Some("--whole-file")),
                 count(Mode::RsyncGetFile, Some("-R 256"))
             ),
-            (5, 0)
+            (4, 0)
         );
         assert_eq!(
             plan.items
@@ -395,7 +457,11 @@ mod tests {
     fn aead_measured_once_and_aliases_folded() {
         let c = client();
         let f = Filters::default();
-        let plan = build(&input(&c, None, &f, &Mode::ALL)).unwrap();
+        let plan = build(&PlanInput {
+            pairs: true,
+            ..input(&c, None, &f, &Mode::ALL)
+        })
+        .unwrap();
         let count = |m: Mode| plan.items.iter().filter(|i| i.mode == m).count();
         assert_eq!(count(Mode::Connect), 2, "alias of curve25519 folded");
         // aes128-ctr × 2 MACs + 3des-cbc × 2 MACs + one AEAD.
@@ -501,6 +567,63 @@ mod tests {
     }
 
     #[test]
+    fn ciphers_and_macs_are_measured_apart_unless_every_pair_is_asked_for() {
+        let mut c = client();
+        c.lists.set(
+            AlgoKind::Cipher,
+            v(&[
+                "aes256-ctr",
+                "aes128-ctr",
+                "aes128-gcm@openssh.com",
+                "3des-cbc",
+            ]),
+        );
+        c.lists.set(
+            AlgoKind::Mac,
+            v(&[
+                "hmac-sha1",
+                "hmac-sha2-256-etm@openssh.com",
+                "umac-64-etm@openssh.com",
+            ]),
+        );
+        let f = Filters::default();
+        let inp = input(&c, None, &f, &[Mode::Send, Mode::Echo]);
+        let plan = build(&inp).unwrap();
+        let send: Vec<String> = (plan.items.iter())
+            .filter(|i| i.mode == Mode::Send)
+            .map(|i| i.suite.label())
+            .collect();
+        assert_eq!(
+            send,
+            [
+                "aes256-ctr + hmac-sha2-256-etm@openssh.com",
+                "aes128-ctr + hmac-sha2-256-etm@openssh.com",
+                "aes128-gcm@openssh.com",
+                "3des-cbc + hmac-sha2-256-etm@openssh.com",
+                "aes128-ctr + hmac-sha1",
+                "aes128-ctr + umac-64-etm@openssh.com",
+            ]
+        );
+        let note = "send, echo: 3 ciphers with hmac-sha2-256-etm@openssh.com and 3 MACs with aes128-ctr; the other 4 pairs are sums of their parts (--pairs measures every pair)";
+        assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
+        let every = build(&PlanInput { pairs: true, ..inp }).unwrap();
+        let count = |p: &Plan| p.items.iter().filter(|i| i.mode == Mode::Echo).count();
+        assert_eq!((count(&plan), count(&every)), (6, 10));
+        // One MAC (or one cipher that takes a MAC) is its own whole product.
+        let one = Filters {
+            macs: Some(FilterSpec::Only(v(&["hmac-sha1"]))),
+            ..Filters::default()
+        };
+        let narrow = build(&input(&c, None, &one, &[Mode::Send])).unwrap();
+        assert_eq!(narrow.items.len(), 4);
+        assert!(
+            narrow.notes.iter().all(|n| !n.contains("sums")),
+            "{:?}",
+            narrow.notes
+        );
+    }
+
+    #[test]
     fn compression_doubles_session_suites_only() {
         let c = client();
         let f = Filters::default();
@@ -512,7 +635,7 @@ mod tests {
             .iter()
             .filter(|i| i.suite.compression.is_some())
             .count();
-        assert_eq!(zlib, 15, "5 send + 5 receive + 5 echo suites with zlib");
+        assert_eq!(zlib, 12, "4 send + 4 receive + 4 echo suites with zlib");
         assert!(
             plan.items
                 .iter()

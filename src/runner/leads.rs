@@ -4,7 +4,7 @@
 use super::{ItemState, Runner};
 use crate::analysis::figure;
 use crate::model::{Mode, Sample};
-use crate::plan::Plan;
+use crate::plan::{Plan, PlanItem};
 
 /// For each item, its lead: the earlier item whose warm-up stands for it, if any. A
 /// connect item is led by the plan's first connect item; a send, receive or echo item by
@@ -16,7 +16,11 @@ use crate::plan::Plan;
 /// the lead's warm-up, later rounds from the suite's own samples). Items with a lead
 /// skip their own warm-up.
 pub fn leads(plan: &Plan) -> Vec<Option<usize>> {
-    let items = &plan.items;
+    leads_of(&plan.items)
+}
+
+/// [`leads`] of a list of items.
+pub fn leads_of(items: &[PlanItem]) -> Vec<Option<usize>> {
     (0..items.len())
         .map(|i| {
             let (mode, suite) = (items[i].mode, &items[i].suite);
@@ -44,7 +48,7 @@ impl Runner<'_> {
     /// Whether `item`'s lead's warm-up succeeded and told what `item` needs (a connect
     /// item needs nothing but the success).
     pub(super) fn lead_warmed(&self, item: usize) -> bool {
-        match self.plan.items[item].mode {
+        match self.items[item].mode {
             Mode::Connect => self.lead_warmup(item).is_some(),
             _ => self.lead_estimate(item).is_some(),
         }
@@ -56,7 +60,7 @@ impl Runner<'_> {
     /// or it told nothing.
     pub(super) fn lead_estimate(&self, item: usize) -> Option<f64> {
         let w = self.lead_warmup(item)?;
-        match self.plan.items[item].mode {
+        match self.items[item].mode {
             Mode::Send | Mode::Receive => w.throughput(),
             Mode::Echo if w.mode == Mode::Echo => figure(w),
             Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
@@ -69,9 +73,8 @@ impl Runner<'_> {
     /// The state of the other suites of `item`'s cipher (and compression) measured in
     /// the same mode: same order of rate, so each tells about the others.
     pub(super) fn siblings(&self, item: usize) -> impl Iterator<Item = &ItemState> {
-        let planned = &self.plan.items[item];
-        self.plan
-            .items
+        let planned = &self.items[item];
+        self.items
             .iter()
             .zip(&self.state)
             .filter(move |(p, _)| {

@@ -2,11 +2,15 @@
 //! cipher (which also calibrates the transfer size, repeated larger while it is too short
 //! to tell, and sizes the first counted samples of every suite and mode of that cipher)
 //! and one for the connect items, then interleaved rounds in a shuffled order, with
-//! stop rules by rounds, precision and time budget, or a race (see [`race`]). It never
-//! prints and never runs samples in parallel (they would disturb each other); progress
-//! goes to a callback and every sample to a [`Sink`] as soon as it is measured.
+//! stop rules by rounds, precision and time budget, or a race (see [`race`]). After the
+//! first pass the pairs its sums put first are measured as pairs too ([`checks`]). With
+//! `--connections suite` the samples of one suite in a round share one connection
+//! ([`group`]). It never prints and never runs samples in parallel (they would disturb
+//! each other); progress goes to a callback and every sample to a [`Sink`] as soon as it
+//! is measured.
 
 pub mod checks;
+mod group;
 mod leads;
 pub mod race;
 mod retry;
@@ -17,10 +21,10 @@ pub use leads::leads;
 pub use retry::{ATTEMPTS, MAX_CONSECUTIVE_FAILURES};
 pub use sizing::*;
 
-use crate::analysis::{self, figure};
+use crate::analysis::figure;
 use crate::measure::Transport;
-use crate::model::{FailureKind, Outcome, RunOptions, Sample, SampleRequest, Stop};
-use crate::plan::Plan;
+use crate::model::{Connections, FailureKind, Outcome, RunOptions, Sample, SampleRequest, Stop};
+use crate::plan::{Plan, PlanItem};
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -38,6 +42,8 @@ pub struct RunSettings {
     pub seed: u64,
     /// Race after the first `rounds` (see [`race`]).
     pub race: bool,
+    /// Whether a suite's samples of one round share a connection.
+    pub connections: Connections,
 }
 
 impl RunSettings {
@@ -52,15 +58,17 @@ impl RunSettings {
             timeout: Duration::from_secs(o.timeout_s),
             seed,
             race: o.race,
+            connections: o.connections,
         }
     }
 }
 
 /// Where samples go (the store); an error stops the run.
 pub trait Sink {
-    fn record(&mut self, item: usize, round: u32, sample: &Sample) -> anyhow::Result<()>;
+    /// A sample of the item stored at `slot` (see [`checks::slot`]).
+    fn record(&mut self, slot: usize, round: u32, sample: &Sample) -> anyhow::Result<()>;
     /// A raced item gets no more rounds, for this reason.
-    fn stopped(&mut self, item: usize, stop: Stop) -> anyhow::Result<()>;
+    fn stopped(&mut self, slot: usize, stop: Stop) -> anyhow::Result<()>;
 }
 
 /// Progress events for whoever displays them.
@@ -80,6 +88,8 @@ pub enum Event<'a> {
         /// This attempt failed and will be retried.
         retrying: bool,
     },
+    /// After the first pass: these summed pairs are measured as pairs.
+    Checks { items: &'a [PlanItem] },
 }
 
 /// How a run ended without error.
@@ -111,6 +121,9 @@ struct ItemState {
     warmup: Option<Sample>,
     refused: bool,
     figures: Vec<f64>,
+    /// The figures of the first pass (rounds 1 to `--rounds`), which the checks are
+    /// picked from, whatever a resumed run measured since.
+    first: Vec<f64>,
     /// The last counted round it was measured in.
     last_round: u32,
 }
@@ -125,12 +138,15 @@ pub fn round_order(items: &[usize], seed: u64, round: u32) -> Vec<usize> {
 }
 
 struct Runner<'a> {
-    plan: &'a Plan,
+    /// The plan's items, then the checks once the first pass has picked them.
+    items: Vec<PlanItem>,
+    planned: usize,
     settings: &'a RunSettings,
     transport: &'a mut dyn Transport,
     cancel: &'a Cancel,
     sink: &'a mut dyn Sink,
     progress: &'a mut dyn FnMut(Event),
+    /// Stored `(slot, round)`s.
     done: HashSet<(usize, u32)>,
     state: Vec<ItemState>,
     /// For each item, the earlier item of the same suite that warms it up (see [`leads`]).
@@ -144,10 +160,14 @@ struct Runner<'a> {
     racing: Option<Vec<usize>>,
     /// Counted samples the race may still spend.
     race_left: usize,
+    /// Stored samples of checks, taken in once the checks are known.
+    pending: Vec<(usize, u32, Sample)>,
+    /// The checks have been picked.
+    checked: bool,
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
-/// `(item, round, sample)`; their slots are not measured again.
+/// `(slot, round, sample)`; their slots are not measured again.
 pub fn run(
     plan: &Plan,
     settings: &RunSettings,
@@ -159,7 +179,8 @@ pub fn run(
 ) -> Result<End, Abort> {
     let n = plan.items.len();
     let mut r = Runner {
-        plan,
+        items: plan.items.clone(),
+        planned: n,
         settings,
         transport,
         cancel,
@@ -175,34 +196,61 @@ pub fn run(
         total: n * (1 + settings.rounds as usize),
         racing: None,
         race_left: 0,
+        pending: Vec::new(),
+        checked: false,
     };
     r.replay(previous);
-    if let Some(end) = r.warm_up()? {
-        return Ok(end);
-    }
-    for round in 1..=settings.max_rounds {
-        let Some(items) = r.round_items(round)? else {
-            break;
-        };
-        if let Some(end) = r.round(round, &items)? {
-            r.stop_racing()?;
-            return Ok(end);
-        }
-    }
+    let end = r.rounds();
     r.stop_racing()?;
-    Ok(End::Complete)
+    end
 }
 
 impl Runner<'_> {
-    /// Take in what an interrupted run already stored.
+    /// Warm-ups, the first pass, its checks, and the rounds after it.
+    fn rounds(&mut self) -> Result<End, Abort> {
+        if let Some(end) = self.warm_up()? {
+            return Ok(end);
+        }
+        for round in 1..=self.settings.max_rounds {
+            let Some(items) = self.round_items(round)? else {
+                break;
+            };
+            if let Some(end) = self.round(round, &items)? {
+                return Ok(end);
+            }
+            if round == self.settings.rounds
+                && let Some(end) = self.checks()?
+            {
+                return Ok(end);
+            }
+        }
+        Ok(End::Complete)
+    }
+
+    /// Where item `i` is stored: the plan's items at their index, checks after the
+    /// streams' slots.
+    fn slot(&self, i: usize) -> usize {
+        if i < self.planned {
+            i
+        } else {
+            checks::slot(self.planned, i - self.planned)
+        }
+    }
+
+    /// Take in what an interrupted run already stored; the checks' samples wait until
+    /// the checks are known again.
     fn replay(&mut self, previous: &[(usize, u32, Sample)]) {
-        for (item, round, s) in previous {
-            if *item >= self.plan.items.len() {
+        for (slot, round, s) in previous {
+            if *slot >= checks::slot(self.planned, 0) {
+                self.pending.push((*slot, *round, s.clone()));
                 continue;
             }
-            self.done.insert((*item, *round));
+            if *slot >= self.planned {
+                continue;
+            }
+            self.done.insert((*slot, *round));
             self.done_count += 1;
-            self.take_in(*item, *round, s);
+            self.take_in(*slot, *round, s);
         }
     }
 
@@ -210,7 +258,7 @@ impl Runner<'_> {
     /// those whose lead's warm-up gave nothing to go on (it failed, or was refused: then
     /// this item finds out for itself, and may be refused where its lead was not).
     fn warm_up(&mut self) -> Result<Option<End>, Abort> {
-        let all: Vec<usize> = (0..self.plan.items.len()).collect();
+        let all: Vec<usize> = (0..self.items.len()).collect();
         let (first, followers): (Vec<usize>, Vec<usize>) =
             all.iter().partition(|&&i| self.leads[i].is_none());
         self.total -= followers.len();
@@ -229,7 +277,7 @@ impl Runner<'_> {
     /// them, those still racing or, with `--precision`, those whose interval is still
     /// wider than asked (`None`: no more rounds).
     fn round_items(&mut self, round: u32) -> Result<Option<Vec<usize>>, Abort> {
-        let live: Vec<usize> = (0..self.plan.items.len())
+        let live: Vec<usize> = (0..self.items.len())
             .filter(|&i| !self.state[i].refused)
             .collect();
         if round <= self.settings.rounds {
@@ -241,16 +289,20 @@ impl Runner<'_> {
         Ok(self.imprecise(live))
     }
 
-    /// With `--precision`, the items whose interval is still wider than asked.
+    /// With `--precision`, the items whose (moderated) interval is still wider than
+    /// asked.
     fn imprecise(&mut self, live: Vec<usize>) -> Option<Vec<usize>> {
         let p = self.settings.precision?;
+        let summaries = self.summaries(&live, |st| &st.figures);
         let imprecise: Vec<usize> = live
             .into_iter()
-            .filter(|&i| {
-                analysis::summarize(&self.state[i].figures)
-                    .and_then(|s| s.relative_ci())
+            .zip(summaries)
+            .filter(|(_, s)| {
+                s.figure
+                    .and_then(|f| f.relative_ci())
                     .is_none_or(|rel| rel > p)
             })
+            .map(|(i, _)| i)
             .collect();
         if imprecise.is_empty() {
             return None;
@@ -264,8 +316,8 @@ impl Runner<'_> {
             Outcome::Refused { .. } => self.state[item].refused = true,
             Outcome::Unavailable { .. } => {
                 // No suite of this mode can run on this server: stop them all.
-                let mode = self.plan.items[item].mode;
-                for (i, planned) in self.plan.items.iter().enumerate() {
+                let mode = self.items[item].mode;
+                for (i, planned) in self.items.iter().enumerate() {
                     if planned.mode == mode {
                         self.state[i].refused = true;
                     }
@@ -274,6 +326,7 @@ impl Runner<'_> {
             Outcome::Success => self.any_success = true,
             Outcome::Failed { .. } => {}
         }
+        let first_pass = round <= self.settings.rounds;
         let st = &mut self.state[item];
         if round == 0 {
             st.warmup = Some(s.clone());
@@ -282,51 +335,73 @@ impl Runner<'_> {
         st.last_round = st.last_round.max(round);
         if let Some(f) = figure(s) {
             st.figures.push(f);
+            if first_pass {
+                st.first.push(f);
+            }
         }
     }
 
-    /// Measure every item of one round; `Some(End)` when the budget stopped it.
+    /// Whether the race's budget or the time budget ends the round before the next
+    /// connection; takes what a raced round may spend of `group` (fewer items when the
+    /// race's budget is nearly spent).
+    fn admit(&mut self, round: u32, group: &mut Vec<usize>) -> Option<End> {
+        if round > self.settings.rounds && self.racing.is_some() {
+            group.truncate(self.race_left);
+            self.race_left -= group.len();
+        }
+        let over = (self.settings.budget).is_some_and(|b| self.started.elapsed() >= b);
+        over.then_some(End::Budget)
+    }
+
+    /// Measure every item of one round, a connection's group at a time; `Some(End)` when
+    /// the budget stopped it.
     fn round(&mut self, round: u32, items: &[usize]) -> Result<Option<End>, Abort> {
-        for item in round_order(items, self.settings.seed, round) {
-            if self.done.contains(&(item, round)) || (round > 0 && self.state[item].refused) {
+        let order = round_order(items, self.settings.seed, round);
+        for mut group in self.connection_groups(&order, round) {
+            group.retain(|&i| {
+                !self.done.contains(&(self.slot(i), round))
+                    && (round == 0 || !self.state[i].refused)
+            });
+            if group.is_empty() {
                 continue;
             }
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
             }
-            if round > self.settings.rounds && self.racing.is_some() {
-                if self.race_left == 0 {
-                    break;
-                }
-                self.race_left -= 1;
+            if let Some(end) = self.admit(round, &mut group) {
+                return Ok(Some(end));
             }
-            if self
-                .settings
-                .budget
-                .is_some_and(|b| self.started.elapsed() >= b)
-            {
-                return Ok(Some(End::Budget));
+            if group.is_empty() {
+                break;
             }
-            let sample = self.measure(item, round)?;
-            self.sink
-                .record(item, round, &sample)
-                .map_err(Abort::Store)?;
-            self.done.insert((item, round));
-            self.done_count += 1;
-            self.take_in(item, round, &sample);
-            match &sample.outcome {
-                Outcome::Failed { message, .. } => {
-                    self.consecutive_failures += 1;
-                    if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
-                        return Err(Abort::TooManyFailures {
-                            message: message.clone(),
-                        });
-                    }
-                }
-                _ => self.consecutive_failures = 0,
+            for (item, sample) in self.measure_group(&group, round)? {
+                self.store(item, round, &sample)?;
             }
         }
         Ok(None)
+    }
+
+    /// Keep one sample: the sink, the state, the count of failures in a row.
+    fn store(&mut self, item: usize, round: u32, sample: &Sample) -> Result<(), Abort> {
+        let slot = self.slot(item);
+        self.sink
+            .record(slot, round, sample)
+            .map_err(Abort::Store)?;
+        self.done.insert((slot, round));
+        self.done_count += 1;
+        self.take_in(item, round, sample);
+        match &sample.outcome {
+            Outcome::Failed { message, .. } => {
+                self.consecutive_failures += 1;
+                if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
+                    return Err(Abort::TooManyFailures {
+                        message: message.clone(),
+                    });
+                }
+            }
+            _ => self.consecutive_failures = 0,
+        }
+        Ok(())
     }
 }
 
@@ -337,7 +412,7 @@ mod tests {
     use crate::model::{Mode, StopReason, Suite};
     use crate::plan::PlanItem;
 
-    fn plan(ciphers: &[&str]) -> Plan {
+    pub(super) fn plan(ciphers: &[&str]) -> Plan {
         Plan {
             items: ciphers
                 .iter()
@@ -353,7 +428,7 @@ mod tests {
         }
     }
 
-    fn settings(rounds: u32) -> RunSettings {
+    pub(super) fn settings(rounds: u32) -> RunSettings {
         RunSettings {
             size: None,
             sample_time: Duration::from_millis(250),
@@ -364,11 +439,15 @@ mod tests {
             timeout: Duration::from_secs(5),
             seed: 7,
             race: false,
+            connections: Connections::PerSample,
         }
     }
 
     #[derive(Default)]
-    struct VecSink(Vec<(usize, u32, Sample)>, Vec<(usize, Stop)>);
+    pub(super) struct VecSink(
+        pub(super) Vec<(usize, u32, Sample)>,
+        pub(super) Vec<(usize, Stop)>,
+    );
     impl Sink for VecSink {
         fn record(&mut self, item: usize, round: u32, s: &Sample) -> anyhow::Result<()> {
             self.0.push((item, round, s.clone()));
@@ -380,7 +459,7 @@ mod tests {
         }
     }
 
-    fn slots(sink: &VecSink) -> Vec<(usize, u32)> {
+    pub(super) fn slots(sink: &VecSink) -> Vec<(usize, u32)> {
         sink.0.iter().map(|(i, r, _)| (*i, *r)).collect()
     }
 
@@ -429,7 +508,7 @@ mod tests {
 
     /// A mock sample of `req` whose measured part moves at `rate` (a time-bounded send
     /// streams for its time after the ramp).
-    fn at_rate(req: &SampleRequest, cancel: &Cancel, rate: f64) -> Sample {
+    pub(super) fn at_rate(req: &SampleRequest, cancel: &Cancel, rate: f64) -> Sample {
         let mut s = Mock::default().measure(req, cancel);
         let bytes = match req.until {
             Some(t) => (rate * t.as_secs_f64()) as u64,
@@ -498,7 +577,7 @@ mod tests {
     }
 
     /// `plan`, measured in `mode`.
-    fn plan_in(mode: Mode, ciphers: &[&str]) -> Plan {
+    pub(super) fn plan_in(mode: Mode, ciphers: &[&str]) -> Plan {
         let mut p = plan(ciphers);
         for i in &mut p.items {
             i.mode = mode;
@@ -840,7 +919,7 @@ mod tests {
             },
             &Cancel::new(),
         );
-        let median = analysis::echo_median(&lead);
+        let median = crate::analysis::echo_median(&lead);
         assert!(median.is_some());
         let t = Duration::from_millis(250);
         assert_eq!(of_m2, [(1, calibrate_echo(median, t) + ECHO_UNTIMED)]);

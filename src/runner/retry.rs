@@ -21,6 +21,28 @@ fn is_transient(kind: FailureKind) -> bool {
     )
 }
 
+/// After attempt number `attempt` of a sample: whether to try again, or the failure
+/// that stops the run (a network failure only before anything succeeded).
+pub(super) fn verdict(
+    sample: &Sample,
+    attempt: u32,
+    any_success: bool,
+) -> (bool, Option<(FailureKind, String)>) {
+    let Outcome::Failed { kind, message } = &sample.outcome else {
+        return (false, None);
+    };
+    let fatal = match kind {
+        FailureKind::Auth | FailureKind::HostKey => true,
+        FailureKind::Network => !any_success,
+        _ => false,
+    };
+    if fatal {
+        (false, Some((*kind, message.clone())))
+    } else {
+        (is_transient(*kind) && attempt < ATTEMPTS, None)
+    }
+}
+
 impl Runner<'_> {
     /// One sample with retries for transient failures.
     pub(super) fn attempt(
@@ -41,21 +63,7 @@ impl Runner<'_> {
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
             }
-            let (retry, fatal) = match &sample.outcome {
-                Outcome::Failed { kind, message } => {
-                    let fatal = match kind {
-                        FailureKind::Auth | FailureKind::HostKey => true,
-                        FailureKind::Network => !self.any_success,
-                        _ => false,
-                    };
-                    if fatal {
-                        (false, Some((*kind, message.clone())))
-                    } else {
-                        (is_transient(*kind) && attempt < ATTEMPTS, None)
-                    }
-                }
-                _ => (false, None),
-            };
+            let (retry, fatal) = verdict(&sample, attempt, self.any_success);
             (self.progress)(Event::Finished {
                 round,
                 done: self.done_count + 1,
@@ -65,7 +73,7 @@ impl Runner<'_> {
             });
             if let Some((kind, message)) = fatal {
                 // Recorded, so the database says why the run stopped.
-                let _ = self.sink.record(item, round, &sample);
+                let _ = self.sink.record(self.slot(item), round, &sample);
                 return Err(Abort::Fatal { kind, message });
             }
             if !retry {

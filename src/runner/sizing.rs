@@ -2,8 +2,9 @@
 //! their measured window lasts the sample time at the suite's estimated rate (or round
 //! trip, for echo), after a ramp the connection needs to reach its steady rate.
 
+use super::Abort;
 use super::Runner;
-use super::{Abort, analysis};
+use crate::analysis;
 use crate::model::{Mode, Sample, SampleRequest};
 use std::time::Duration;
 
@@ -97,7 +98,7 @@ impl Runner<'_> {
     /// direction: one warm-up can read far low in a slow spell of the machine, and a
     /// cipher's suites differ by less than sizing cares about.
     fn estimate(&self, item: usize) -> Option<f64> {
-        let (planned, st) = (&self.plan.items[item], &self.state[item]);
+        let (planned, st) = (&self.items[item], &self.state[item]);
         let own = analysis::summarize(&st.figures);
         if planned.mode.is_transfer() && own.as_ref().is_none_or(|s| s.n < 2) {
             let mut known: Vec<f64> = st.figures.clone();
@@ -118,7 +119,7 @@ impl Runner<'_> {
     /// warm-up streams for a while after its ramp whatever the rate, so that one
     /// connection tells the steady rate.
     fn transfer_size(&self, item: usize, round: u32) -> (u64, u64, Option<Duration>) {
-        let mode = self.plan.items[item].mode;
+        let mode = self.items[item].mode;
         let t = self.window_time();
         let sibling = || {
             self.siblings(item)
@@ -159,7 +160,7 @@ impl Runner<'_> {
 
     /// The request for one sample of `item` in `round`.
     pub(super) fn request(&self, item: usize, round: u32) -> SampleRequest {
-        let planned = &self.plan.items[item];
+        let planned = &self.items[item];
         let (bytes, ramp, until) = match planned.mode {
             Mode::Connect => (0, 0, None),
             Mode::Echo => {

@@ -29,7 +29,7 @@ impl<'a> Scope<'a> {
         let mut stats = with_windows(analysis::aggregate_reported(reported), runs);
         let tcp = runs.iter().rev().find_map(|r| r.tcp_rate);
         analysis::mark_tcp(&mut stats, tcp);
-        let sums = analysis::connect::sums(&stats);
+        let sums = analysis::sums::sums(&stats);
         stats.extend(sums);
         let batches: Vec<((i64, u32, Mode), &Sample)> = (samples.iter())
             .filter(|s| s.sample.stream.is_some())
@@ -192,5 +192,20 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
                 .map(|c| format!(" + {c}"))
                 .unwrap_or_default()
         ),
+    }
+}
+
+/// What a `sum` in the n column means.
+pub fn sum_note(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Connect => {
+            "n = sum: a pair not measured as such, its key exchange's time (beside the reference host key) plus its host key's (beside the reference key exchange) less the reference pair's; run --pairs measures every pair."
+        }
+        Mode::Echo => {
+            "n = sum: a pair not measured as such, its cipher's round trip (beside the reference MAC) plus its MAC's (beside the reference cipher) less the reference pair's; run --pairs measures every pair."
+        }
+        _ => {
+            "n = sum: a pair not measured as such, its cipher's time per byte (beside the reference MAC) plus its MAC's (beside the reference cipher) less the reference pair's; run --pairs measures every pair."
+        }
     }
 }

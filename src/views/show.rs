@@ -218,9 +218,6 @@ fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
     ranked
 }
 
-/// What a `sum` in the n column means.
-pub const SUM_NOTE: &str = "n = sum: a pair not measured as such, its key exchange's time (beside the reference host key) plus its host key's (beside the reference key exchange) less the reference pair's; run --full measures every pair.";
-
 /// Rank once, per selected mode, and keep what `show` prints.
 pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
     let mut sections = Vec::new();
@@ -292,7 +289,7 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
             doc.text(note);
         }
         if sec.rows.iter().any(|r| r.sum) {
-            doc.text(SUM_NOTE);
+            doc.text(super::scope::sum_note(sec.mode));
         }
         for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
             doc.text(f.sentence());

@@ -9,14 +9,16 @@
 mod judge;
 mod streams;
 
+use super::master::Master;
 use super::payload::Payload;
 use super::workload::Workloads;
-use super::{Transport, rekey, remote, sshlog};
+use super::{GroupProgress, Transport, each, rekey, remote, sshlog};
 use crate::model::{
     CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window, WorkloadSpec,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
+use crate::sys::scratch::Scratch;
 use crate::target::Target;
 pub(crate) use judge::negotiation;
 use judge::*;
@@ -42,7 +44,23 @@ pub struct OpenSsh {
     target: Target,
     payload: Payload,
     workloads: Workloads,
+    /// Where the control masters of shared connections keep their sockets.
+    scratch: Option<Scratch>,
 }
+
+/// A connection that samples run over as sessions (`--connections suite`): its master,
+/// what it negotiated, and its log up to the moment it was up (the key exchange's time
+/// and the rekey limits of every sample over it come from there).
+struct Shared<'a> {
+    master: &'a Master,
+    negotiated: Option<Negotiated>,
+    lines: Vec<String>,
+    times: Vec<Duration>,
+    up_after: Duration,
+}
+
+/// The scratch directories' prefix (swept when a killed run left one).
+const SCRATCH_PREFIX: &str = "sshbench-conn.";
 
 impl OpenSsh {
     pub fn new(ssh: PathBuf, target: Target, payload: Payload) -> Self {
@@ -51,6 +69,7 @@ impl OpenSsh {
             ssh,
             target,
             payload,
+            scratch: None,
         }
     }
 
@@ -64,6 +83,18 @@ impl OpenSsh {
     pub fn args(&self, req: &SampleRequest) -> Vec<String> {
         let mut args = session_options(req);
         args.extend(self.target.ssh_options.iter().cloned());
+        self.command(req, args)
+    }
+
+    /// The argument list of a sample that is a session of `master`'s connection.
+    fn attached_args(&self, req: &SampleRequest, master: &Master) -> Vec<String> {
+        let mut args = master.attach_options();
+        args.extend(["-T", "-a", "-x"].map(String::from));
+        self.command(req, args)
+    }
+
+    /// `options`, then the destination and the remote command of `req`'s mode.
+    fn command(&self, req: &SampleRequest, mut args: Vec<String>) -> Vec<String> {
         args.push("--".into());
         args.push(self.target.destination.clone());
         args.push(match req.mode {
@@ -125,14 +156,18 @@ pub fn session_options(req: &SampleRequest) -> Vec<String> {
 impl OpenSsh {
     /// Start ssh for one sample in its own process group: a timeout kills ssh and any
     /// ProxyCommand together, and the terminal's Ctrl-C reaches sshbench, which decides.
-    fn spawn(&self, req: &SampleRequest) -> Result<Child, String> {
+    fn spawn(&self, req: &SampleRequest, over: Option<&Shared>) -> Result<Child, String> {
         let stdin = if req.mode == Mode::Connect {
             Stdio::null()
         } else {
             Stdio::piped()
         };
+        let args = match over {
+            Some(o) => self.attached_args(req, o.master),
+            None => self.args(req),
+        };
         Command::new(&self.ssh)
-            .args(self.args(req))
+            .args(args)
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -179,7 +214,12 @@ struct Seen {
 
 /// A successful transfer's figures: bytes, round trip, steady window, CPU on both sides,
 /// compression and rekeying.
-fn fill_transfer(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &Seen) {
+fn fill_transfer(
+    sample: &mut Sample,
+    req: &SampleRequest,
+    (moved, seen): (u64, &Seen),
+    over: Option<&Shared>,
+) {
     let (lines, out) = (&seen.lines, &seen.out);
     sample.bytes = moved;
     if let (Some(ping), Some(pong)) = (seen.written.ping_at, out.pong_at) {
@@ -208,7 +248,12 @@ fn fill_transfer(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &Se
         Mode::Send => n.cipher_cs.clone(),
         _ => n.cipher_sc.clone(),
     });
-    sample.rekey = match (sshlog::phases(lines, &seen.times, sample.wall), cipher) {
+    // Over a shared connection, its own key exchange and limits are the master's.
+    let (lines, times, wall) = match over {
+        Some(o) => (&o.lines, &o.times, o.up_after),
+        None => (lines, &seen.times, sample.wall),
+    };
+    sample.rekey = match (sshlog::phases(lines, times, wall), cipher) {
         (Some(p), Some(c)) => rekey::rekey(lines, req.mode, &c, p.kex),
         _ => None,
     };
@@ -234,9 +279,14 @@ fn collect(
 }
 
 /// A successful sample's figures, by mode.
-fn fill(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &mut Seen) {
+fn fill(
+    sample: &mut Sample,
+    req: &SampleRequest,
+    (moved, seen): (u64, &mut Seen),
+    over: Option<&Shared>,
+) {
     match req.mode {
-        Mode::Send | Mode::Receive => fill_transfer(sample, req, moved, seen),
+        Mode::Send | Mode::Receive => fill_transfer(sample, req, (moved, seen), over),
         Mode::Connect => sample.phases = sshlog::phases(&seen.lines, &seen.times, sample.wall),
         Mode::Echo => {
             sample.bytes = req.bytes;
@@ -247,39 +297,33 @@ fn fill(sample: &mut Sample, req: &SampleRequest, moved: u64, seen: &mut Seen) {
     }
 }
 
-impl Transport for OpenSsh {
-    fn fork(&self) -> Option<Box<dyn Transport + Send>> {
-        let (ssh, target) = (self.ssh.clone(), self.target.clone());
-        Some(Box::new(OpenSsh::new(ssh, target, self.payload.clone())))
-    }
+/// Only send, receive and echo without compression share a connection: ssh reports
+/// compression once, for the whole connection, when it closes.
+fn shareable(reqs: &[SampleRequest]) -> bool {
+    reqs.len() > 1
+        && (reqs.iter()).all(|r| {
+            matches!(r.mode, Mode::Send | Mode::Receive | Mode::Echo)
+                && r.suite.compression.is_none()
+                && r.suite == reqs[0].suite
+        })
+}
 
-    fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
-        if req.mode.workload().is_some() {
-            return self.workloads.measure(&self.ssh, &self.target, req, cancel);
-        }
+impl OpenSsh {
+    /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
+    /// feed and read it, wait for it, judge it.
+    fn take(&self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
-        let mut child = match self.spawn(req) {
+        let mut child = match self.spawn(req, over) {
             Ok(c) => c,
             Err(e) => {
                 sample.outcome = Outcome::failed(FailureKind::Client, e);
                 return sample;
             }
         };
-        let pid = child.id();
-        let exited = proc::reap_in_background(pid);
-        let stderr = read_stderr(&mut child, start);
-        let (stdout, writer) = if req.mode == Mode::Echo {
-            (echo_session(&mut child, req), None)
-        } else {
-            let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
-            let stdout = read_stdout(&mut child, req, go_tx);
-            (stdout, feed_stdin(&mut child, req, &self.payload, go_rx))
-        };
-        let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
-        // Every process of the group is gone or going; its pipes close, the readers end.
-        proc::kill_group(pid, libc::SIGKILL);
-        let mut seen = collect(stderr, stdout, writer);
+        // The client's CPU is the process that moves the data: the master, if shared.
+        let cpu_pid = over.map_or(child.id(), |o| o.master.pid());
+        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, (start, cpu_pid));
         // What the sample moved: all it was asked to, or, for a time-bounded send, what
         // the writer wrote before its time was up (the server's count must agree).
         let moved = match (req.mode, req.until) {
@@ -287,8 +331,12 @@ impl Transport for OpenSsh {
             _ => req.bytes,
         };
         sample.wall = exit.at - start;
-        sample.client_cpu = Some(exit.cpu);
-        sample.negotiated = sshlog::negotiated(&seen.lines);
+        // An attached ssh only hands its pipes over to the master.
+        sample.client_cpu = over.is_none().then_some(exit.cpu);
+        sample.negotiated = match over {
+            Some(o) => o.negotiated.clone(),
+            None => sshlog::negotiated(&seen.lines),
+        };
         let observed = Observed {
             exit: &exit,
             killed,
@@ -302,9 +350,94 @@ impl Transport for OpenSsh {
             sample.transfer = Some(e - r);
         }
         if sample.outcome.is_success() {
-            fill(&mut sample, req, moved, &mut seen);
+            fill(&mut sample, req, (moved, &mut seen), over);
         }
         sample
+    }
+
+    /// Run a spawned ssh to its end: the threads that talk to it, the deadline and
+    /// cancellation; how it exited, whether sshbench killed it, and what was seen.
+    fn watch(
+        &self,
+        child: &mut Child,
+        req: &SampleRequest,
+        cancel: &Cancel,
+        (start, cpu_pid): (Instant, u32),
+    ) -> (Exit, Option<FailureKind>, Seen) {
+        let pid = child.id();
+        let exited = proc::reap_in_background(pid);
+        let stderr = read_stderr(child, start);
+        let (stdout, writer) = if req.mode == Mode::Echo {
+            (echo_session(child, req), None)
+        } else {
+            let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
+            let stdout = read_stdout(child, req, go_tx, cpu_pid);
+            (stdout, feed_stdin(child, req, &self.payload, go_rx))
+        };
+        let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
+        // Every process of the group is gone or going; its pipes close, the readers end.
+        proc::kill_group(pid, libc::SIGKILL);
+        (exit, killed, collect(stderr, stdout, writer))
+    }
+
+    /// The scratch directory of the masters' sockets, made on first use.
+    fn scratch(&mut self) -> Result<&std::path::Path, Outcome> {
+        if self.scratch.is_none() {
+            let made = Scratch::create(SCRATCH_PREFIX).map_err(|e| {
+                Outcome::failed(FailureKind::Client, format!("a scratch directory: {e}"))
+            })?;
+            self.scratch = Some(made);
+        }
+        Ok(self.scratch.as_ref().expect("just made").path())
+    }
+}
+
+impl Transport for OpenSsh {
+    fn fork(&self) -> Option<Box<dyn Transport + Send>> {
+        let (ssh, target) = (self.ssh.clone(), self.target.clone());
+        Some(Box::new(OpenSsh::new(ssh, target, self.payload.clone())))
+    }
+
+    fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+        if req.mode.workload().is_some() {
+            return self.workloads.measure(&self.ssh, &self.target, req, cancel);
+        }
+        self.take(req, cancel, None)
+    }
+
+    /// A suite's send, receive and echo samples as sessions over one control master
+    /// with the suite forced (compressed suites, and anything else, one by one).
+    fn measure_group(
+        &mut self,
+        reqs: &[SampleRequest],
+        cancel: &Cancel,
+        progress: &mut GroupProgress,
+    ) -> Vec<Sample> {
+        if !shareable(reqs) {
+            return each(reqs, progress, |r| self.measure(r, cancel));
+        }
+        let master = match self
+            .scratch()
+            .map(|dir| dir.to_path_buf())
+            .and_then(|dir| Master::start(&self.ssh, &self.target, &reqs[0], &dir, cancel))
+        {
+            Ok(m) => m,
+            // A connection that could not be opened is every sample's outcome.
+            Err(outcome) => {
+                let failed =
+                    |r: &SampleRequest| Sample::new(r.suite.clone(), r.mode, outcome.clone());
+                return each(reqs, progress, failed);
+            }
+        };
+        let (lines, times, up_after) = master.log();
+        let shared = Shared {
+            master: &master,
+            negotiated: sshlog::negotiated(&lines),
+            lines,
+            times,
+            up_after,
+        };
+        each(reqs, progress, |r| self.take(r, cancel, Some(&shared)))
     }
 }
 

@@ -82,11 +82,13 @@ pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<S
     rx
 }
 
-/// Follow the remote protocol on stdout: noise, the ready line, then data or a count.
+/// Follow the remote protocol on stdout: noise, the ready line, then data or a count;
+/// the client's CPU is read from process `pid` (ssh, or the master it runs over).
 pub(super) fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
     go: mpsc::Sender<WriteStep>,
+    pid: u32,
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
@@ -97,7 +99,6 @@ pub(super) fn read_stdout(
     }
     let expected = req.bytes;
     let ramp = req.ramp;
-    let pid = child.id();
     std::thread::spawn(move || {
         // Lines (the ready line, send's replies) need little; a receive's reads of a
         // whole pipe's worth go past this buffer once it is drained.

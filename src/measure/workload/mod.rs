@@ -9,9 +9,9 @@
 //! counted at the far end; the directory is removed whatever happened.
 
 mod data;
-mod master;
 mod tools;
 
+use super::master::Master;
 use super::openssh;
 use super::payload::Payload;
 use super::remote;
@@ -24,7 +24,6 @@ use crate::sys::proc;
 use crate::sys::run::{self, Finished};
 use crate::target::Target;
 use data::LocalData;
-use master::Master;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -27,7 +27,7 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     let mode = sec.mode;
     doc.grid(top_table(sec, top));
     if sec.top.iter().any(|r| r.sum) {
-        doc.text(crate::views::show::SUM_NOTE);
+        doc.text(crate::views::scope::sum_note(sec.mode));
     }
     if let Some(s) = &sec.spread {
         let side = |r: &SuiteRow| {

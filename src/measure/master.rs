@@ -1,9 +1,10 @@
-//! The one connection a workload sample runs over: an OpenSSH control master with the
-//! suite forced, whose handshake is over before the tool starts. The tool's own `ssh`
-//! attaches to its socket and can never open a second connection: `ProxyCommand=false`
-//! makes that fail loudly instead of negotiating anew.
+//! One connection that samples run over as sessions: an OpenSSH control master with the
+//! suite forced, whose handshake is over before the first session starts (a workload's
+//! tool, or the send, receive and echo samples of a suite's round). An attached `ssh`
+//! can never open a second connection: `ProxyCommand=false` makes that fail loudly
+//! instead of negotiating anew.
 
-use super::super::{openssh, sshlog};
+use super::{openssh, sshlog};
 use crate::model::{FailureKind, Negotiated, Outcome, SampleRequest};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
@@ -18,11 +19,16 @@ use std::time::{Duration, Instant};
 
 const MAX_LINES: usize = 4000;
 
+/// ssh's log lines and when each arrived (since ssh was started).
+type Log = Arc<Mutex<(Vec<String>, Vec<Duration>)>>;
+
 /// A live control master; dropping it closes the connection.
 pub struct Master {
     child: Child,
     exited: mpsc::Receiver<Exit>,
-    lines: Arc<Mutex<Vec<String>>>,
+    log: Log,
+    /// From ssh's start until the master listened.
+    up_after: Duration,
     ssh: PathBuf,
     socket: PathBuf,
     /// `-F`/`-o` options of the target that the attached clients repeat.
@@ -46,20 +52,21 @@ fn config_options(target: &Target) -> Vec<String> {
     out
 }
 
-fn read_lines(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
-    let lines = Arc::new(Mutex::new(Vec::new()));
+fn read_lines(child: &mut Child, start: Instant) -> Log {
+    let log: Log = Arc::default();
     let stderr = child.stderr.take().expect("stderr piped");
-    let shared = Arc::clone(&lines);
+    let shared = Arc::clone(&log);
     std::thread::spawn(move || {
         let mut r = BufReader::new(stderr);
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, 1024) {
-            let mut v = shared.lock().expect("lines lock");
-            if v.len() < MAX_LINES {
-                v.push(line);
+            let mut v = shared.lock().expect("log lock");
+            if v.0.len() < MAX_LINES {
+                v.0.push(line);
+                v.1.push(start.elapsed());
             }
         }
     });
-    lines
+    log
 }
 
 impl Master {
@@ -85,6 +92,7 @@ impl Master {
         args.extend(openssh::session_options(req));
         args.extend(target.ssh_options.iter().cloned());
         args.extend(["--".into(), target.destination.clone()]);
+        let start = Instant::now();
         let mut child = Command::new(ssh)
             .args(&args)
             .stdin(Stdio::null())
@@ -94,11 +102,12 @@ impl Master {
             .spawn()
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("cannot run ssh: {e}")))?;
         let exited = proc::reap_in_background(child.id());
-        let lines = read_lines(&mut child);
-        let master = Master {
+        let log = read_lines(&mut child, start);
+        let mut master = Master {
             child,
             exited,
-            lines,
+            log,
+            up_after: Duration::ZERO,
             ssh: ssh.to_path_buf(),
             socket,
             config: config_options(target),
@@ -106,6 +115,7 @@ impl Master {
             _dir: dir,
         };
         master.wait_ready(req.timeout, cancel)?;
+        master.up_after = start.elapsed();
         Ok(master)
     }
 
@@ -139,7 +149,14 @@ impl Master {
     }
 
     pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().expect("lines lock").clone()
+        self.log.lock().expect("log lock").0.clone()
+    }
+
+    /// The log so far with each line's time since ssh started, and how long the
+    /// connection took to come up.
+    pub fn log(&self) -> (Vec<String>, Vec<Duration>, Duration) {
+        let log = self.log.lock().expect("log lock");
+        (log.0.clone(), log.1.clone(), self.up_after)
     }
 
     pub fn negotiated(&self) -> Option<Negotiated> {

@@ -1,0 +1,258 @@
+//! The connections of a round: with `--connections suite`, the send, receive and echo
+//! samples of one suite in one round are sessions over one connection (its handshake
+//! paid once), in the round's shuffled order; every other sample has its own. A sample
+//! of a group that fails for a passing reason is retried in a new connection with the
+//! others that did.
+
+use super::retry::verdict;
+use super::{ATTEMPTS, Abort, Event, Runner};
+use crate::model::{Connections, Mode, Sample, SampleRequest, Suite};
+
+/// Modes whose samples may share a suite's connection: those of one established session.
+/// Connect measures the connection itself; a workload opens its own.
+fn shares(mode: Mode) -> bool {
+    matches!(mode, Mode::Send | Mode::Receive | Mode::Echo)
+}
+
+impl Runner<'_> {
+    /// The connections of one round, items in `order`: groups of one suite's session
+    /// samples where they share a connection, else one item each. Warm-ups never share
+    /// (each may be repeated larger).
+    pub(super) fn connection_groups(&self, order: &[usize], round: u32) -> Vec<Vec<usize>> {
+        let shared = self.settings.connections == Connections::PerSuite && round > 0;
+        let mut groups: Vec<(Option<&Suite>, Vec<usize>)> = Vec::new();
+        for &i in order {
+            let item = &self.items[i];
+            let key = (shared && shares(item.mode)).then_some(&item.suite);
+            match groups.iter_mut().find(|g| key.is_some() && g.0 == key) {
+                Some(g) => g.1.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+        groups.into_iter().map(|g| g.1).collect()
+    }
+
+    /// One group's samples, in its order, each retried on its own terms (a sample alone
+    /// is measured as before: sized warm-ups may repeat).
+    pub(super) fn measure_group(
+        &mut self,
+        group: &[usize],
+        round: u32,
+    ) -> Result<Vec<(usize, Sample)>, Abort> {
+        if let [item] = group {
+            return Ok(vec![(*item, self.measure(*item, round)?)]);
+        }
+        let requests: Vec<SampleRequest> = group.iter().map(|&i| self.request(i, round)).collect();
+        let mut results: Vec<Option<Sample>> = vec![None; group.len()];
+        let mut todo: Vec<usize> = (0..group.len()).collect();
+        for attempt in 1..=ATTEMPTS {
+            let reqs: Vec<SampleRequest> = todo.iter().map(|&k| requests[k].clone()).collect();
+            let samples = self.attempt_group(round, &reqs, attempt)?;
+            let mut again = Vec::new();
+            for (k, sample) in todo.into_iter().zip(samples) {
+                match verdict(&sample, attempt, self.any_success) {
+                    (_, Some((kind, message))) => {
+                        // Recorded, so the database says why the run stopped.
+                        let _ = self.sink.record(self.slot(group[k]), round, &sample);
+                        return Err(Abort::Fatal { kind, message });
+                    }
+                    (true, None) => again.push(k),
+                    (false, None) => results[k] = Some(sample),
+                }
+            }
+            if again.is_empty() {
+                break;
+            }
+            todo = again;
+        }
+        Ok(group
+            .iter()
+            .zip(results)
+            .map(|(i, s)| (*i, s.expect("the last attempt keeps every sample")))
+            .collect())
+    }
+
+    /// One connection's samples, with a progress event as each starts and ends.
+    fn attempt_group(
+        &mut self,
+        round: u32,
+        reqs: &[SampleRequest],
+        attempt: u32,
+    ) -> Result<Vec<Sample>, Abort> {
+        let (done, total, any_success) = (self.done_count, self.total, self.any_success);
+        let progress = &mut *self.progress;
+        let samples = self
+            .transport
+            .measure_group(reqs, self.cancel, &mut |i, s| {
+                let event = match s {
+                    None => Event::Starting {
+                        round,
+                        done: done + i,
+                        total,
+                        request: &reqs[i],
+                    },
+                    Some(sample) => Event::Finished {
+                        round,
+                        done: done + i + 1,
+                        total,
+                        sample,
+                        retrying: verdict(sample, attempt, any_success).0,
+                    },
+                };
+                progress(event);
+            });
+        if self.cancel.is_cancelled() {
+            return Err(Abort::Cancelled);
+        }
+        assert_eq!(
+            samples.len(),
+            reqs.len(),
+            "a transport measures every request"
+        );
+        Ok(samples)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{VecSink, at_rate, plan, settings};
+    use super::super::{Event, run};
+    use crate::measure::{GroupProgress, Transport};
+    use crate::model::{Connections, FailureKind, Mode, Outcome, Sample, SampleRequest};
+    use crate::plan::{Plan, PlanItem};
+    use crate::sys::cancel::Cancel;
+
+    /// Every connection a run opens: the (mode, cipher) of each of its samples. Samples
+    /// run at 1 GB/s; the first `fail` samples of receive `a` in round 1 time out.
+    #[derive(Default)]
+    struct Recording {
+        connections: Vec<Vec<(Mode, String)>>,
+        fail: usize,
+    }
+
+    impl Transport for Recording {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let name = req.suite.cipher.clone().unwrap_or_default();
+            self.connections.push(vec![(req.mode, name)]);
+            self.sample(req, cancel)
+        }
+
+        fn measure_group(
+            &mut self,
+            reqs: &[SampleRequest],
+            cancel: &Cancel,
+            progress: &mut GroupProgress,
+        ) -> Vec<Sample> {
+            let one = |r: &SampleRequest| (r.mode, r.suite.cipher.clone().unwrap_or_default());
+            self.connections.push(reqs.iter().map(one).collect());
+            crate::measure::each(reqs, progress, |r| self.sample(r, cancel))
+        }
+    }
+
+    impl Recording {
+        fn sample(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = at_rate(req, cancel, 1e9);
+            let counted = req.bytes > req.ramp && req.until.is_none();
+            if req.mode == Mode::Receive && counted && self.fail > 0 {
+                self.fail -= 1;
+                s.outcome = Outcome::failed(FailureKind::Timeout, "no result (test)");
+            }
+            s
+        }
+    }
+
+    /// Ciphers `a` and `b` in send, receive and echo, and one connect item.
+    fn sessions() -> Plan {
+        let mut p = plan(&["a", "b"]);
+        for mode in [Mode::Receive, Mode::Echo] {
+            let more: Vec<PlanItem> = (p.items.iter().take(2))
+                .map(|i| PlanItem { mode, ..i.clone() })
+                .collect();
+            p.items.extend(more);
+        }
+        p.items.push(PlanItem {
+            mode: Mode::Connect,
+            suite: Default::default(),
+        });
+        p
+    }
+
+    fn run_with(connections: Connections, t: &mut Recording) -> (VecSink, Vec<bool>) {
+        let mut s = settings(2);
+        s.connections = connections;
+        let mut sink = VecSink::default();
+        let mut retrying = Vec::new();
+        run(
+            &sessions(),
+            &s,
+            t,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |e| {
+                if let Event::Finished { retrying: r, .. } = e {
+                    retrying.push(r);
+                }
+            },
+        )
+        .unwrap();
+        (sink, retrying)
+    }
+
+    #[test]
+    fn a_suites_session_samples_share_one_connection_per_round() {
+        let mut t = Recording::default();
+        let (sink, _) = run_with(Connections::PerSuite, &mut t);
+        // Warm-ups: one per cipher and one for connect, each alone.
+        let (warm, counted) = t.connections.split_at(3);
+        assert!(warm.iter().all(|c| c.len() == 1), "{warm:?}");
+        // Two rounds: per round one connection per cipher carrying its three modes,
+        // and connect alone.
+        assert_eq!(counted.len(), 6, "{counted:?}");
+        let mut orders = Vec::new();
+        for c in counted {
+            if c[0].0 == Mode::Connect {
+                assert_eq!(c.len(), 1);
+                continue;
+            }
+            assert_eq!(c.len(), 3, "{c:?}");
+            assert!(
+                c.iter().all(|s| s.1 == c[0].1),
+                "one suite per connection: {c:?}"
+            );
+            let mut modes: Vec<Mode> = c.iter().map(|s| s.0).collect();
+            orders.push(modes.clone());
+            modes.sort();
+            assert_eq!(modes, [Mode::Send, Mode::Receive, Mode::Echo]);
+        }
+        orders.dedup();
+        assert!(
+            orders.len() > 1,
+            "the modes' order is the round's shuffle: {orders:?}"
+        );
+        assert_eq!(sink.0.iter().filter(|s| s.1 > 0).count(), 14);
+        // The same run with a connection per sample opens one for each.
+        let mut apart = Recording::default();
+        run_with(Connections::PerSample, &mut apart);
+        assert!(apart.connections.iter().all(|c| c.len() == 1));
+        assert_eq!(apart.connections.len(), 3 + 14);
+    }
+
+    #[test]
+    fn a_sample_that_failed_in_its_connection_is_tried_again_alone() {
+        let mut t = Recording {
+            fail: 1,
+            ..Recording::default()
+        };
+        let (sink, retrying) = run_with(Connections::PerSuite, &mut t);
+        let again: Vec<&Vec<(Mode, String)>> = (t.connections.iter())
+            .filter(|c| c.len() == 1 && c[0].0 == Mode::Receive)
+            .collect();
+        assert_eq!(again.len(), 1, "{:?}", t.connections);
+        assert_eq!(retrying.iter().filter(|r| **r).count(), 1);
+        // Only the retry's outcome is stored: every slot once, all successes.
+        let counted: Vec<&(usize, u32, Sample)> = sink.0.iter().filter(|s| s.1 > 0).collect();
+        assert_eq!(counted.len(), 14);
+        assert!(counted.iter().all(|s| s.2.outcome.is_success()));
+    }
+}
