@@ -210,8 +210,8 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     // pairs (4 key exchanges × 3 host keys, 6 measured) measured in 2 rounds after them.
     assert_eq!(
         run.plan.len(),
-        6,
-        "each kex with one host key, each host key with one kex"
+        6 + sshbench::plan::REFERENCE_REPLICAS - 1,
+        "each kex with one host key, each host key with one kex, the reference pair again"
     );
     let planned = 1 + run.plan.len() * 2 + sshbench::runner::checks::CHECKS * 2;
     assert!(before.len() < planned, "the run finished before the kill");

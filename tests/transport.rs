@@ -39,6 +39,7 @@ fn req(mode: Mode, s: Suite, bytes: u64) -> SampleRequest {
         timeout: Duration::from_secs(60),
         until: None,
         start_at: None,
+        reference: None,
     }
 }
 
@@ -132,6 +133,7 @@ fn echo_times_every_keystroke_through_the_negotiated_suite() {
             timeout: Duration::from_secs(60),
             until: None,
             start_at: None,
+            reference: None,
         };
         let s = t.measure(&r, &Cancel::new());
         assert_eq!(s.outcome, Outcome::Success, "{cipher}: {s:?}\n{}", sb.log());
@@ -710,4 +712,48 @@ fn shared_connection_figures_match_fresh_ones() {
         sh / f > 0.6 && sh / f < 1.6,
         "fresh {f:.3} s/GB, shared {sh:.3} s/GB"
     );
+}
+
+#[test]
+fn echo_beside_a_reference_keeps_one_reference_connection_open() {
+    let mut restrict = AlgoLists::new();
+    restrict.set(
+        AlgoKind::Cipher,
+        vec!["aes128-ctr".into(), "aes128-gcm@openssh.com".into()],
+    );
+    let sb = common::sandbox(restrict);
+    let mut t = common::transport(&sb);
+    let cancel = Cancel::new();
+    let gcm = suite(None, None, Some("aes128-gcm@openssh.com"), None);
+    let ctr = suite(None, None, Some("aes128-ctr"), Some("hmac-sha1"));
+    let echo = |s: &Suite, reference: &Suite| SampleRequest {
+        ramp: 10,
+        reference: Some(reference.clone()),
+        ..req(Mode::Echo, s.clone(), 310)
+    };
+    let before = accepted(&sb);
+    for _ in 0..3 {
+        let s = t.measure(&echo(&ctr, &gcm), &cancel);
+        assert_eq!(s.outcome, Outcome::Success, "{s:?}\n{}", sb.log());
+        assert_eq!((s.echoes.len(), s.echoes_ref.len()), (300, 300));
+        assert!(analysis::echo::echo_ratio(&s).is_some_and(|r| r > 0.2 && r < 5.0));
+    }
+    // Three samples, each its own connection, beside one reference connection.
+    assert_eq!(accepted(&sb) - before, 4, "{}", sb.log());
+    // Another reference suite: the old one goes, a new one comes.
+    let before = accepted(&sb);
+    let s = t.measure(&echo(&gcm, &ctr), &cancel);
+    assert!(s.outcome.is_success() && s.echoes_ref.len() == 300, "{s:?}");
+    assert_eq!(accepted(&sb) - before, 2);
+    // A reference the server refuses fails the sample (tried again), never refuses
+    // the suite typed beside it.
+    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
+    let s = t.measure(&echo(&ctr, &chacha), &cancel);
+    match &s.outcome {
+        Outcome::Failed { kind, message } => {
+            assert_eq!(*kind, FailureKind::Remote);
+            assert!(message.contains("echo reference"), "{message}");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
 }

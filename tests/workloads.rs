@@ -32,6 +32,7 @@ fn request(mode: Mode) -> SampleRequest {
         timeout: Duration::from_secs(60),
         until: None,
         start_at: None,
+        reference: None,
     }
 }
 

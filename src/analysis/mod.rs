@@ -1,6 +1,7 @@
 //! Statistics over samples: pure functions, no I/O.
 
 pub mod ceiling;
+pub mod echo;
 mod grouping;
 pub mod moderate;
 mod rank;
@@ -10,11 +11,12 @@ pub mod sums;
 pub mod window;
 pub mod workload;
 
+pub use echo::echo_median;
 pub use grouping::{aggregate_reported, mark_payload, mark_suite};
 pub use rank::{Marginal, Ranked, marginals, not_distinguishable, rank};
 pub use suites::{
-    Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, echo_median, figure,
-    mark_tcp, mark_windows, path_rtt,
+    Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, figure, mark_tcp,
+    mark_windows, path_rtt,
 };
 
 use crate::model::Mode;

@@ -2,6 +2,7 @@
 //! CPU per GB, busy fractions and the bottleneck verdict, phases, echo percentiles and
 //! the rekeying spread into the figures.
 
+use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
 use super::{Percentiles, Summary, median, percentiles, summarize};
 use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
 
@@ -100,7 +101,7 @@ pub const SATURATED: f64 = 0.85;
 impl SuiteStats {
     /// A suite with no samples: every figure unknown.
     pub fn empty(mode: Mode, suite: Suite) -> SuiteStats {
-        suite_stats(mode, &suite, &[])
+        suite_stats(mode, &suite, &[], None)
     }
 
     /// The bottleneck of a transfer suite, from the busy fractions.
@@ -176,23 +177,16 @@ pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
     (time > 0.0).then(|| (cpu / time).max(set.unwrap_or(0.0) / time))
 }
 
-/// Echo: the median round trip of a session, in seconds.
-pub fn echo_median(s: &Sample) -> Option<f64> {
-    if !s.outcome.is_success() {
-        return None;
-    }
-    summarize(&s.echoes).map(|s| s.median)
-}
-
-/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, the
-/// median round trip (seconds) for echo.
+/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, for
+/// echo the median round trip (seconds) or, typed beside a reference, its ratio to the
+/// reference's (see [`super::echo`]).
 pub fn figure(s: &Sample) -> Option<f64> {
     if !s.outcome.is_success() {
         return None;
     }
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
-        Mode::Echo => echo_median(s),
+        Mode::Echo => echo_ratio(s).or_else(|| echo_median(s)),
         _ => s.throughput(),
     }
 }
@@ -250,9 +244,13 @@ fn median_phases(good: &[&Sample]) -> Option<Phases> {
     })
 }
 
-/// Everything known about one suite in one mode, from its samples.
-fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
-    let figures: Vec<f64> = list.iter().filter_map(|s| figure(s)).collect();
+/// Everything known about one suite in one mode, from its samples; echo figures on the
+/// report's `scale` (see [`echo_scale`]).
+fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scale: Option<f64>) -> SuiteStats {
+    let figures: Vec<f64> = match mode {
+        Mode::Echo => list.iter().filter_map(|s| echo_figure(s, scale)).collect(),
+        _ => list.iter().filter_map(|s| figure(s)).collect(),
+    };
     let good: Vec<&Sample> = list
         .iter()
         .copied()
@@ -312,9 +310,11 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample]) -> SuiteStats {
 /// Group samples by (mode, suite), in the order suites first appear; each mode's
 /// intervals moderated (see [`super::moderate`]).
 pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
-    let mut stats: Vec<SuiteStats> = group(samples)
+    let groups = group(samples);
+    let scale = echo_scale(groups.iter().flat_map(|g| g.2.iter().copied()));
+    let mut stats: Vec<SuiteStats> = groups
         .into_iter()
-        .map(|(mode, suite, list)| suite_stats(mode, suite, &list))
+        .map(|(mode, suite, list)| suite_stats(mode, suite, &list, scale))
         .collect();
     super::moderate::moderate(&mut stats);
     mark_behind_the_path(&mut stats);
@@ -464,6 +464,7 @@ mod tests {
             compression_factor: None,
             rekey: None,
             echoes: Vec::new(),
+            echoes_ref: Vec::new(),
         }
     }
 

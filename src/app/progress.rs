@@ -3,7 +3,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
-use sshbench::model::Sample;
+use sshbench::model::{Mode, Sample};
 use sshbench::runner::{Event, streams};
 use sshbench::views::scope::{display_value, unit};
 use std::io::IsTerminal;
@@ -139,7 +139,12 @@ impl Progress {
 }
 
 fn describe(s: &Sample, verbose: bool) -> String {
-    let figure = match (s.outcome.is_success(), analysis::figure(s)) {
+    // A session's own round trip, whatever it is ranked by.
+    let value = match s.mode {
+        Mode::Echo => analysis::echo_median(s),
+        _ => analysis::figure(s),
+    };
+    let figure = match (s.outcome.is_success(), value) {
         (true, Some(v)) => format!("{:.1} {}", display_value(s.mode, v), unit(s.mode)),
         (true, None) => format!("ok in {:.1} ms", s.wall.as_secs_f64() * 1e3),
         (false, _) if verbose => format!(

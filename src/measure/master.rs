@@ -93,7 +93,10 @@ impl Master {
         args.extend(target.ssh_options.iter().cloned());
         args.extend(["--".into(), target.destination.clone()]);
         let start = Instant::now();
-        let mut child = Command::new(ssh)
+        let mut cmd = Command::new(ssh);
+        // A master outliving a killed sshbench would hold its connection open.
+        proc::die_with_parent(&mut cmd);
+        let mut child = cmd
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -63,6 +63,14 @@ impl Transport for Mock {
             sample.echoes = (0..timed)
                 .map(|i| (total as f64 / 100.0 + (i % 10) as f64) * 1e-6)
                 .collect();
+            // Beside a reference: its own fixed cost, a little slower each keystroke.
+            if let Some(r) = &req.reference {
+                let names = [&r.kex, &r.hostkey, &r.cipher, &r.mac];
+                let cost: u64 = names.iter().filter_map(|n| n.as_deref()).map(cost).sum();
+                sample.echoes_ref = (0..timed)
+                    .map(|i| (cost as f64 / 100.0 + (i % 7) as f64) * 1e-6)
+                    .collect();
+            }
             sample.bytes = req.bytes;
         } else if req.mode != Mode::Connect {
             // 1 ms per MiB per 1000 µs of cost: slower names, lower throughput. A
@@ -101,6 +109,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             until: None,
             start_at: None,
+            reference: None,
         };
         let a = Mock::default().measure(&req, &Cancel::new());
         let b = Mock::default().measure(&req, &Cancel::new());
@@ -124,6 +133,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             until: None,
             start_at: None,
+            reference: None,
         };
         assert_eq!(
             mock.measure(&req, &Cancel::new()).outcome.label(),

@@ -28,6 +28,10 @@ pub struct SampleRequest {
     /// Transfers: hold the data back until this moment (the streams of a parallel batch
     /// start together, whatever each one's handshake took).
     pub start_at: Option<std::time::Instant>,
+    /// Echo: type every keystroke beside one into a session of this suite (the run's
+    /// reference, over a connection of its own kept open), so that both meet the
+    /// machine in the same state (BENCHMARKS.md, "Echo beside a reference").
+    pub reference: Option<Suite>,
 }
 
 /// Why a sample did not produce data.
@@ -180,6 +184,10 @@ pub struct Sample {
     /// Echo only: each timed keystroke's round trip in seconds, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub echoes: Vec<f64>,
+    /// Echo beside a reference: the reference session's round trips, each typed right
+    /// after the keystroke of the same index.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub echoes_ref: Vec<f64>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output).
@@ -339,6 +347,7 @@ impl Sample {
             compression_factor: None,
             rekey: None,
             echoes: Vec::new(),
+            echoes_ref: Vec::new(),
             negotiated: None,
             stream: None,
         }

@@ -113,6 +113,21 @@ fn join(names: &[&String]) -> String {
 const REFERENCE_KEX: &str = "curve25519-sha256";
 const REFERENCE_HOSTKEY: &str = "ssh-ed25519";
 
+/// Samples of the reference pair per round in a factorized design: its figure enters
+/// every sum, so its noise would be every sum's bias; measured this many times as often
+/// as each other pair (about the square root of the names compared with it, Dunnett's
+/// allocation for comparisons with one control, for a dozen or two).
+pub const REFERENCE_REPLICAS: usize = 3;
+
+/// `items` with its reference pair `at` measured [`REFERENCE_REPLICAS`] times a round:
+/// the replicas are items of their own (each its own slot and connection), pooled in
+/// every report.
+fn replicate<T: Clone>(mut items: Vec<T>, at: usize) -> Vec<T> {
+    let reference = items[at].clone();
+    items.extend(std::iter::repeat_n(reference, REFERENCE_REPLICAS - 1));
+    items
+}
+
 fn reference(names: &[String], preferred: &str) -> String {
     names
         .iter()
@@ -169,11 +184,14 @@ fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanI
         "pairs are sums"
     };
     notes.push(format!(
-        "connect: {} key exchanges with {href} and {} host keys with {kref}; the other {others} {sums} of their parts (--pairs measures every pair)",
+        "connect: {} key exchanges with {href} and {} host keys with {kref} ({kref} with {href} {REFERENCE_REPLICAS} times a round); the other {others} {sums} of their parts (--pairs measures every pair)",
         kexes.len(),
         hostkeys.len(),
     ));
-    Ok(items)
+    let at = (items.iter())
+        .position(|i| i.suite.kex.as_ref() == Some(&kref))
+        .expect("the reference key exchange is measured");
+    Ok(replicate(items, at))
 }
 
 /// The cipher and MAC the other names are measured beside in a factorized design: the
@@ -228,9 +246,13 @@ fn pairs_of(
             .filter(|m| **m != mref)
             .map(|m| suite(&cref, Some(m))),
     );
+    let at = (out.iter())
+        .position(|s| s.cipher.as_ref() == Some(&cref))
+        .expect("the reference cipher is measured");
+    let out = replicate(out, at);
     let others = plain.len() * macs.len() - plain.len() - macs.len() + 1;
     let note = format!(
-        "{modes}: {} ciphers with {mref} and {} MACs with {cref}; the other {others} {} of their parts (--pairs measures every pair)",
+        "{modes}: {} ciphers with {mref} and {} MACs with {cref} ({cref} with {mref} {REFERENCE_REPLICAS} times a round); the other {others} {} of their parts (--pairs measures every pair)",
         plain.len(),
         macs.len(),
         if others == 1 {
@@ -318,12 +340,24 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
     if !session.is_empty() {
         let names: Vec<&str> = session.iter().map(|m| m.as_str()).collect();
         let suites = session_suites(input, &names.join(", "), &mut plan.notes)?;
+        // Workloads have no sums: their suites once each.
+        let mut once: Vec<Suite> = Vec::new();
+        for s in &suites {
+            if !once.contains(s) {
+                once.push(s.clone());
+            }
+        }
         for mode in session {
-            plan.items.extend(suites.iter().map(|s| PlanItem {
+            let of_mode = if mode.workload().is_some() {
+                &once
+            } else {
+                &suites
+            };
+            plan.items.extend(of_mode.iter().map(|s| PlanItem {
                 mode,
                 suite: s.clone(),
             }));
-            plan.items.extend(tool_variants(input, mode, &suites));
+            plan.items.extend(tool_variants(input, mode, &once));
         }
         for shape in [Shape::File, Shape::Tree] {
             let modes: Vec<&str> = input
@@ -421,10 +455,10 @@ mod tests {
                 .count()
         };
         // Factorized: aes128-ctr and 3des-cbc with one MAC, the other MAC with
-        // aes128-ctr, and the AEAD cipher.
+        // aes128-ctr, and the AEAD cipher; the reference pair twice more where sums need it.
         assert_eq!(
             (count(Mode::Send, None), count(Mode::SftpPutTree, None)),
-            (4, 4)
+            (6, 4)
         );
         assert_eq!(
             (
@@ -536,13 +570,16 @@ mod tests {
             let plan = build(inp).unwrap();
             plan.items.iter().map(|i| i.suite.label()).collect()
         };
-        // Each key exchange with ssh-ed25519, each host key with curve25519-sha256.
+        // Each key exchange with ssh-ed25519, each host key with curve25519-sha256, and
+        // the reference pair twice more.
         assert_eq!(
             labels(&inp),
             [
                 "curve25519-sha256 + ssh-ed25519",
                 "ecdh-sha2-nistp256 + ssh-ed25519",
                 "curve25519-sha256 + rsa-sha2-256",
+                "curve25519-sha256 + ssh-ed25519",
+                "curve25519-sha256 + ssh-ed25519",
             ]
         );
         let plan = build(&inp).unwrap();
@@ -602,13 +639,15 @@ mod tests {
                 "3des-cbc + hmac-sha2-256-etm@openssh.com",
                 "aes128-ctr + hmac-sha1",
                 "aes128-ctr + umac-64-etm@openssh.com",
+                "aes128-ctr + hmac-sha2-256-etm@openssh.com",
+                "aes128-ctr + hmac-sha2-256-etm@openssh.com",
             ]
         );
-        let note = "send, echo: 3 ciphers with hmac-sha2-256-etm@openssh.com and 3 MACs with aes128-ctr; the other 4 pairs are sums of their parts (--pairs measures every pair)";
+        let note = "send, echo: 3 ciphers with hmac-sha2-256-etm@openssh.com and 3 MACs with aes128-ctr (aes128-ctr with hmac-sha2-256-etm@openssh.com 3 times a round); the other 4 pairs are sums of their parts (--pairs measures every pair)";
         assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
         let every = build(&PlanInput { pairs: true, ..inp }).unwrap();
         let count = |p: &Plan| p.items.iter().filter(|i| i.mode == Mode::Echo).count();
-        assert_eq!((count(&plan), count(&every)), (6, 10));
+        assert_eq!((count(&plan), count(&every)), (8, 10));
         // One MAC (or one cipher that takes a MAC) is its own whole product.
         let one = Filters {
             macs: Some(FilterSpec::Only(v(&["hmac-sha1"]))),
@@ -635,7 +674,8 @@ mod tests {
             .iter()
             .filter(|i| i.suite.compression.is_some())
             .count();
-        assert_eq!(zlib, 12, "4 send + 4 receive + 4 echo suites with zlib");
+        // 4 suites, the reference pair twice more, in send, receive and echo.
+        assert_eq!(zlib, 18, "6 send + 6 receive + 6 echo suites with zlib");
         assert!(
             plan.items
                 .iter()

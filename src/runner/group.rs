@@ -8,6 +8,10 @@ use super::retry::verdict;
 use super::{ATTEMPTS, Abort, Event, Runner};
 use crate::model::{Connections, Mode, Sample, SampleRequest, Suite};
 
+/// What a shared connection is for: a suite, and which replica of it (the reference
+/// pair is planned several times a round, each replica with a connection of its own).
+type Connection<'a> = (&'a Suite, usize);
+
 /// Modes whose samples may share a suite's connection: those of one established session.
 /// Connect measures the connection itself; a workload opens its own.
 fn shares(mode: Mode) -> bool {
@@ -20,16 +24,28 @@ impl Runner<'_> {
     /// (each may be repeated larger).
     pub(super) fn connection_groups(&self, order: &[usize], round: u32) -> Vec<Vec<usize>> {
         let shared = self.settings.connections == Connections::PerSuite && round > 0;
-        let mut groups: Vec<(Option<&Suite>, Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(Option<Connection>, Vec<usize>)> = Vec::new();
         for &i in order {
             let item = &self.items[i];
-            let key = (shared && shares(item.mode)).then_some(&item.suite);
+            // A replica of the reference pair has a connection of its own.
+            let replica = (self.items[..i].iter())
+                .filter(|e| e.mode == item.mode && e.suite == item.suite)
+                .count();
+            let key = (shared && shares(item.mode)).then_some((&item.suite, replica));
             match groups.iter_mut().find(|g| key.is_some() && g.0 == key) {
                 Some(g) => g.1.push(i),
                 None => groups.push((key, vec![i])),
             }
         }
-        groups.into_iter().map(|g| g.1).collect()
+        // Echo first: after a transfer over the same connection, keystrokes came back
+        // slower more often (BENCHMARKS.md, "One connection per suite and round");
+        // the transfers keep the round's order.
+        (groups.into_iter())
+            .map(|(_, mut g)| {
+                g.sort_by_key(|&i| self.items[i].mode != Mode::Echo);
+                g
+            })
+            .collect()
     }
 
     /// One group's samples, in its order, each retried on its own terms (a sample alone
@@ -210,6 +226,9 @@ mod tests {
         // and connect alone.
         assert_eq!(counted.len(), 6, "{counted:?}");
         let mut orders = Vec::new();
+        for c in counted.iter().filter(|c| c.len() > 1) {
+            assert_eq!(c[0].0, Mode::Echo, "echo meets its connection first: {c:?}");
+        }
         for c in counted {
             if c[0].0 == Mode::Connect {
                 assert_eq!(c.len(), 1);
@@ -254,5 +273,33 @@ mod tests {
         let counted: Vec<&(usize, u32, Sample)> = sink.0.iter().filter(|s| s.1 > 0).collect();
         assert_eq!(counted.len(), 14);
         assert!(counted.iter().all(|s| s.2.outcome.is_success()));
+    }
+
+    #[test]
+    fn each_replica_of_a_suite_has_a_connection_of_its_own() {
+        // Suite `a` planned twice in send and receive (a replicated reference pair).
+        let mut p = plan(&["a", "a"]);
+        let more: Vec<PlanItem> = (p.items.iter())
+            .map(|i| PlanItem {
+                mode: Mode::Receive,
+                ..i.clone()
+            })
+            .collect();
+        p.items.extend(more);
+        let mut s = settings(1);
+        s.connections = Connections::PerSuite;
+        let mut t = Recording::default();
+        run(
+            &p,
+            &s,
+            &mut t,
+            &Cancel::new(),
+            &mut VecSink::default(),
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let counted: Vec<usize> = t.connections.iter().skip(1).map(Vec::len).collect();
+        assert_eq!(counted, [2, 2], "{:?}", t.connections);
     }
 }

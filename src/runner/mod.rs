@@ -124,6 +124,9 @@ struct ItemState {
     /// The figures of the first pass (rounds 1 to `--rounds`), which the checks are
     /// picked from, whatever a resumed run measured since.
     first: Vec<f64>,
+    /// Echo: each counted session's own median round trip (its figure may be a ratio
+    /// to the reference's), which sizes the next session.
+    rtts: Vec<f64>,
     /// The last counted round it was measured in.
     last_round: u32,
 }
@@ -333,6 +336,7 @@ impl Runner<'_> {
             return;
         }
         st.last_round = st.last_round.max(round);
+        st.rtts.extend(crate::analysis::echo_median(s));
         if let Some(f) = figure(s) {
             st.figures.push(f);
             if first_pass {
@@ -893,8 +897,9 @@ mod tests {
             },
         )
         .unwrap();
-        // A 250 µs ping: 1000 keystrokes fill the 250 ms sample time.
-        assert_eq!(requests, [(1, 1000 + ECHO_UNTIMED)]);
+        // A 250 µs ping, and as long again for the reference's keystroke: 500
+        // keystrokes fill the 250 ms sample time.
+        assert_eq!(requests, [(1, 500 + ECHO_UNTIMED)]);
     }
 
     #[test]
@@ -916,13 +921,15 @@ mod tests {
                 timeout: Duration::from_secs(5),
                 until: None,
                 start_at: None,
+                reference: None,
             },
             &Cancel::new(),
         );
         let median = crate::analysis::echo_median(&lead);
         assert!(median.is_some());
         let t = Duration::from_millis(250);
-        assert_eq!(of_m2, [(1, calibrate_echo(median, t) + ECHO_UNTIMED)]);
+        let pair = median.map(|m| m * 2.0);
+        assert_eq!(of_m2, [(1, calibrate_echo(pair, t) + ECHO_UNTIMED)]);
         assert_ne!(of_m2[0].1, ECHO_WARMUP + ECHO_UNTIMED);
     }
 
@@ -1030,15 +1037,30 @@ mod tests {
             &[],
             &mut |e| {
                 if let Event::Starting { request, .. } = e {
-                    requests.push((request.bytes, request.ramp));
+                    let beside = request.reference.as_ref().map(Suite::label);
+                    requests.push((request.bytes, request.ramp, beside));
                 }
             },
         )
         .unwrap();
-        assert_eq!(requests[0], (ECHO_WARMUP + ECHO_UNTIMED, ECHO_UNTIMED));
-        // The mock's round trips are ~10 µs: the next sessions type the most.
-        assert_eq!(requests[1], (ECHO_MAX + ECHO_UNTIMED, ECHO_UNTIMED));
-        assert_eq!(sink.0[1].2.echoes.len() as u64, ECHO_MAX);
+        // The warm-up types alone; counted sessions beside the reference (the plan's
+        // first echo suite), sized for two round trips per keystroke.
+        assert_eq!(
+            requests[0],
+            (ECHO_WARMUP + ECHO_UNTIMED, ECHO_UNTIMED, None)
+        );
+        let rtt = crate::analysis::echo_median(&sink.0[0].2).unwrap();
+        let n = calibrate_echo(Some(rtt * 2.0), Duration::from_millis(250));
+        assert_eq!(
+            requests[1],
+            (n + ECHO_UNTIMED, ECHO_UNTIMED, Some("a".into()))
+        );
+        assert_eq!(sink.0[1].2.echoes.len() as u64, n);
+        assert_eq!(sink.0[1].2.echoes_ref.len() as u64, n);
+        // The next session is sized from the first's own round trip, not its ratio.
+        let own = crate::analysis::echo_median(&sink.0[1].2).unwrap();
+        let next = calibrate_echo(Some(own * 2.0), Duration::from_millis(250));
+        assert_eq!(requests[2].0, next + ECHO_UNTIMED);
     }
 
     #[test]

@@ -32,18 +32,34 @@ pub struct Standing {
     pub best: Vec<usize>,
 }
 
-/// The entries' statistics as reports see them: their figures, moderated mode by mode.
+/// The entries' statistics as reports see them: the figures of each (mode, suite)
+/// pooled (a replicated reference pair is several items), moderated mode by mode; one
+/// row per entry, the same for entries of one suite.
 pub fn stats_of(entries: &[Entry]) -> Vec<SuiteStats> {
-    let mut stats: Vec<SuiteStats> = (entries.iter())
-        .map(|e| {
-            let mut s = SuiteStats::empty(e.mode, e.suite.clone());
-            s.figure = summarize(e.figures);
-            s.ok = e.figures.len();
+    let mut pooled: Vec<(Mode, &Suite, Vec<f64>)> = Vec::new();
+    let mut row_of: Vec<usize> = Vec::with_capacity(entries.len());
+    for e in entries {
+        match pooled.iter().position(|p| p.0 == e.mode && p.1 == e.suite) {
+            Some(at) => {
+                pooled[at].2.extend_from_slice(e.figures);
+                row_of.push(at);
+            }
+            None => {
+                row_of.push(pooled.len());
+                pooled.push((e.mode, e.suite, e.figures.to_vec()));
+            }
+        }
+    }
+    let mut stats: Vec<SuiteStats> = (pooled.into_iter())
+        .map(|(mode, suite, figures)| {
+            let mut s = SuiteStats::empty(mode, suite.clone());
+            s.figure = summarize(&figures);
+            s.ok = figures.len();
             s
         })
         .collect();
     analysis::moderate::moderate(&mut stats);
-    stats
+    row_of.into_iter().map(|r| stats[r].clone()).collect()
 }
 
 pub fn standing(live: &[Entry]) -> Standing {
@@ -62,23 +78,34 @@ pub fn standing(live: &[Entry]) -> Standing {
             out.contenders.extend(of_mode.iter().map(|(i, _)| *i));
             continue;
         };
+        let best_suite = &of_mode
+            .iter()
+            .find(|(i, _)| *i == best_item)
+            .expect("best")
+            .1
+            .suite;
+        let is_best = |s: &SuiteStats| s.suite == *best_suite;
         let mut contenders: Vec<usize> = (of_mode.iter())
-            .filter(|(i, s)| *i != best_item && contends(s.figure.as_ref(), &best, mode))
+            .filter(|(_, s)| !is_best(s) && contends(s.figure.as_ref(), &best, mode))
             .map(|(i, _)| *i)
             .collect();
         for sum in sums.iter().filter(|s| s.stats.mode == mode) {
             if contends(sum.stats.figure.as_ref(), &best, mode) {
                 let parts = (of_mode.iter()).filter(|(_, s)| sum.parts.contains(&s.suite));
-                contenders.extend(parts.map(|(i, _)| *i).filter(|i| *i != best_item));
+                contenders.extend(parts.filter(|(_, s)| !is_best(s)).map(|(i, _)| *i));
             }
+        }
+        let bests: Vec<usize> = (of_mode.iter())
+            .filter(|(_, s)| is_best(s))
+            .map(|(i, _)| *i)
+            .collect();
+        if !contenders.is_empty() {
+            contenders.extend(&bests);
         }
         contenders.sort();
         contenders.dedup();
-        if !contenders.is_empty() {
-            contenders.push(best_item);
-        }
         out.contenders.extend(contenders);
-        out.best.push(best_item);
+        out.best.extend(bests);
     }
     out.contenders.sort();
     out
@@ -207,7 +234,10 @@ mod tests {
         Entry {
             item,
             mode,
-            suite: Box::leak(Box::default()),
+            suite: Box::leak(Box::new(Suite {
+                cipher: Some(format!("c{item}")),
+                ..Suite::default()
+            })),
             figures,
         }
     }

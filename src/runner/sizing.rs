@@ -99,7 +99,10 @@ impl Runner<'_> {
     /// cipher's suites differ by less than sizing cares about.
     fn estimate(&self, item: usize) -> Option<f64> {
         let (planned, st) = (&self.items[item], &self.state[item]);
-        let own = analysis::summarize(&st.figures);
+        let own = match planned.mode {
+            Mode::Echo => analysis::summarize(&st.rtts),
+            _ => analysis::summarize(&st.figures),
+        };
         if planned.mode.is_transfer() && own.as_ref().is_none_or(|s| s.n < 2) {
             let mut known: Vec<f64> = st.figures.clone();
             for other in self.siblings(item) {
@@ -158,16 +161,26 @@ impl Runner<'_> {
         window_for(self.settings.sample_time, rtt)
     }
 
+    /// The run's echo reference: the first echo item of the plan not refused. Its
+    /// sessions run over a connection of their own beside every counted echo session.
+    fn echo_reference(&self) -> Option<crate::model::Suite> {
+        (0..self.planned)
+            .find(|&i| self.items[i].mode == Mode::Echo && !self.state[i].refused)
+            .map(|i| self.items[i].suite.clone())
+    }
+
     /// The request for one sample of `item` in `round`.
     pub(super) fn request(&self, item: usize, round: u32) -> SampleRequest {
         let planned = &self.items[item];
         let (bytes, ramp, until) = match planned.mode {
             Mode::Connect => (0, 0, None),
             Mode::Echo => {
+                // Beside a reference, a keystroke costs two round trips.
                 let n = if round == 0 {
                     ECHO_WARMUP
                 } else {
-                    calibrate_echo(self.estimate(item), self.settings.sample_time)
+                    let pair = self.estimate(item).map(|rtt| rtt * 2.0);
+                    calibrate_echo(pair, self.settings.sample_time)
                 };
                 (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
             }
@@ -183,6 +196,10 @@ impl Runner<'_> {
             timeout: self.settings.timeout,
             until,
             start_at: None,
+            // Warm-ups only size: they type alone.
+            reference: (planned.mode == Mode::Echo && round > 0)
+                .then(|| self.echo_reference())
+                .flatten(),
         }
     }
 

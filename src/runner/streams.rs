@@ -79,6 +79,7 @@ fn request(pick: &Pick, sample_time: Duration, timeout: Duration) -> SampleReque
         timeout,
         until: send.then_some(window),
         start_at: None,
+        reference: None,
     }
 }
 
@@ -185,6 +186,7 @@ fn batch(
     let go = Instant::now() + HANDSHAKES + Duration::from_secs_f64(rtt * 10.0);
     let req = &SampleRequest {
         start_at: Some(go),
+        reference: None,
         ..req.clone()
     };
     let taken: Vec<(Instant, Sample)> = std::thread::scope(|scope| {

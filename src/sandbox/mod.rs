@@ -232,7 +232,7 @@ impl Sandbox {
                 .stdout(log.try_clone()?)
                 .stderr(log)
                 .process_group(0);
-            set_parent_death_signal(&mut cmd);
+            proc::die_with_parent(&mut cmd);
             if let Some(cpus) = &self.server_cpus {
                 affinity::pin_command(&mut cmd, cpus)?;
             }
@@ -398,21 +398,6 @@ fn stop_child(child: &mut Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
-}
-
-/// On Linux, ask the kernel to SIGTERM sshd if sshbench dies without cleaning up
-/// (`kill -9`); elsewhere sshd is stopped only by the normal teardown.
-fn set_parent_death_signal(cmd: &mut Command) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            Ok(())
-        });
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = cmd;
 }
 
 /// Wait for sshd's "Server listening" line; on failure return its log.

@@ -483,6 +483,7 @@ mod tests {
                 seconds: 0.085,
             }),
             echoes: Vec::new(),
+            echoes_ref: Vec::new(),
             client_cpu: Some(CpuTimes {
                 user: Duration::from_millis(50),
                 system: Duration::from_millis(20),
@@ -629,10 +630,13 @@ mod tests {
         let mut echo = sample("aes128-ctr", Outcome::Success);
         echo.mode = Mode::Echo;
         echo.echoes = vec![0.000_123_4, 0.000_098_7, 1.5];
+        echo.echoes_ref = vec![0.000_111_1, 0.000_222_2, 0.5];
         store.add_sample(id, 0, 2, &echo).unwrap();
         let back = store.samples(&[id]).unwrap();
         assert_eq!(back[2].sample.mode, Mode::Echo);
         assert_eq!(back[2].sample.echoes.len(), 3);
+        assert_eq!(back[2].sample.echoes_ref.len(), 3);
+        assert!((back[2].sample.echoes_ref[1] - 0.000_222_2).abs() < 1e-9);
         for (a, b) in back[2].sample.echoes.iter().zip(&echo.echoes) {
             assert!((a - b).abs() / b < 1e-6, "{a} vs {b}");
         }

@@ -94,6 +94,7 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
     let server = s.server_cpu;
     let phases = s.phases.as_ref().map(serde_json::to_string).transpose()?;
     let echoes = (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes));
+    let echoes_ref = (!s.echoes_ref.is_empty()).then(|| encode_echoes(&s.echoes_ref));
     let rekey_bytes = s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64);
     Ok(vec![
         (
@@ -120,6 +121,7 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
             Value::from(server.and_then(|c| c.throttled)),
         ),
         ("echoes", Value::from(echoes)),
+        ("echoes_ref", Value::from(echoes_ref)),
         (
             "client_waited_s",
             Value::from(s.client_window_cpu.and_then(|c| c.waited)),
@@ -170,6 +172,7 @@ const FIGURE_COLUMNS: &[&str] = &[
     "rekey_s",
     "compression_factor",
     "echoes",
+    "echoes_ref",
     "streams",
     "stream_start_s",
     "stream_end_s",
@@ -288,6 +291,10 @@ fn sample(r: &Row) -> Result<Sample> {
         rekey,
         echoes: r
             .get::<Option<Vec<u8>>>("echoes")?
+            .map(|b| decode_echoes(&b))
+            .unwrap_or_default(),
+        echoes_ref: r
+            .get::<Option<Vec<u8>>>("echoes_ref")?
             .map(|b| decode_echoes(&b))
             .unwrap_or_default(),
         client_cpu: user.zip(sys).map(|(u, s)| CpuTimes {

@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -130,6 +130,9 @@ CREATE INDEX samples_by_run ON samples (run_id, id);
 "#,
     r#"
 ALTER TABLE runs ADD COLUMN stops_json TEXT;                -- a raced run: why each item stopped
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN echoes_ref BLOB;             -- echo: the reference session's round trips, each beside its keystroke
 "#,
 ];
 

@@ -182,6 +182,23 @@ pub fn thread_cpu_time() -> Option<std::time::Duration> {
     Some(std::time::Duration::from(t))
 }
 
+/// On Linux, ask the kernel to SIGTERM the child `cmd` starts if the thread that starts
+/// it dies without cleaning up (sshbench killed with `kill -9`); elsewhere only the
+/// normal teardown stops it.
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
 /// How long a live process has been ready to run but waited for a CPU (the run-queue
 /// delay, second field of `/proc/PID/schedstat`): Linux only; `None` elsewhere or when
 /// the kernel does not keep it.

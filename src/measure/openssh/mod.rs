@@ -7,6 +7,7 @@
 //! overruns is killed with its whole process group.
 
 mod judge;
+mod reference;
 mod streams;
 
 use super::master::Master;
@@ -22,6 +23,7 @@ use crate::sys::scratch::Scratch;
 use crate::target::Target;
 pub(crate) use judge::negotiation;
 use judge::*;
+use reference::{Pipes, Reference};
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -46,6 +48,8 @@ pub struct OpenSsh {
     workloads: Workloads,
     /// Where the control masters of shared connections keep their sockets.
     scratch: Option<Scratch>,
+    /// The run's echo reference, open while echo samples ask for it.
+    reference: Option<Reference>,
 }
 
 /// A connection that samples run over as sessions (`--connections suite`): its master,
@@ -70,6 +74,7 @@ impl OpenSsh {
             target,
             payload,
             scratch: None,
+            reference: None,
         }
     }
 
@@ -291,6 +296,7 @@ fn fill(
         Mode::Echo => {
             sample.bytes = req.bytes;
             sample.echoes = std::mem::take(&mut seen.out.echoes);
+            sample.echoes_ref = std::mem::take(&mut seen.out.echoes_ref);
             sample.compression_factor = sshlog::compression_factor(&seen.lines);
         }
         m => unreachable!("{m} runs through measure::workload, not one ssh"),
@@ -311,9 +317,16 @@ fn shareable(reqs: &[SampleRequest]) -> bool {
 impl OpenSsh {
     /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
     /// feed and read it, wait for it, judge it.
-    fn take(&self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
+    fn take(&mut self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
+        let lent = match self.reference_for(req, cancel) {
+            Ok(pipes) => pipes,
+            Err(outcome) => {
+                sample.outcome = outcome;
+                return sample;
+            }
+        };
         let mut child = match self.spawn(req, over) {
             Ok(c) => c,
             Err(e) => {
@@ -323,7 +336,11 @@ impl OpenSsh {
         };
         // The client's CPU is the process that moves the data: the master, if shared.
         let cpu_pid = over.map_or(child.id(), |o| o.master.pid());
-        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, (start, cpu_pid));
+        let at = (start, cpu_pid);
+        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, at, lent);
+        if let (Some(r), Some(pipes)) = (self.reference.as_mut(), seen.out.reference.take()) {
+            r.give_back(pipes);
+        }
         // What the sample moved: all it was asked to, or, for a time-bounded send, what
         // the writer wrote before its time was up (the server's count must agree).
         let moved = match (req.mode, req.until) {
@@ -363,12 +380,13 @@ impl OpenSsh {
         req: &SampleRequest,
         cancel: &Cancel,
         (start, cpu_pid): (Instant, u32),
+        reference: Option<Pipes>,
     ) -> (Exit, Option<FailureKind>, Seen) {
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
         let stderr = read_stderr(child, start);
         let (stdout, writer) = if req.mode == Mode::Echo {
-            (echo_session(child, req), None)
+            (echo_session(child, req, reference), None)
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let stdout = read_stdout(child, req, go_tx, cpu_pid);
@@ -378,6 +396,25 @@ impl OpenSsh {
         // Every process of the group is gone or going; its pipes close, the readers end.
         proc::kill_group(pid, libc::SIGKILL);
         (exit, killed, collect(stderr, stdout, writer))
+    }
+
+    /// The reference's pipes for an echo sample typed beside one, the reference opened
+    /// (again) when it is not open, is another suite's, or broke.
+    fn reference_for(
+        &mut self,
+        req: &SampleRequest,
+        cancel: &Cancel,
+    ) -> Result<Option<Pipes>, Outcome> {
+        let Some(suite) = req.reference.as_ref().filter(|_| req.mode == Mode::Echo) else {
+            return Ok(None);
+        };
+        if !self.reference.as_ref().is_some_and(|r| r.serves(suite)) {
+            self.reference = None;
+            let dir = self.scratch()?.to_path_buf();
+            let at = (self.ssh.as_path(), &self.target);
+            self.reference = Some(Reference::open(at, suite, &dir, req.timeout, cancel)?);
+        }
+        Ok(self.reference.as_mut().and_then(Reference::lend))
     }
 
     /// The scratch directory of the masters' sockets, made on first use.
@@ -468,6 +505,7 @@ mod tests {
             timeout: Duration::from_secs(60),
             until: None,
             start_at: None,
+            reference: None,
         };
         let args = transport().args(&req).join(" ");
         for want in [

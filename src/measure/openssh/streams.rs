@@ -1,7 +1,9 @@
 //! The threads that talk to one ssh process: stderr lines, stdout (ready line, data,
 //! reports), the echo session, and the stdin feeder.
 
+use super::reference::Pipes;
 use super::*;
+use std::process::{ChildStdin, ChildStdout};
 
 /// What the stdout reader saw.
 #[derive(Debug, Default)]
@@ -21,6 +23,10 @@ pub(super) struct StdoutReport {
     pub(super) received: u64,
     /// Echo: each timed keystroke's round trip, in seconds.
     pub(super) echoes: Vec<f64>,
+    /// Echo beside a reference: the reference's round trip after each of them.
+    pub(super) echoes_ref: Vec<f64>,
+    /// The reference's pipes, given back after a sample that went well.
+    pub(super) reference: Option<Pipes>,
     /// The ssh client's CPU time at the mark and at the end (where the OS tells).
     pub(super) client_cpu_mark: Option<Duration>,
     pub(super) client_cpu_end: Option<Duration>,
@@ -172,11 +178,67 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
     }
 }
 
-/// Echo: after the ready line, type `req.bytes` keystrokes one at a time, each only
-/// after the previous one came back, and time each round trip (the first `req.ramp`
-/// are not timed). Every echoed byte is checked. One thread owns both pipes, so a round
-/// trip is one write and one read with nothing in between.
-pub(super) fn echo_session(child: &mut Child, req: &SampleRequest) -> mpsc::Receiver<StdoutReport> {
+/// One keystroke through a session: write it, read it back, check it; its round trip.
+fn keystroke(
+    stdin: &mut impl Write,
+    stdout: &mut impl Read,
+    key: u8,
+    (i, total): (u64, u64),
+) -> Result<Duration, String> {
+    let t0 = Instant::now();
+    stdin
+        .write_all(&[key])
+        .map_err(|e| format!("writing to ssh: {e}"))?;
+    let mut back = [0u8; 1];
+    stdout
+        .read_exact(&mut back)
+        .map_err(|_| format!("the session ended after {i} of {total} keystrokes"))?;
+    let rtt = t0.elapsed();
+    if back[0] != key {
+        return Err(format!(
+            "keystroke {i}: sent {:?}, got {:?} back",
+            key as char, back[0] as char
+        ));
+    }
+    Ok(rtt)
+}
+
+/// Type `total` keystrokes, each only after the previous one came back, each followed
+/// by one into the reference session when there is one; time all but the first
+/// `untimed`.
+fn type_keys(
+    (stdin, r): (&mut ChildStdin, &mut BufReader<ChildStdout>),
+    reference: &mut Option<Pipes>,
+    (total, untimed): (u64, u64),
+    report: &mut StdoutReport,
+) -> Result<(), String> {
+    for i in 0..total {
+        let key = b'a' + (i % 26) as u8;
+        let rtt = keystroke(stdin, r, key, (i, total))?;
+        let beside = match reference.as_mut() {
+            Some((rin, rout)) => Some(
+                keystroke(rin, rout, key, (i, total))
+                    .map_err(|e| format!("the echo reference: {e}"))?,
+            ),
+            None => None,
+        };
+        if i >= untimed {
+            report.echoes.push(rtt.as_secs_f64());
+            report.echoes_ref.extend(beside.map(|d| d.as_secs_f64()));
+        }
+    }
+    Ok(())
+}
+
+/// Echo: after the ready line, type `req.bytes` keystrokes one at a time (see
+/// [`type_keys`]; the first `req.ramp` are not timed). Every echoed byte is checked.
+/// One thread owns every pipe, so a round trip is one write and one read with nothing
+/// in between. The reference's pipes come back in the report if all went well.
+pub(super) fn echo_session(
+    child: &mut Child,
+    req: &SampleRequest,
+    mut reference: Option<Pipes>,
+) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
     let mut stdin = child.stdin.take().expect("stdin piped");
@@ -186,32 +248,16 @@ pub(super) fn echo_session(child: &mut Child, req: &SampleRequest) -> mpsc::Rece
         let mut report = StdoutReport::default();
         if wait_ready(&mut r, &mut report) {
             report.echoes.reserve((total - untimed) as usize);
-            let typed = (|| -> Result<(), String> {
-                for i in 0..total {
-                    let key = [b'a' + (i % 26) as u8];
-                    let t0 = Instant::now();
-                    stdin
-                        .write_all(&key)
-                        .map_err(|e| format!("writing to ssh: {e}"))?;
-                    let mut back = [0u8; 1];
-                    r.read_exact(&mut back).map_err(|_| {
-                        format!("the session ended after {i} of {total} keystrokes")
-                    })?;
-                    let rtt = t0.elapsed();
-                    if back != key {
-                        return Err(format!(
-                            "keystroke {i}: sent {:?}, got {:?} back",
-                            key[0] as char, back[0] as char
-                        ));
-                    }
-                    if i >= untimed {
-                        report.echoes.push(rtt.as_secs_f64());
-                    }
+            match type_keys(
+                (&mut stdin, &mut r),
+                &mut reference,
+                (total, untimed),
+                &mut report,
+            ) {
+                Ok(()) => {
+                    report.end_at = Some(Instant::now());
+                    report.reference = reference;
                 }
-                Ok(())
-            })();
-            match typed {
-                Ok(()) => report.end_at = Some(Instant::now()),
                 Err(e) => report.error = Some(e),
             }
         }
