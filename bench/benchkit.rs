@@ -65,15 +65,24 @@ fn main() -> ExitCode {
 
 /// The samples of `--run ID` in `--db DB`.
 fn run_samples(o: &HashMap<String, String>) -> Result<Vec<sshbench::store::StoredSample>, String> {
+    Ok(run_selection(o)?.1)
+}
+
+/// The run `--run ID` of `--db DB` and its samples.
+fn run_selection(o: &HashMap<String, String>) -> Result<Selected, String> {
     let store = Store::open(Path::new(need(o, "db")?)).map_err(|e| format!("{e:#}"))?;
-    let (_, samples) = store
+    store
         .select(&Selection {
             run: Some(number(o, "run")?),
             ..Selection::default()
         })
-        .map_err(|e| format!("{e:#}"))?;
-    Ok(samples)
+        .map_err(|e| format!("{e:#}"))
 }
+
+type Selected = (
+    Vec<sshbench::store::RunRecord>,
+    Vec<sshbench::store::StoredSample>,
+);
 
 /// `--name value` pairs.
 fn options(args: &[String]) -> Result<HashMap<String, String>, String> {
@@ -226,14 +235,15 @@ fn reference(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `suites --db DB --run ID --mode MODE`: one line per suite of that run and mode:
+/// `suites --db DB --run ID --mode MODE`: one line per suite of that run and mode as
+/// `show` has them (summed pairs included, `n` = 0 for them):
 /// `cipher+mac  mean  ci95  n  bound  client_cpu_s_per_gb  server_cpu_s_per_gb`
 /// (`+zlib` appended with compression; `-` for what is unknown).
 fn suites(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
     let mode = Mode::parse(need(&o, "mode")?).ok_or("--mode: connect|send|receive|echo")?;
-    let samples = run_samples(&o)?;
-    let stats = analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
+    let (runs, samples) = run_selection(&o)?;
+    let stats = sshbench::views::scope::Scope::build(&runs, &samples).stats;
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.6}"));
     for s in stats.iter().filter(|s| s.mode == mode) {
         let Some(f) = s.figure else { continue };
@@ -258,7 +268,7 @@ fn suites(args: &[String]) -> Result<(), String> {
             "{key}\t{:.6}\t{}\t{}\t{}\t{}\t{}",
             f.mean,
             opt(f.ci95),
-            f.n,
+            if s.sum { 0 } else { f.n },
             s.bound().map_or("-", |b| match b {
                 analysis::Bound::Client => "client",
                 analysis::Bound::Server => "server",
@@ -281,13 +291,7 @@ fn suites(args: &[String]) -> Result<(), String> {
 /// the median relative 95% interval of the measured suites, and the race's stops.
 fn ties(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
-    let store = Store::open(Path::new(need(&o, "db")?)).map_err(|e| format!("{e:#}"))?;
-    let (runs, samples) = store
-        .select(&Selection {
-            run: Some(number(&o, "run")?),
-            ..Selection::default()
-        })
-        .map_err(|e| format!("{e:#}"))?;
+    let (runs, samples) = run_selection(&o)?;
     let scope = sshbench::views::scope::Scope::build(&runs, &samples);
     for mode in scope.modes() {
         let ranked = analysis::rank(&scope.stats, mode);

@@ -63,12 +63,18 @@ log "sshbench run A: connect, send, receive ${filters:+(quick subset)}"
 "$kit" watch "$work/A.usage" -- "$bin" run -q --db "$db" --mode connect,send,receive $filters > /dev/null
 read -r a_wall a_cpu a_peak < "$work/A.usage"
 "$kit" info --db "$db" --run 1 > "$work/info"
-# Decisiveness: per mode of run A, the suites `show` marks `≈ best` and those of them 10%
-# or more behind the best, and how the race stopped its suites.
-"$kit" ties --db "$db" --run 1 > "$work/A.ties"
+# 1b. The default run: every mode (connect, send, receive, echo), default settings,
+#     watched the same way. Decisiveness per mode comes from it: the suites `show` marks
+#     `≈ best` and those of them 10% or more behind the best, and how the race stopped
+#     its suites.
+log "sshbench run D: the default four modes ${filters:+(quick subset)}"
+# shellcheck disable=SC2086
+"$kit" watch "$work/D.usage" -- "$bin" run -q --db "$db" $filters > /dev/null
+read -r d_wall d_cpu d_peak < "$work/D.usage"
+"$kit" ties --db "$db" --run 2 > "$work/D.ties"
 ties_rows=$(awk -F'\t' '{
-  printf "| decisiveness | run A %s: suites marked ≈ best (%d suites; the race: %d dropped, %d separated, %d tied at the budget) | tied; of them 10%% or more behind the best; median 95%% interval | %d; **%d**; ±%.1f%% |\n", $1, $2, $6, $7, $8, $3, $4, $5 * 100
-}' "$work/A.ties")
+  printf "| decisiveness | run D %s: suites marked ≈ best (%d suites; the race: %d dropped, %d separated, %d tied at the budget) | tied; of them 10%% or more behind the best; median 95%% interval | %d; **%d**; ±%.1f%% |\n", $1, $2, $6, $7, $8, $3, $4, $5 * 100
+}' "$work/D.ties")
 
 # The sandbox for the classic method and the references.
 "$bin" sandbox > "$work/sandbox" 2> "$work/sandbox.err" &
@@ -104,7 +110,7 @@ seed_combos=$(grep -vc '^total' "$work/seed-full.tsv" || true)
 log "sshbench run B: send"
 # shellcheck disable=SC2086
 "$bin" run -q --db "$db" --mode send $filters > /dev/null
-"$kit" suites --db "$db" --run 2 --mode send | cut -f1,2 > "$work/B.send.rate"
+"$kit" suites --db "$db" --run 3 --mode send | cut -f1,2 > "$work/B.send.rate"
 r=0
 for kex in curve25519-sha256 curve25519-sha256@libssh.org; do
   r=$((r + 1))
@@ -236,10 +242,11 @@ cat <<EOF
 ${acc_rows}| precision | sshbench: two runs' send rankings ($p_n suites) | Spearman rho; median relative difference per suite | **$p_rho**; $(calc "$p_rel * 100" 1)% |
 | precision | classic method (8 MB of zeros per suite, whole ssh process timed), twice ($s_n suites) | Spearman rho; median relative difference per suite | **$s_rho**; $(calc "$s_rel * 100" 1)% |
 ${ties_rows}
-| speed | sshbench run A (connect + send + receive, warm-ups, 3 rounds and the race) vs the classic send-only sweep ($seed_combos combinations) | $(calc "$a_wall" 0) s vs $seed_wall s | **$(calc "$a_wall / $seed_wall" 2)** |
+| speed | sshbench run A (connect + send + receive, default settings: warm-ups, 3 rounds and the race) vs the classic send-only sweep ($seed_combos combinations) | $(calc "$a_wall" 0) s vs $seed_wall s | **$(calc "$a_wall / $seed_wall" 2)** |
+| speed | sshbench run D (the default four modes) vs the classic send-only sweep | $(calc "$d_wall" 0) s vs $seed_wall s | **$(calc "$d_wall / $seed_wall" 2)** |
 | overhead | payload generator (1 MiB block, repeated) | into memory; through a pipe | $pay_mem GB/s; $pay_pipe GB/s |
-| overhead | sshbench's own CPU during run A (ssh processes excluded) | $(calc "$a_cpu" 1) CPU s over $(calc "$a_wall" 0) s | **$(calc "$a_cpu / $a_wall * 100" 1)%** |
-| overhead | sshbench's peak memory during run A | resident | **$(calc "$a_peak / 1024" 1) MiB** |
+| overhead | sshbench's own CPU during run A; run D (ssh processes excluded) | $(calc "$a_cpu" 1) CPU s over $(calc "$a_wall" 0) s; $(calc "$d_cpu" 1) over $(calc "$d_wall" 0) s | **$(calc "$a_cpu / $a_wall * 100" 1)%; $(calc "$d_cpu / $d_wall * 100" 1)%** |
+| overhead | sshbench's peak memory during run A; run D | resident | **$(calc "$a_peak / 1024" 1) MiB; $(calc "$d_peak / 1024" 1) MiB** |
 | verdict | sandbox sshd under a 0.25-core CPU quota, AES-GCM send | bound | $lab_cpu |
 | verdict | sandbox behind a 16 Mbit/s link (tc tbf), AES-GCM | bound | $lab_link |
 EOF

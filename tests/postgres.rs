@@ -361,3 +361,49 @@ fn kill_9_then_resume_loses_nothing_in_postgres() {
     assert_eq!(slots.len(), after.len(), "every slot once");
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
+
+/// A selection large enough to be read in two halves side by side (each half over a
+/// connection of its own, the second reconnecting from the URL): PostgreSQL and its
+/// SQLite copy show the same, every sample once.
+#[test]
+fn a_large_selection_reads_in_halves_the_same_from_both_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.sqlite");
+    let file = file.to_str().unwrap();
+    let store = Store::open(std::path::Path::new(file)).unwrap();
+    let run = create_run(&store);
+    const SAMPLES: u32 = 20_500;
+    store.begin_bulk().unwrap();
+    let suite = Suite {
+        cipher: Some("aes128-ctr".into()),
+        mac: Some("hmac-sha2-256".into()),
+        ..Suite::default()
+    };
+    for round in 1..=SAMPLES {
+        let time = Duration::from_micros(1000 + u64::from(round % 89));
+        let s = SampleBuilder::new(Mode::Send, &suite)
+            .transfer(2 << 20, 1 << 20, time)
+            .build();
+        store.add_sample(run, 0, round, &s).unwrap();
+    }
+    store.end_bulk().unwrap();
+    drop(store);
+    let pg = Cluster::start();
+    let url = pg.database("big");
+    let copy = sshbench()
+        .args(["db", "copy", file, &url])
+        .output()
+        .unwrap();
+    assert_success(&copy, "db copy");
+    let show = |db: &str| {
+        let out = sshbench()
+            .args(["show", "--format", "json", "--db", db])
+            .output()
+            .unwrap();
+        assert_success(&out, "show");
+        text(&out.stdout)
+    };
+    let (from_pg, from_sqlite) = (show(&url), show(file));
+    assert_eq!(from_pg, from_sqlite);
+    assert!(from_pg.contains(&format!("\"n\": {SAMPLES}")), "{from_pg}");
+}

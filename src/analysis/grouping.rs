@@ -3,7 +3,6 @@
 
 use super::{SuiteStats, aggregate};
 use crate::model::{Mode, PayloadKind, Sample, Suite};
-use std::borrow::Cow;
 
 /// A compressed transfer's figure depends on the data (text shrinks several times,
 /// random data not at all), so one measured on other data than the default random is a
@@ -33,20 +32,28 @@ pub fn mark_suite(mode: Mode, suite: &mut Suite, payload: PayloadKind) {
 pub fn aggregate_reported<'a>(
     samples: impl IntoIterator<Item = (&'a Sample, PayloadKind)>,
 ) -> Vec<SuiteStats> {
-    // Only the compressed transfers on other data than random change: copy just those.
-    let reported: Vec<Cow<Sample>> = samples
-        .into_iter()
+    // Only the compressed transfers on other data than random change: copy just those,
+    // and pass the rest by reference (a vector of whole samples would copy them all).
+    let all: Vec<(&Sample, PayloadKind)> = samples.into_iter().collect();
+    let marked = |(s, payload): &(&Sample, PayloadKind)| {
+        *payload != PayloadKind::Random && s.mode.is_transfer() && s.suite.compression.is_some()
+    };
+    let copies: Vec<Sample> = (all.iter().filter(|x| marked(x)))
         .map(|(s, payload)| {
-            let marked = payload != PayloadKind::Random
-                && s.mode.is_transfer()
-                && s.suite.compression.is_some();
-            if !marked {
-                return Cow::Borrowed(s);
-            }
-            let mut s = s.clone();
-            mark_payload(&mut s, payload);
-            Cow::Owned(s)
+            let mut s = (*s).clone();
+            mark_payload(&mut s, *payload);
+            s
         })
         .collect();
-    aggregate(reported.iter().map(|s| s.as_ref()))
+    let mut copies = copies.iter();
+    let reported: Vec<&Sample> = (all.iter())
+        .map(|x| {
+            if marked(x) {
+                copies.next().expect("a copy each")
+            } else {
+                x.0
+            }
+        })
+        .collect();
+    aggregate(reported)
 }

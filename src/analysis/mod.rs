@@ -106,16 +106,34 @@ pub struct Percentiles {
 
 /// Percentiles of `xs` (finite values only); `None` when empty.
 pub fn percentiles(xs: &[f64]) -> Option<Percentiles> {
-    let v = sorted_finite(xs)?;
+    percentiles_of(xs.to_vec())
+}
+
+/// [`percentiles`] of values it may reorder: each rank is selected, not sorted for
+/// (echo pools every keystroke of a suite, tens of thousands).
+pub fn percentiles_of(mut v: Vec<f64>) -> Option<Percentiles> {
+    v.retain(|x| x.is_finite());
     let n = v.len();
+    if n == 0 {
+        return None;
+    }
     // Nearest rank: the smallest value with at least p% of the pool at or below it.
-    let at = |p: f64| v[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+    let rank = |p: f64| ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+    let mut at = [0.0; 3];
+    // From the highest rank down: each selection leaves the lower ones to its left.
+    let mut upper = n;
+    for (slot, p) in [(2, 0.99), (1, 0.90), (0, 0.50)] {
+        let k = rank(p);
+        let (_, x, _) = v[..upper].select_nth_unstable_by(k, f64::total_cmp);
+        at[slot] = *x;
+        upper = k + 1;
+    }
     Some(Percentiles {
         n,
-        p50: at(0.50),
-        p90: at(0.90),
-        p99: at(0.99),
-        max: v[n - 1],
+        p50: at[0],
+        p90: at[1],
+        p99: at[2],
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     })
 }
 

@@ -3,7 +3,7 @@
 //! the rekeying spread into the figures.
 
 use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
-use super::{Percentiles, Summary, median, percentiles, summarize};
+use super::{Percentiles, Summary, median, percentiles_of, summarize};
 use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
 
 /// Everything known about one suite in one mode.
@@ -279,7 +279,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scale: Option<f64>) 
             .iter()
             .any(|s| matches!(s.outcome, Outcome::Unavailable { .. })),
         figure: summarize(&figures),
-        echo: percentiles(&echoes),
+        echo: percentiles_of(echoes),
         client_cpu: summarize(&cpu),
         server_cpu: summarize(&server),
         client_busy: busy(&client_windows),

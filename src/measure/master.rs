@@ -56,7 +56,7 @@ fn read_lines(child: &mut Child, start: Instant) -> Log {
     let log: Log = Arc::default();
     let stderr = child.stderr.take().expect("stderr piped");
     let shared = Arc::clone(&log);
-    std::thread::spawn(move || {
+    proc::spawn_named("sb-master-log", move || {
         let mut r = BufReader::new(stderr);
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, 1024) {
             let mut v = shared.lock().expect("log lock");

@@ -34,7 +34,9 @@ impl Sandbox {
         } else {
             LOOPBACK_TIME
         };
-        let sink = std::thread::spawn(move || sink(&host, netns.as_deref(), cpus, time, &tx));
+        let sink = crate::sys::proc::spawn_named("sb-tcp-sink", move || {
+            sink(&host, netns.as_deref(), cpus, time, &tx)
+        });
         let port = rx
             .recv_timeout(WAIT)
             .map_err(|_| anyhow!("the TCP sink did not start"))?;

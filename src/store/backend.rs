@@ -48,6 +48,8 @@ pub trait Backend: Send {
     fn integrity(&mut self) -> Result<String>;
     /// Where this is, for messages (a file's path, a URL without its password).
     fn describe(&self) -> String;
+    /// Another connection to the same database (a reader beside this one).
+    fn reopen(&self) -> Result<Box<dyn Backend>>;
 }
 
 /// The column names of one query's rows, looked up once per query (with ~60 columns

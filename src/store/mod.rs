@@ -11,6 +11,7 @@ mod backend;
 mod copy;
 mod fleets;
 mod pg;
+mod read;
 mod samples;
 mod schema;
 mod sqlite;
@@ -404,18 +405,23 @@ impl Store {
             .collect())
     }
 
-    /// The counted samples (round > 0) of `runs`, each with its run's payload.
+    /// The counted samples (round > 0) of `runs`, each with its run's payload, all a
+    /// report needs (not what ssh negotiated).
     pub fn counted(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
-        self.counted_of(runs, false)
+        self.counted_of(runs, samples::Columns::Report)
     }
 
     /// The counted samples of `runs` with only what their figures need (CPU, phases,
     /// what ssh negotiated and said read as absent): a fleet's views.
     pub fn counted_figures(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
-        self.counted_of(runs, true)
+        self.counted_of(runs, samples::Columns::Figures)
     }
 
-    fn counted_of(&self, runs: &[RunRecord], figures_only: bool) -> Result<Vec<StoredSample>> {
+    fn counted_of(
+        &self,
+        runs: &[RunRecord],
+        columns: samples::Columns,
+    ) -> Result<Vec<StoredSample>> {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
@@ -430,7 +436,7 @@ impl Store {
             Err(_) => PayloadKind::default(),
         };
         let samples = self
-            .samples_of(&ids, true, figures_only)?
+            .samples_of(&ids, true, columns)?
             .into_iter()
             .map(|mut s| {
                 s.payload = payload(s.run_id);
@@ -551,7 +557,7 @@ mod tests {
         assert_eq!((back[0].run_id, back[0].item, back[0].round), (id, 0, 1));
     }
 
-    fn new_run<'a>(machine: &'a Machine, plan: &'a [PlanItem]) -> NewRun<'a> {
+    pub(super) fn new_run<'a>(machine: &'a Machine, plan: &'a [PlanItem]) -> NewRun<'a> {
         NewRun {
             destination: "local sandbox",
             target_json: "{}".into(),

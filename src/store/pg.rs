@@ -36,6 +36,8 @@ const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
 pub struct Postgres {
     client: Client,
     url: String,
+    /// The URL as given (with its password), for another connection.
+    given: String,
     statements: HashMap<String, Statement>,
 }
 
@@ -54,6 +56,7 @@ impl Postgres {
         Ok(Postgres {
             client,
             url: shown,
+            given: url.to_string(),
             statements: HashMap::new(),
         })
     }
@@ -247,6 +250,10 @@ impl Backend for Postgres {
         } else {
             format!("{orphans} samples of no run")
         })
+    }
+
+    fn reopen(&self) -> Result<Box<dyn Backend>> {
+        Ok(Box::new(Postgres::connect(&self.given)?))
     }
 
     fn describe(&self) -> String {

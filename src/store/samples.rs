@@ -149,7 +149,28 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
 
 /// The columns a sample's figure needs (`analysis::figure`, and what keeps reports'
 /// rows apart: the suite, compression, payload, parallel streams).
-const FIGURE_COLUMNS: &[&str] = &[
+/// Which columns of a sample a query reads (the others read as absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Columns {
+    All,
+    /// All a report shows: every column but what ssh negotiated, which no report
+    /// reads (its JSON was a tenth of `show`'s time over 100,000 samples).
+    Report,
+    /// Only what figures need: [`FIGURE_COLUMNS`].
+    Figures,
+}
+
+/// The columns [`Columns::Report`] reads.
+pub(super) fn report_columns() -> String {
+    let probe = Sample::new(Default::default(), Mode::Connect, Outcome::Success);
+    let named = values(0, 0, 0, &probe).expect("an empty sample's values");
+    let names: Vec<&str> = (named.iter().map(|(n, _)| *n))
+        .filter(|n| *n != "negotiated_json")
+        .collect();
+    names.join(", ")
+}
+
+pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "run_id",
     "item",
     "round",
@@ -255,7 +276,7 @@ fn mode(r: &Row) -> Result<Mode> {
     Mode::parse(mode).ok_or_else(|| anyhow!("unknown mode {mode:?} in the database"))
 }
 
-fn sample(r: &Row) -> Result<Sample> {
+pub(super) fn sample(r: &Row) -> Result<Sample> {
     let w = window(r)?;
     let user: Option<f64> = r.get("client_user_s")?;
     let sys: Option<f64> = r.get("client_sys_s")?;
@@ -350,46 +371,6 @@ impl Store {
 
     /// Samples of the given runs (all runs when `runs` is empty).
     pub fn samples(&self, runs: &[i64]) -> Result<Vec<StoredSample>> {
-        self.samples_of(runs, false, false)
-    }
-
-    /// Samples of the given runs (all when `runs` is empty), only the counted ones
-    /// (round > 0) when `counted`; with `figures_only`, only the columns a figure needs
-    /// ([`FIGURE_COLUMNS`]; the others read as NULL): a fleet's views, which read every
-    /// host's samples and need only their figures.
-    pub(super) fn samples_of(
-        &self,
-        runs: &[i64],
-        counted: bool,
-        figures_only: bool,
-    ) -> Result<Vec<StoredSample>> {
-        let columns = match figures_only {
-            true => FIGURE_COLUMNS.join(", "),
-            false => "*".to_string(),
-        };
-        let mut sql = format!("SELECT {columns} FROM samples WHERE 1 = 1");
-        let params: Vec<Value> = runs.iter().map(|&id| id.into()).collect();
-        if !runs.is_empty() {
-            let marks: Vec<String> = (1..=runs.len()).map(|i| format!("?{i}")).collect();
-            sql.push_str(&format!(" AND run_id IN ({})", marks.join(", ")));
-        }
-        if counted {
-            sql.push_str(" AND round > 0");
-        }
-        // By run first: runs written at once interleave their ids, and a copy renumbers
-        // them run by run; reports add in this order and must not depend on that.
-        sql.push_str(" ORDER BY run_id, id");
-        let mut out = Vec::new();
-        self.query(&sql, &params, &mut |r| {
-            out.push(StoredSample {
-                run_id: r.get("run_id")?,
-                item: r.get::<i64>("item")? as usize,
-                round: r.get("round")?,
-                payload: Default::default(),
-                sample: sample(r)?,
-            });
-            Ok(())
-        })?;
-        Ok(out)
+        self.samples_of(runs, false, Columns::All)
     }
 }

@@ -21,7 +21,7 @@ pub struct Exit {
 /// CPU time is known. The caller must not also `wait()` on the `Child`.
 pub fn reap_in_background(pid: u32) -> mpsc::Receiver<Exit> {
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    spawn_named("sb-reap", move || {
         let mut status: libc::c_int = 0;
         // SAFETY: rusage is plain old data.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -180,6 +180,17 @@ pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
 pub fn thread_cpu_time() -> Option<std::time::Duration> {
     let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
     Some(std::time::Duration::from(t))
+}
+
+/// A thread with a name (profilers and `top -H` show it; at most 15 bytes on Linux).
+pub fn spawn_named<T: Send + 'static>(
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::JoinHandle<T> {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(f)
+        .expect("the OS starts a thread")
 }
 
 /// On Linux, ask the kernel to SIGTERM the child `cmd` starts if the thread that starts

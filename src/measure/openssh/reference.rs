@@ -81,7 +81,7 @@ impl Reference {
         };
         // The ready line, read in a thread so that a silent server cannot hold us.
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
+        proc::spawn_named("sb-ref-ready", move || {
             let ok = wait_ready(&mut stdout, &mut Default::default());
             let _ = tx.send(ok.then_some(stdout));
         });

@@ -3,6 +3,7 @@
 
 use super::reference::Pipes;
 use super::*;
+use crate::sys::drain::drain;
 use std::process::{ChildStdin, ChildStdout};
 
 /// What the stdout reader saw.
@@ -74,7 +75,7 @@ pub(super) type StderrLines = (Vec<String>, Vec<Duration>);
 pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<StderrLines> {
     let (tx, rx) = mpsc::channel();
     let stderr = child.stderr.take().expect("stderr piped");
-    std::thread::spawn(move || {
+    proc::spawn_named("sb-stderr", move || {
         let mut r = BufReader::new(stderr);
         let (mut lines, mut times) = (Vec::new(), Vec::new());
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
@@ -105,7 +106,7 @@ pub(super) fn read_stdout(
     }
     let expected = req.bytes;
     let ramp = req.ramp;
-    std::thread::spawn(move || {
+    proc::spawn_named("sb-stdout", move || {
         // Lines (the ready line, send's replies) need little; a receive's reads of a
         // whole pipe's worth go past this buffer once it is drained.
         let mut r = BufReader::with_capacity(256 * 1024, stdout);
@@ -119,29 +120,23 @@ pub(super) fn read_stdout(
             match mode {
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
-                    let mut buf = vec![0u8; proc::WIDE_PIPE];
-                    loop {
-                        match r.read(&mut buf) {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => {
-                                report.received += n as u64;
-                                let now = Instant::now();
-                                if report.mark_at.is_none() && report.received >= ramp {
-                                    report.mark_at = Some(now);
-                                    report.mark_bytes = report.received;
-                                    mark_client(&mut report, pid);
-                                    report.drain_cpu_mark = proc::thread_cpu_time();
-                                }
-                                if report.received >= expected && report.end_at.is_none() {
-                                    report.end_at = Some(now);
-                                    report.client_cpu_end = proc::cpu_time(pid);
-                                    report.client_wait_end = proc::run_queue_wait(pid);
-                                    report.drain_cpu_end = proc::thread_cpu_time();
-                                }
-                            }
+                    let received = drain(&mut r, |received| {
+                        let now = Instant::now();
+                        if report.mark_at.is_none() && received >= ramp {
+                            report.mark_at = Some(now);
+                            report.mark_bytes = received;
+                            mark_client(&mut report, pid);
+                            report.drain_cpu_mark = proc::thread_cpu_time();
                         }
-                    }
-                    if report.received != expected {
+                        if received >= expected && report.end_at.is_none() {
+                            report.end_at = Some(now);
+                            report.client_cpu_end = proc::cpu_time(pid);
+                            report.client_wait_end = proc::run_queue_wait(pid);
+                            report.drain_cpu_end = proc::thread_cpu_time();
+                        }
+                    });
+                    report.received = received;
+                    if received != expected {
                         report.end_at = None;
                     }
                 }
@@ -243,7 +238,7 @@ pub(super) fn echo_session(
     let stdout = child.stdout.take().expect("stdout piped");
     let mut stdin = child.stdin.take().expect("stdin piped");
     let (total, untimed) = (req.bytes, req.ramp.min(req.bytes));
-    std::thread::spawn(move || {
+    proc::spawn_named("sb-echo", move || {
         let mut r = BufReader::new(stdout);
         let mut report = StdoutReport::default();
         if wait_ready(&mut r, &mut report) {
@@ -366,7 +361,7 @@ pub(super) fn feed_stdin(
     let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
     let hold = hold_until(req.start_at);
     let payload = payload.clone();
-    std::thread::spawn(move || {
+    proc::spawn_named("sb-feed", move || {
         let mut report = WriterReport::default();
         let result = match mode {
             Mode::Send => (|| {
