@@ -407,6 +407,11 @@ fn stop_text(s: Stop) -> String {
     format!("{} after {}", s.reason, s.round)
 }
 
+/// The n column: the samples, or `sum` for a pair not measured as such.
+fn n_cell(r: &SuiteRow) -> String {
+    if r.sum { "sum".into() } else { r.n.to_string() }
+}
+
 fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     let mode = r.mode;
     let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
@@ -425,8 +430,8 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     if mode == Mode::Echo {
         let p = |get: fn(&Percentiles) -> f64| shown(r.echo.map(|e| get(&e)));
         row.extend([mean, ci, p(|e| e.p50), p(|e| e.p90), p(|e| e.p99)]);
-        row.push(r.n.to_string());
-        row.push(r.echo.map_or("0".into(), |e| e.n.to_string()));
+        let keys = r.echo.map_or("0".into(), |e| e.n.to_string());
+        row.extend([n_cell(r), if r.sum { "-".into() } else { keys }]);
         row.extend([r.grade.to_string(), r.tie().into()]);
         return row;
     }
@@ -445,7 +450,7 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     row.extend([
         mean,
         ci,
-        if r.sum { "sum".into() } else { r.n.to_string() },
+        n_cell(r),
         cpu,
         r.grade.to_string(),
         r.tie().into(),
