@@ -163,3 +163,36 @@ fn echo_command_returns_each_keystroke_at_once_in_every_shell() {
         watchdog.join().unwrap();
     }
 }
+
+/// A session whose ancestors end at PID 1 within the probe's climb (an orphaned process
+/// tree): the probe stops at PID 1 instead of reading a process 0 that does not exist.
+#[cfg(target_os = "linux")]
+#[test]
+fn cpu_probe_stops_at_the_first_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("probe");
+    // `setsid -f` leaves the outer sh a child of PID 1: sh -> sh -> PID 1 -> 0.
+    let script = format!(
+        "{} > {} 2>&1",
+        remote::cpu_probe_command(remote::CPU0),
+        out.display()
+    );
+    let status = Command::new("setsid")
+        .args(["-f", "sh", "-c", &script])
+        .status()
+        .expect("setsid (util-linux)");
+    assert!(status.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let line = loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        if text.ends_with('\n') || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let p = remote::parse_cpu_probe(line.trim(), remote::CPU0)
+        .unwrap_or_else(|| panic!("unreadable: {line:?}"));
+    assert!(p.shell.is_some_and(|s| s >= 0.0), "{line:?}");
+    let f: Vec<&str> = line.split_whitespace().collect();
+    assert!(f[2] != "-" && f[10] != "-", "climbed past PID 1: {line:?}");
+}

@@ -65,7 +65,7 @@ const CPU_PROBE: &str = concat!(
     r#"s=$PPID; k=0; for i in 1 2 3 4; do "#,
     r#"n=; read -r n 2>/dev/null < /proc/$s/comm || n=$(ps -o comm= -p $s 2>/dev/null); "#,
     r#"case $n in *sshd*|*dropbear*) k=1; break;; esac; "#,
-    r#"p=$(ps -o ppid= -p $s 2>/dev/null | tr -d " "); [ -n "$p" ] || break; s=$p; done; "#,
+    r#"p=$(ps -o ppid= -p $s 2>/dev/null | tr -d " "); [ "${p:-0}" -gt 0 ] 2>/dev/null || break; s=$p; done; "#,
     r#"t() { if read -r l 2>/dev/null < /proc/$1/stat; then l=${l##*)}; set -- $l; "#,
     r#"C=$((${12}+${13}+${14}+${15})); else C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
     r#"C=${C:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
