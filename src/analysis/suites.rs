@@ -341,8 +341,7 @@ fn stats_split_at(
             .collect()
     };
     let total: usize = groups.iter().map(|g| g.2.len()).sum();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if total < split_at || cores < 2 {
+    if total < split_at || !crate::sys::machine::two_cores() {
         return each(groups);
     }
     let mut seen = 0;

@@ -6,6 +6,7 @@
 use super::backend::{Backend, Value};
 use super::samples::{Columns, FIGURE_COLUMNS, report_columns, sample};
 use super::{Store, StoredSample};
+use crate::sys::machine::two_cores;
 use anyhow::{Result, anyhow};
 use std::mem::MaybeUninit;
 
@@ -216,11 +217,6 @@ impl Store {
         out.extend(b.beyond);
         Ok(Some(out))
     }
-}
-
-/// Whether a second reader has a core of its own.
-fn two_cores() -> bool {
-    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 #[cfg(test)]

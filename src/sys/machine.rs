@@ -83,6 +83,12 @@ pub fn this_machine() -> Machine {
     m
 }
 
+/// Whether a second thread has a core of its own (else splitting work in two only
+/// interleaves it on one).
+pub fn two_cores() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
