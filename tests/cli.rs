@@ -698,7 +698,8 @@ fn precision_and_budget_stop_rules() {
 fn a_default_run_races_and_show_says_why_each_suite_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    // 3DES moves a twentieth of what AES-GCM does here: apart after the first pass.
+    // 3DES moves a twentieth of what AES-GCM does here: usually apart after the first
+    // pass.
     let out = run_with_db(
         &db,
         &[
@@ -726,20 +727,32 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
             (cipher, stop.reason.to_string(), stop.round)
         })
         .collect();
+    // A busy machine may need more rounds to tell them apart (or run out of budget);
+    // whenever the race ended, both stopped then, for the reason that round implies.
+    let (last, round) = (reasons[0].1.clone(), reasons[0].2);
+    assert!(
+        round >= 3 && (last == "separated" || (round > 3 && last == "budget")),
+        "{reasons:?}"
+    );
+    let behind = if round == 3 { "dropped" } else { last.as_str() };
     assert_eq!(
         reasons,
         [
-            ("aes128-gcm@openssh.com".into(), "separated".into(), 3),
-            ("3des-cbc".into(), "dropped".into(), 3),
+            ("aes128-gcm@openssh.com".into(), last.clone(), round),
+            ("3des-cbc".into(), behind.into(), round),
         ]
     );
-    // Nothing was left to race: no sample past the first pass.
+    // Nothing was measured after the race ended.
     let samples = store.samples(&[run.id]).unwrap();
-    assert_eq!(samples.iter().map(|s| s.round).max(), Some(3));
+    assert_eq!(samples.iter().map(|s| s.round).max(), Some(round));
     let show = sshbench().args(["show", "--db"]).arg(&db).output().unwrap();
     let table = text(&show.stdout);
-    for want in ["Stopped", "separated after 3", "dropped after 3"] {
-        assert!(table.contains(want), "{want:?} missing:\n{table}");
+    for want in [
+        "Stopped".to_string(),
+        format!("{last} after {round}"),
+        format!("{behind} after {round}"),
+    ] {
+        assert!(table.contains(&want), "{want:?} missing:\n{table}");
     }
     // A fixed design (`--rounds`) records no stops, and show has no such column.
     let fixed = run_with_db(
