@@ -5,6 +5,7 @@
 //! 32 KiB.
 
 use crate::model::PayloadKind;
+use crate::sys::pacer::Pacer;
 
 /// A reusable payload block, shared by every clone: it lives as long as the transport,
 /// so pages of it handed to a pipe by reference (`vmsplice`) never change under ssh.
@@ -79,32 +80,37 @@ impl Payload {
 
     /// As [`write_repeated`](Self::write_repeated) into a pipe, the block's pages handed
     /// to it by reference (Linux `vmsplice`) instead of copied: ssh's read is then the
-    /// only copy. Falls back to writing where the kernel refuses.
+    /// only copy. A full pipe is refilled at `pacer`'s pace. Falls back to writing where
+    /// the kernel refuses.
     pub fn splice_repeated(
         &self,
         pipe: &mut (impl std::io::Write + std::os::fd::AsFd),
         total: u64,
         offset: u64,
+        pacer: &mut Pacer,
     ) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         {
+            use nix::errno::Errno;
             use nix::fcntl::{SpliceFFlags, vmsplice};
             let len = self.block.len() as u64;
             let (mut pos, mut left) = (offset % len, total);
+            let mut flags = SpliceFFlags::SPLICE_F_NONBLOCK;
             while left > 0 {
                 let n = left.min(len - pos) as usize;
                 let piece = &self.block[pos as usize..pos as usize + n];
-                match vmsplice(
-                    pipe.as_fd(),
-                    &[std::io::IoSlice::new(piece)],
-                    SpliceFFlags::empty(),
-                ) {
+                match vmsplice(pipe.as_fd(), &[std::io::IoSlice::new(piece)], flags) {
                     Ok(done) => {
                         left -= done as u64;
                         pos = (pos + done as u64) % len;
                     }
-                    Err(nix::errno::Errno::EINTR) => {}
-                    Err(nix::errno::Errno::EINVAL | nix::errno::Errno::ENOSYS) => {
+                    Err(Errno::EINTR) => {}
+                    Err(Errno::EAGAIN) => {
+                        if !pacer.wait(pipe.as_fd()) {
+                            flags = SpliceFFlags::empty();
+                        }
+                    }
+                    Err(Errno::EINVAL | Errno::ENOSYS) => {
                         return self.write_repeated(pipe, left, pos);
                     }
                     Err(e) => return Err(e.into()),
@@ -113,7 +119,10 @@ impl Payload {
             Ok(())
         }
         #[cfg(not(target_os = "linux"))]
-        self.write_repeated(pipe, total, offset)
+        {
+            let _ = pacer;
+            self.write_repeated(pipe, total, offset)
+        }
     }
 }
 
@@ -131,11 +140,13 @@ mod tests {
             std::io::Read::read_to_end(&mut r, &mut got).unwrap();
             got
         });
-        // Across the block's end, from an offset into it.
-        p.splice_repeated(&mut w, 10_000, 1000).unwrap();
+        // Across the block's end, from an offset into it, through a full pipe.
+        let mut pacer = Pacer::new(1 << 16);
+        p.splice_repeated(&mut w, 300_000, 1000, &mut pacer)
+            .unwrap();
         drop(w);
         let mut want = Vec::new();
-        p.write_repeated(&mut want, 10_000, 1000).unwrap();
+        p.write_repeated(&mut want, 300_000, 1000).unwrap();
         assert_eq!(reader.join().unwrap(), want);
     }
 

@@ -1,11 +1,12 @@
 //! Process, signal and machine plumbing: reaping and killing children, bounded reads,
-//! draining pipes,
+//! draining pipes and pacing their refills,
 //! the cancellation token, CPU placement, and facts about this machine.
 
 pub mod affinity;
 pub mod cancel;
 pub mod drain;
 pub mod machine;
+pub mod pacer;
 pub mod proc;
 pub mod run;
 pub mod scratch;

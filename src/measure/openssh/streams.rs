@@ -4,6 +4,7 @@
 use super::reference::Pipes;
 use super::*;
 use crate::sys::drain::drain;
+use crate::sys::pacer::Pacer;
 use std::process::{ChildStdin, ChildStdout};
 
 /// What the stdout reader saw.
@@ -327,13 +328,14 @@ fn write_rest(
     stdin: &mut std::process::ChildStdin,
     payload: &Payload,
     (bytes, until): (u64, Option<Duration>),
+    pacer: &mut Pacer,
     report: &mut WriterReport,
 ) -> std::io::Result<()> {
     let started = Instant::now();
     let cpu = proc::thread_cpu_time();
     while report.written < bytes && until.is_none_or(|u| started.elapsed() < u) {
         let n = (bytes - report.written).min(SEND_PIECE);
-        payload.splice_repeated(stdin, n, report.written)?;
+        payload.splice_repeated(stdin, n, report.written, pacer)?;
         report.written += n;
     }
     report.rest_cpu = cpu
@@ -351,11 +353,12 @@ pub(super) fn feed_stdin(
     go: mpsc::Receiver<WriteStep>,
 ) -> Option<mpsc::Receiver<WriterReport>> {
     let mut stdin = child.stdin.take()?;
-    if req.mode == Mode::Send {
-        // A 1 MiB pipe takes a whole piece of the block per call (BENCHMARKS.md, "The
-        // feeder's cost").
-        proc::widen_pipe(&stdin);
-    }
+    // A 1 MiB pipe takes a whole piece of the block per call (BENCHMARKS.md, "The
+    // feeder's cost"); else it holds the default 64 KiB.
+    let capacity = match req.mode {
+        Mode::Send => proc::widen_pipe(&stdin).unwrap_or(64 << 10),
+        _ => 64 << 10,
+    };
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
     let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
@@ -379,7 +382,9 @@ pub(super) fn feed_stdin(
                             report.written = ramp;
                         }
                         WriteStep::Rest => {
-                            write_rest(&mut stdin, &payload, (bytes, until), &mut report)?;
+                            let mut pacer = Pacer::new(capacity);
+                            let limits = (bytes, until);
+                            write_rest(&mut stdin, &payload, limits, &mut pacer, &mut report)?;
                             break;
                         }
                     }
