@@ -145,6 +145,17 @@ impl Row<'_> {
             Some(v) => bail!("column {name:?} holds {v:?}"),
         }
     }
+
+    /// The bytes of the column `name` without copying them (`None`: NULL or not
+    /// selected).
+    pub fn blob(&self, name: &str) -> Result<Option<&[u8]>> {
+        let k = self.read.replace(self.read.get() + 1);
+        match self.columns.index(k, name).and_then(|i| self.values.get(i)) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Blob(b)) => Ok(Some(b)),
+            Some(v) => bail!("column {name:?} holds {v:?}"),
+        }
+    }
 }
 
 /// A Rust value a stored value converts to (`None` when it does not).

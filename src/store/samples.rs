@@ -310,14 +310,8 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
         server_cpu: server_cpu(r)?,
         phases: json("phases_json")?.and_then(|j| serde_json::from_str(&j).ok()),
         rekey,
-        echoes: r
-            .get::<Option<Vec<u8>>>("echoes")?
-            .map(|b| decode_echoes(&b))
-            .unwrap_or_default(),
-        echoes_ref: r
-            .get::<Option<Vec<u8>>>("echoes_ref")?
-            .map(|b| decode_echoes(&b))
-            .unwrap_or_default(),
+        echoes: r.blob("echoes")?.map(decode_echoes).unwrap_or_default(),
+        echoes_ref: r.blob("echoes_ref")?.map(decode_echoes).unwrap_or_default(),
         client_cpu: user.zip(sys).map(|(u, s)| CpuTimes {
             user: Duration::from_secs_f64(u.max(0.0)),
             system: Duration::from_secs_f64(s.max(0.0)),
