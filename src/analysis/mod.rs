@@ -1,6 +1,7 @@
 //! Statistics over samples: pure functions, no I/O.
 
 pub mod ceiling;
+pub mod connect;
 pub mod echo;
 mod grouping;
 pub mod moderate;

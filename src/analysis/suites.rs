@@ -2,6 +2,7 @@
 //! CPU per GB, busy fractions and the bottleneck verdict, phases, echo percentiles and
 //! the rekeying spread into the figures.
 
+use super::connect::{common_rest, connect_figure, rest};
 use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
 use super::{Percentiles, Summary, median, percentiles_of, summarize};
 use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
@@ -101,7 +102,7 @@ pub const SATURATED: f64 = 0.85;
 impl SuiteStats {
     /// A suite with no samples: every figure unknown.
     pub fn empty(mode: Mode, suite: Suite) -> SuiteStats {
-        suite_stats(mode, &suite, &[], None)
+        suite_stats(mode, &suite, &[], Scales::default())
     }
 
     /// The bottleneck of a transfer suite, from the busy fractions.
@@ -177,7 +178,8 @@ pub fn busy(windows: &[CpuWindow]) -> Option<f64> {
     (time > 0.0).then(|| (cpu / time).max(set.unwrap_or(0.0) / time))
 }
 
-/// The figure a sample is ranked by: seconds for connect, bytes/s for transfers, for
+/// The figure a sample is ranked by: seconds for connect (its own time; a report's
+/// figure takes the common rest, see [`super::connect`]), bytes/s for transfers, for
 /// echo the median round trip (seconds) or, typed beside a reference, its ratio to the
 /// reference's (see [`super::echo`]).
 pub fn figure(s: &Sample) -> Option<f64> {
@@ -189,6 +191,26 @@ pub fn figure(s: &Sample) -> Option<f64> {
         Mode::Echo => echo_ratio(s).or_else(|| echo_median(s)),
         _ => s.throughput(),
     }
+}
+
+/// The figures of one suite's samples in a report of `scales`.
+fn figures_of(mode: Mode, list: &[&Sample], scales: Scales) -> Vec<f64> {
+    let each = list.iter();
+    match mode {
+        Mode::Echo => each.filter_map(|s| echo_figure(s, scales.echo)).collect(),
+        Mode::Connect => each
+            .filter_map(|s| connect_figure(s, scales.connect))
+            .collect(),
+        _ => each.filter_map(|s| figure(s)).collect(),
+    }
+}
+
+/// What a report's figures are set against: echo's reference scale, connect's common
+/// rest.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scales {
+    echo: Option<f64>,
+    connect: Option<f64>,
 }
 
 /// Samples grouped by (mode, suite), in the order suites first appear.
@@ -247,12 +269,10 @@ fn median_phases(good: &[&Sample]) -> Option<Phases> {
 }
 
 /// Everything known about one suite in one mode, from its samples; echo figures on the
-/// report's `scale` (see [`echo_scale`]).
-fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scale: Option<f64>) -> SuiteStats {
-    let figures: Vec<f64> = match mode {
-        Mode::Echo => list.iter().filter_map(|s| echo_figure(s, scale)).collect(),
-        _ => list.iter().filter_map(|s| figure(s)).collect(),
-    };
+/// report's scale (see [`echo_scale`]), connect's with the report's common rest (see
+/// [`super::connect`]).
+fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> SuiteStats {
+    let figures = figures_of(mode, list, scales);
     let good: Vec<&Sample> = list
         .iter()
         .copied()
@@ -313,8 +333,12 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scale: Option<f64>) 
 /// intervals moderated (see [`super::moderate`]).
 pub fn aggregate<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<SuiteStats> {
     let groups = group(samples);
-    let scale = echo_scale(groups.iter().flat_map(|g| g.2.iter().copied()));
-    let mut stats = all_stats(&groups, scale);
+    let all = || groups.iter().flat_map(|g| g.2.iter().copied());
+    let scales = Scales {
+        echo: echo_scale(all()),
+        connect: common_rest(all().filter_map(rest)),
+    };
+    let mut stats = all_stats(&groups, scales);
     super::moderate::moderate(&mut stats);
     mark_behind_the_path(&mut stats);
     stats
@@ -325,19 +349,19 @@ const SPLIT_AT: usize = 20_000;
 
 /// Each group's statistics, in order; a large selection's in two halves side by side
 /// (summaries of 100,000 samples took a fifth of `show`'s time).
-fn all_stats(groups: &[(Mode, &Suite, Vec<&Sample>)], scale: Option<f64>) -> Vec<SuiteStats> {
-    stats_split_at(groups, scale, SPLIT_AT)
+fn all_stats(groups: &[(Mode, &Suite, Vec<&Sample>)], scales: Scales) -> Vec<SuiteStats> {
+    stats_split_at(groups, scales, SPLIT_AT)
 }
 
 /// [`all_stats`], in halves from `split_at` samples on.
 fn stats_split_at(
     groups: &[(Mode, &Suite, Vec<&Sample>)],
-    scale: Option<f64>,
+    scales: Scales,
     split_at: usize,
 ) -> Vec<SuiteStats> {
     let each = |part: &[(Mode, &Suite, Vec<&Sample>)]| -> Vec<SuiteStats> {
         (part.iter())
-            .map(|(mode, suite, list)| suite_stats(*mode, suite, list, scale))
+            .map(|(mode, suite, list)| suite_stats(*mode, suite, list, scales))
             .collect()
     };
     let total: usize = groups.iter().map(|g| g.2.len()).sum();
@@ -489,9 +513,9 @@ mod tests {
             })
             .collect();
         let groups = group(&samples);
-        let one = stats_split_at(&groups, None, usize::MAX);
+        let one = stats_split_at(&groups, Scales::default(), usize::MAX);
         for split_at in [1, 299, 300] {
-            let two = stats_split_at(&groups, None, split_at);
+            let two = stats_split_at(&groups, Scales::default(), split_at);
             assert_eq!(format!("{one:?}"), format!("{two:?}"), "{split_at}");
         }
         assert_eq!(one.len(), 7);

@@ -48,7 +48,7 @@ impl Runner<'_> {
         let plan: Vec<usize> = (0..self.planned)
             .filter(|&i| !self.state[i].refused)
             .collect();
-        let picks = picks(&self.summaries(&plan, |st| &st.first));
+        let picks = picks(&self.summaries(&plan, |st| (&st.first, &st.first_rests)));
         if picks.is_empty() {
             return Ok(None);
         }

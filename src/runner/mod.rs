@@ -121,9 +121,12 @@ struct ItemState {
     warmup: Option<Sample>,
     refused: bool,
     figures: Vec<f64>,
+    /// Connect: each figure's time outside the key exchange (see `analysis::connect`).
+    rests: Vec<Option<f64>>,
     /// The figures of the first pass (rounds 1 to `--rounds`), which the checks are
-    /// picked from, whatever a resumed run measured since.
+    /// picked from, whatever a resumed run measured since, and their rests.
     first: Vec<f64>,
+    first_rests: Vec<Option<f64>>,
     /// Echo: each counted session's own median round trip (its figure may be a ratio
     /// to the reference's), which sizes the next session.
     rtts: Vec<f64>,
@@ -296,7 +299,7 @@ impl Runner<'_> {
     /// asked.
     fn imprecise(&mut self, live: Vec<usize>) -> Option<Vec<usize>> {
         let p = self.settings.precision?;
-        let summaries = self.summaries(&live, |st| &st.figures);
+        let summaries = self.summaries(&live, |st| (&st.figures, &st.rests));
         let imprecise: Vec<usize> = live
             .into_iter()
             .zip(summaries)
@@ -338,9 +341,12 @@ impl Runner<'_> {
         st.last_round = st.last_round.max(round);
         st.rtts.extend(crate::analysis::echo_median(s));
         if let Some(f) = figure(s) {
+            let rest = crate::analysis::connect::rest(s);
             st.figures.push(f);
+            st.rests.push(rest);
             if first_pass {
                 st.first.push(f);
+                st.first_rests.push(rest);
             }
         }
     }
@@ -1295,6 +1301,56 @@ mod tests {
         };
         assert_eq!((stop(0), stop(1)), (Some(separated), Some(separated)));
         assert_eq!(sink.1.len(), names.len(), "one stop per item");
+    }
+
+    /// Connections whose key exchange takes about 10 ms (`a`) or 14 ms (`b`), behind a
+    /// rest of 140 ms, or 180 ms every other connection (a delayed ACK).
+    #[derive(Default)]
+    struct Acks(u32);
+    impl Transport for Acks {
+        fn measure(&mut self, req: &SampleRequest, _: &Cancel) -> Sample {
+            self.0 += 1;
+            let base = if req.suite.cipher.as_deref() == Some("a") {
+                0.010
+            } else {
+                0.014
+            };
+            let kex = base + 0.0002 * f64::from(self.0 % 3);
+            let rest = if self.0 % 2 == 0 { 0.140 } else { 0.180 };
+            let mut s = Sample::new(req.suite.clone(), Mode::Connect, Outcome::Success);
+            s.wall = Duration::from_secs_f64(kex + rest);
+            s.phases = Some(crate::model::Phases {
+                kex,
+                ..Default::default()
+            });
+            s
+        }
+    }
+
+    #[test]
+    fn a_connect_race_sets_each_connection_against_the_common_rest() {
+        // With their own rests, a's and b's times tie (±40 ms of delayed ACKs); with the
+        // common rest, their key exchanges are apart after the first pass.
+        let mut sink = VecSink::default();
+        let mut s = settings(3);
+        s.race = true;
+        let p = plan_in(Mode::Connect, &["a", "b"]);
+        let mut acks = Acks::default();
+        run(
+            &p,
+            &s,
+            &mut acks,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(rounds_of(&sink, 0), [1, 2, 3]);
+        assert_eq!(rounds_of(&sink, 1), [1, 2, 3]);
+        let stop = |item: usize| sink.1.iter().find(|s| s.0 == item).map(|s| s.1.reason);
+        assert_eq!(stop(0), Some(StopReason::Separated));
+        assert_eq!(stop(1), Some(StopReason::Dropped));
     }
 
     #[test]

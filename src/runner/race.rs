@@ -5,7 +5,9 @@
 //! from the best.
 
 use super::{Abort, ItemState, Runner};
-use crate::analysis::{self, SuiteStats, higher_is_better, not_distinguishable, summarize};
+use crate::analysis::{
+    self, SuiteStats, connect, higher_is_better, not_distinguishable, summarize,
+};
 use crate::model::{Mode, Stop, StopReason, Suite};
 
 /// Extra counted samples a race may spend by default, as a share of its first pass's:
@@ -17,8 +19,12 @@ pub struct Entry<'a> {
     pub item: usize,
     pub mode: Mode,
     pub suite: &'a Suite,
-    pub figures: &'a [f64],
+    pub figures: Vec<f64>,
 }
+
+/// Which of an item's figures, and their rests, a decision is taken on (all so far, or
+/// the first pass's).
+pub(super) type Pick = fn(&ItemState) -> (&Vec<f64>, &Vec<Option<f64>>);
 
 /// Where a race stands after a round.
 #[derive(Debug, Default, PartialEq)]
@@ -41,7 +47,7 @@ pub fn stats_of(entries: &[Entry]) -> Vec<SuiteStats> {
     for e in entries {
         match pooled.iter().position(|p| p.0 == e.mode && p.1 == e.suite) {
             Some(at) => {
-                pooled[at].2.extend_from_slice(e.figures);
+                pooled[at].2.extend_from_slice(&e.figures);
                 row_of.push(at);
             }
             None => {
@@ -151,21 +157,30 @@ pub fn default_extra(first: usize) -> usize {
 
 impl Runner<'_> {
     /// The moderated statistics of `items`, from the figures `pick` chooses.
-    pub(super) fn summaries(
-        &self,
-        items: &[usize],
-        pick: impl Fn(&ItemState) -> &Vec<f64>,
-    ) -> Vec<SuiteStats> {
+    pub(super) fn summaries(&self, items: &[usize], pick: Pick) -> Vec<SuiteStats> {
         stats_of(&self.entries(items, pick))
     }
 
-    fn entries(&self, items: &[usize], pick: impl Fn(&ItemState) -> &Vec<f64>) -> Vec<Entry<'_>> {
+    /// The entries of `items`, their figures as reports take them: a connection's with
+    /// the common rest of every connection `pick` chooses (see `analysis::connect`).
+    fn entries(&self, items: &[usize], pick: Pick) -> Vec<Entry<'_>> {
+        let all = self.state.iter().flat_map(|st| pick(st).1.iter().flatten());
+        let common = connect::common_rest(all.copied());
         (items.iter())
-            .map(|&item| Entry {
-                item,
-                mode: self.items[item].mode,
-                suite: &self.items[item].suite,
-                figures: pick(&self.state[item]),
+            .map(|&item| {
+                let (figures, rests) = pick(&self.state[item]);
+                let figures = match self.items[item].mode {
+                    Mode::Connect => (figures.iter().zip(rests))
+                        .map(|(f, r)| connect::adjusted(*f, *r, common))
+                        .collect(),
+                    _ => figures.clone(),
+                };
+                Entry {
+                    item,
+                    mode: self.items[item].mode,
+                    suite: &self.items[item].suite,
+                    figures,
+                }
             })
             .collect()
     }
@@ -198,7 +213,7 @@ impl Runner<'_> {
         let live: Vec<usize> = (0..self.items.len())
             .filter(|&i| !self.state[i].refused)
             .collect();
-        let now = standing(&self.entries(&live, |st| &st.figures));
+        let now = standing(&self.entries(&live, |st| (&st.figures, &st.rests)));
         for &item in racing.iter().filter(|i| !now.contenders.contains(i)) {
             let round = self.state[item].last_round;
             let why = reason(now.best.contains(&item), round, self.settings.rounds);
@@ -238,7 +253,7 @@ mod tests {
                 cipher: Some(format!("c{item}")),
                 ..Suite::default()
             })),
-            figures,
+            figures: figures.to_vec(),
         }
     }
 
@@ -294,7 +309,7 @@ mod tests {
                 mac: m.map(str::to_string),
                 ..Suite::default()
             })),
-            figures,
+            figures: figures.to_vec(),
         }
     }
 
