@@ -169,8 +169,19 @@ fn fitting(names: &[String], room: usize) -> (String, usize) {
 
 fn interval(r: &SuiteRow) -> String {
     match (r.mean, r.ci95) {
-        (Some(m), Some(c)) if m > 0.0 => format!(" ±{:.0}%", c / m * 100.0),
+        (Some(m), Some(c)) if m > 0.0 => relative(c / m),
         _ => String::new(),
+    }
+}
+
+/// A 95% interval as a share of the mean; below 1% with a decimal (an interval of a few
+/// tenths of a percent is not "±0%").
+fn relative(share: f64) -> String {
+    let pct = share * 100.0;
+    if pct < 0.95 {
+        format!(" ±{pct:.1}%")
+    } else {
+        format!(" ±{pct:.0}%")
     }
 }
 
@@ -289,6 +300,14 @@ mod tests {
         assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
         // The first name always stands, however long.
         assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
+    }
+
+    #[test]
+    fn narrow_intervals_keep_a_decimal() {
+        assert_eq!(relative(0.004), " ±0.4%");
+        assert_eq!(relative(0.0094), " ±0.9%");
+        assert_eq!(relative(0.0096), " ±1%");
+        assert_eq!(relative(0.104), " ±10%");
     }
 
     #[test]
