@@ -1,5 +1,6 @@
 //! Judging a finished sample: what it observed (exit, ssh's log, the far end's report)
-//! against what was asked, and the steady window and server CPU it yields.
+//! against what was asked, the steady window and server CPU it yields, and the wait for
+//! its exit that may kill it.
 
 use super::*;
 
@@ -218,5 +219,32 @@ pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outc
     match checks() {
         Ok(()) => Outcome::Success,
         Err(outcome) => outcome,
+    }
+}
+
+/// Wait for ssh to exit, killing its group at the deadline or on cancellation; says
+/// which of the two killed it, if one did.
+pub(super) fn wait_exit(
+    exited: &mpsc::Receiver<Exit>,
+    pid: u32,
+    deadline: Instant,
+    cancel: &Cancel,
+) -> (Exit, Option<FailureKind>) {
+    let mut killed: Option<FailureKind> = None;
+    loop {
+        match exited.recv_timeout(POLL) {
+            Ok(exit) => return (exit, killed),
+            Err(RecvTimeoutError::Disconnected) => unreachable!("the reaper always reports"),
+            Err(RecvTimeoutError::Timeout) => {
+                if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
+                    killed = Some(if cancel.is_cancelled() {
+                        FailureKind::Cancelled
+                    } else {
+                        FailureKind::Timeout
+                    });
+                    proc::kill_group(pid, libc::SIGKILL);
+                }
+            }
+        }
     }
 }

@@ -182,33 +182,6 @@ impl OpenSsh {
     }
 }
 
-/// Wait for ssh to exit, killing its group at the deadline or on cancellation; says
-/// which of the two killed it, if one did.
-fn wait_exit(
-    exited: &mpsc::Receiver<Exit>,
-    pid: u32,
-    deadline: Instant,
-    cancel: &Cancel,
-) -> (Exit, Option<FailureKind>) {
-    let mut killed: Option<FailureKind> = None;
-    loop {
-        match exited.recv_timeout(POLL) {
-            Ok(exit) => return (exit, killed),
-            Err(RecvTimeoutError::Disconnected) => unreachable!("the reaper always reports"),
-            Err(RecvTimeoutError::Timeout) => {
-                if killed.is_none() && (cancel.is_cancelled() || Instant::now() >= deadline) {
-                    killed = Some(if cancel.is_cancelled() {
-                        FailureKind::Cancelled
-                    } else {
-                        FailureKind::Timeout
-                    });
-                    proc::kill_group(pid, libc::SIGKILL);
-                }
-            }
-        }
-    }
-}
-
 /// What the reading and writing threads saw of one sample.
 struct Seen {
     lines: Vec<String>,
@@ -231,7 +204,13 @@ fn fill_transfer(
         sample.rtt = Some(pong.saturating_duration_since(ping));
     }
     sample.window = steady_window(req, moved, out, sample.rtt);
-    if let (Some(a), Some(b), Some(w)) = (out.client_cpu_mark, out.client_cpu_end, sample.window) {
+    // An ssh of its own reaped before its last CPU reading: the window ends at its exit.
+    let at_exit = sample
+        .client_cpu
+        .filter(|_| over.is_none())
+        .map(|c| c.total());
+    let end = out.client_cpu_end.or(at_exit);
+    if let (Some(a), Some(b), Some(w)) = (out.client_cpu_mark, end, sample.window) {
         let seconds = b.saturating_sub(a).as_secs_f64();
         let span = |a: Option<Duration>, b: Option<Duration>| {
             a.zip(b).map(|(a, b)| b.saturating_sub(a).as_secs_f64())
@@ -489,6 +468,44 @@ mod tests {
             Target::parse("bob@example.org:2222").unwrap(),
             Payload::random(16, 1),
         )
+    }
+
+    #[test]
+    fn a_client_reaped_before_its_last_cpu_reading_ends_the_window_at_its_exit() {
+        let req = SampleRequest {
+            suite: Suite::default(),
+            mode: Mode::Receive,
+            bytes: 100 << 20,
+            ramp: 10 << 20,
+            timeout: Duration::from_secs(60),
+            until: None,
+            start_at: None,
+            reference: None,
+        };
+        let mark = Instant::now();
+        let out = StdoutReport {
+            mark_at: Some(mark),
+            end_at: Some(mark + Duration::from_millis(100)),
+            mark_bytes: 10 << 20,
+            client_cpu_mark: Some(Duration::from_millis(50)),
+            ..StdoutReport::default()
+        };
+        let seen = Seen {
+            lines: Vec::new(),
+            times: Vec::new(),
+            out,
+            written: WriterReport::default(),
+        };
+        let mut sample = Sample::new(Suite::default(), Mode::Receive, Outcome::Success);
+        sample.client_cpu = Some(crate::model::CpuTimes {
+            user: Duration::from_millis(120),
+            system: Duration::from_millis(30),
+        });
+        fill_transfer(&mut sample, &req, (req.bytes, &seen), None);
+        let cpu = sample
+            .client_window_cpu
+            .expect("the window's CPU, to the exit");
+        assert!((cpu.seconds - 0.100).abs() < 1e-9, "{cpu:?}");
     }
 
     #[test]
