@@ -21,8 +21,7 @@ pub fn rest(s: &Sample) -> Option<f64> {
 
 /// The median of `rests` (the report's common rest), `None` when there are none.
 pub fn common_rest(rests: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let mut v: Vec<f64> = rests.into_iter().filter(|r| r.is_finite()).collect();
-    super::median(&mut v)
+    super::median(&mut rests.into_iter().collect::<Vec<f64>>())
 }
 
 /// A connection's figure: its time `wall` with its own `rest` replaced by the `common`
@@ -36,10 +35,7 @@ pub fn adjusted(wall: f64, rest: Option<f64>, common: Option<f64>) -> f64 {
 
 /// A connect sample's figure in a report whose common rest is `common`.
 pub fn connect_figure(s: &Sample, common: Option<f64>) -> Option<f64> {
-    if !s.outcome.is_success() {
-        return None;
-    }
-    Some(adjusted(s.wall.as_secs_f64(), rest(s), common))
+    super::figure(s).map(|wall| adjusted(wall, rest(s), common))
 }
 
 #[cfg(test)]
