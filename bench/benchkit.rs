@@ -286,7 +286,7 @@ fn suites(args: &[String]) -> Result<(), String> {
 }
 
 /// `ties --db DB --run ID`: per mode of the run, as `show` ranks it: `mode  suites
-/// tied  tied_10  median_ci  dropped  separated  budget`: the suites marked `≈ best`
+/// tied  tied_10  median_ci  dropped  separated  budget  equal`: the suites marked `≈ best`
 /// (the best not counted), those of them whose mean is 10% or more behind the best's,
 /// the median relative 95% interval of the measured suites, and the race's stops.
 fn ties(args: &[String]) -> Result<(), String> {
@@ -320,7 +320,7 @@ fn ties(args: &[String]) -> Result<(), String> {
                 .count()
         };
         println!(
-            "{mode}\t{}\t{}\t{}\t{:.3}\t{}\t{}\t{}",
+            "{mode}\t{}\t{}\t{}\t{:.3}\t{}\t{}\t{}\t{}",
             ranked.len(),
             tied.len(),
             tied.iter().filter(|&&g| g >= 0.10).count(),
@@ -328,6 +328,7 @@ fn ties(args: &[String]) -> Result<(), String> {
             stops("dropped"),
             stops("separated"),
             stops("budget"),
+            stops("equal"),
         );
     }
     Ok(())

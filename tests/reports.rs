@@ -328,9 +328,10 @@ pub fn fixture_db(path: &Path) {
     }
 }
 
-/// A race's stops over the fixture's plan, as its figures make them: within 12% of the
-/// mode's best (tied, in the fixture's ±6.5% intervals) still racing at the budget, the
-/// best too if anything ties with it (else separated), the others dropped.
+/// A race's stops over the fixture's plan, as its figures make them: within 2% of the
+/// mode's best equal to it, within 12% (tied, in the fixture's ±6.5% intervals) still
+/// racing at the budget, the best too if anything ties with it (else separated), the
+/// others dropped.
 fn raced(plan: &[(Mode, Suite, f64)]) -> Vec<(usize, Stop)> {
     let best = |mode: Mode| {
         let of_mode = plan.iter().filter(|p| p.0 == mode).map(|p| p.2);
@@ -339,12 +340,14 @@ fn raced(plan: &[(Mode, Suite, f64)]) -> Vec<(usize, Stop)> {
             _ => of_mode.fold(0.0, f64::max),
         }
     };
-    let close = |p: &(Mode, Suite, f64)| (p.2 - best(p.0)).abs() / best(p.0) < 0.12;
+    let gap = |p: &(Mode, Suite, f64)| (p.2 - best(p.0)).abs() / best(p.0);
+    let close = |p: &(Mode, Suite, f64)| gap(p) < 0.12;
     (plan.iter().enumerate())
         .map(|(i, p)| {
             let tied = plan.iter().filter(|q| q.0 == p.0 && close(q)).count() > 1;
             let reason = match (p.2 == best(p.0), close(p)) {
                 (true, _) if !tied => StopReason::Separated,
+                (false, true) if gap(p) < 0.02 => StopReason::Equal,
                 (_, true) => StopReason::Budget,
                 _ => StopReason::Dropped,
             };

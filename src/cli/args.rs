@@ -493,8 +493,10 @@ pub struct RunArgs {
     /// shuffled order) instead of racing. By default a run races: after a first pass of
     /// 3 rounds, only the suites whose 95% interval still overlaps their mode's best
     /// (marked `≈ best`) get more rounds, in shuffled rounds of their own, until each
-    /// is told apart from the best, --max-rounds, or the budget; the rest stop early
-    /// (`show` says why each stopped: dropped, separated, budget).
+    /// is told apart from the best, equal to it within 5% (both intervals together span
+    /// at most 5% of the best's figure: a difference too small to choose by),
+    /// --max-rounds, or the race's budget (about the first pass's time again); the rest stop
+    /// early (`show` says why each stopped: dropped, separated, equal, budget).
     #[arg(long, value_name = "N")]
     pub rounds: Option<u32>,
 

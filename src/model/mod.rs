@@ -15,7 +15,7 @@ pub use cpu::CpuTimes;
 pub use options::{
     Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
 };
-pub use race::{Stop, StopReason};
+pub use race::{EQUAL_WITHIN, Stop, StopReason};
 pub use rekey::Rekey;
 pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Window};
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

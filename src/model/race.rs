@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// A race's resolution: a suite whose 95% interval and the best's together span at most
+/// this share of the best's figure stops as [`StopReason::Equal`]. Rounds spent ordering
+/// smaller differences are taken from suites whose place is still open.
+pub const EQUAL_WITHIN: f64 = 0.05;
+
 /// Why an item stopped being measured in a raced run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -14,13 +19,19 @@ pub enum StopReason {
     Separated,
     /// Still not distinguishable from the best when the budget ran out.
     Budget,
+    /// Not distinguishable from the best, but both intervals together lie within the
+    /// race's resolution of it ([`EQUAL_WITHIN`]): more rounds could only
+    /// order a difference too small to choose by. The best stops so too when all its
+    /// rivals left are equal.
+    Equal,
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 3] = [
+    pub const ALL: [StopReason; 4] = [
         StopReason::Dropped,
         StopReason::Separated,
         StopReason::Budget,
+        StopReason::Equal,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -28,6 +39,7 @@ impl StopReason {
             StopReason::Dropped => "dropped",
             StopReason::Separated => "separated",
             StopReason::Budget => "budget",
+            StopReason::Equal => "equal",
         }
     }
 

@@ -127,6 +127,8 @@ struct ItemState {
     /// picked from, whatever a resumed run measured since, and their rests.
     first: Vec<f64>,
     first_rests: Vec<Option<f64>>,
+    /// Each counted sample's wall time in seconds: what its next raced sample costs.
+    walls: Vec<f64>,
     /// Echo: each counted session's own median round trip (its figure may be a ratio
     /// to the reference's), which sizes the next session.
     rtts: Vec<f64>,
@@ -164,8 +166,8 @@ struct Runner<'a> {
     total: usize,
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
-    /// Counted samples the race may still spend.
-    race_left: usize,
+    /// What the race may still spend, in the first pass's average samples.
+    race_left: f64,
     /// Stored samples of checks, taken in once the checks are known.
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
@@ -201,7 +203,7 @@ pub fn run(
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
         racing: None,
-        race_left: 0,
+        race_left: 0.0,
         pending: Vec::new(),
         checked: false,
     };
@@ -339,6 +341,7 @@ impl Runner<'_> {
             return;
         }
         st.last_round = st.last_round.max(round);
+        st.walls.push(s.wall.as_secs_f64());
         st.rtts.extend(crate::analysis::echo_median(s));
         if let Some(f) = figure(s) {
             let rest = crate::analysis::connect::rest(s);
@@ -356,8 +359,7 @@ impl Runner<'_> {
     /// race's budget is nearly spent).
     fn admit(&mut self, round: u32, group: &mut Vec<usize>) -> Option<End> {
         if round > self.settings.rounds && self.racing.is_some() {
-            group.truncate(self.race_left);
-            self.race_left -= group.len();
+            self.spend(group);
         }
         let over = (self.settings.budget).is_some_and(|b| self.started.elapsed() >= b);
         over.then_some(End::Budget)
@@ -1369,18 +1371,20 @@ mod tests {
             };
             assert_eq!(stop, budget);
         }
-        // Twins race until the budget is spent, and stop tied at it.
+        // Twins (1000 ± 10 each) are equal within 5% after one more round each: they
+        // stop as such, and the budget's other 7 samples are not spent on them.
         let names = ["fast", "twin", "far10"];
         let sink = raced(&names, &[]);
         let extra = sink.0.iter().filter(|s| s.1 > 3).count();
-        assert_eq!(extra, race::default_extra(9));
-        let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
+        assert_eq!(extra, 2);
+        let stops: Vec<(usize, Stop)> = sink.1.clone();
+        let stop = |reason, round| Stop { reason, round };
         assert_eq!(
-            reasons,
+            stops,
             [
-                (2, StopReason::Dropped),
-                (0, StopReason::Budget),
-                (1, StopReason::Budget)
+                (2, stop(StopReason::Dropped, 3)),
+                (0, stop(StopReason::Equal, 4)),
+                (1, stop(StopReason::Equal, 4))
             ]
         );
         // A fixed design of the same suites records no stops and no extra rounds.
@@ -1397,6 +1401,50 @@ mod tests {
         .unwrap();
         assert!(fixed.1.is_empty());
         assert_eq!(fixed.0.len(), 3 * 4);
+    }
+
+    /// [`Spread`]'s rates, each sample lasting 1 s of wall time, `farN`'s 7 s.
+    #[derive(Default)]
+    struct Timed(Spread);
+    impl Transport for Timed {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = self.0.measure(req, cancel);
+            let far = req
+                .suite
+                .cipher
+                .as_deref()
+                .is_some_and(|c| c.starts_with("far"));
+            s.wall = Duration::from_secs(if far { 7 } else { 1 });
+            s
+        }
+    }
+
+    #[test]
+    fn a_race_weighs_each_sample_by_its_suite_s_time() {
+        // 9 first-pass samples of 3 s on average: a budget of about 27 s. The slow
+        // `far10` is dropped at once; `fast` and `wide` (1 s each) race on for more than
+        // the 9 samples a budget counted in samples would have given them.
+        let mut sink = VecSink::default();
+        let mut s = settings(3);
+        s.race = true;
+        let (names, mut timed) = (["fast", "wide", "far10"], Timed::default());
+        run(
+            &plan(&names),
+            &s,
+            &mut timed,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let extra: Vec<usize> = (sink.0.iter().filter(|s| s.1 > 3)).map(|s| s.0).collect();
+        assert!(!extra.contains(&2), "the dropped suite got more rounds");
+        assert!(extra.len() > race::default_extra(9), "{}", extra.len());
+        let seconds: u64 = (sink.0.iter().filter(|s| s.1 > 3))
+            .map(|s| s.2.wall.as_secs())
+            .sum();
+        assert!(seconds <= 27, "the race spent {seconds} s of a 27 s budget");
     }
 
     #[test]

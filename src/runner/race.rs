@@ -2,13 +2,15 @@
 //! best, why the others stopped, and the budget of extra samples the race may spend.
 //! Figures are compared as the views compare them: moderated intervals, and the summed
 //! pairs of a factorized design, whose parts race on while the sum is not told apart
-//! from the best.
+//! from the best. The budget is counted in the average sample, each item's sample
+//! weighed by its own mean time: a connect sample costs a fraction of a send's, and a
+//! race lasts about as long as its first pass whichever modes it races.
 
 use super::{Abort, ItemState, Runner};
 use crate::analysis::{
     self, SuiteStats, connect, higher_is_better, not_distinguishable, summarize,
 };
-use crate::model::{Mode, Stop, StopReason, Suite};
+use crate::model::{EQUAL_WITHIN, Mode, Stop, StopReason, Suite};
 
 /// Extra counted samples a race may spend by default, as a share of its first pass's:
 /// enough for the close contenders' rounds, while a run takes at most twice as long.
@@ -36,6 +38,9 @@ pub struct Standing {
     pub contenders: Vec<usize>,
     /// Each mode's best so far.
     pub best: Vec<usize>,
+    /// The items not distinguishable from their mode's best but equal to it within
+    /// [`EQUAL_WITHIN`]; the best too when no contender is left beside them.
+    pub equal: Vec<usize>,
 }
 
 /// The entries' statistics as reports see them: the figures of each (mode, suite)
@@ -105,15 +110,23 @@ pub fn standing(live: &[Entry]) -> Standing {
             .filter(|(_, s)| is_best(s))
             .map(|(i, _)| *i)
             .collect();
+        let mut equal: Vec<usize> = (of_mode.iter())
+            .filter(|(_, s)| !is_best(s) && s.figure.is_some_and(|f| tied_equal(&f, &best)))
+            .map(|(i, _)| *i)
+            .collect();
         if !contenders.is_empty() {
             contenders.extend(&bests);
+        } else if !equal.is_empty() {
+            equal.extend(&bests);
         }
+        out.equal.extend(equal);
         contenders.sort();
         contenders.dedup();
         out.contenders.extend(contenders);
         out.best.extend(bests);
     }
     out.contenders.sort();
+    out.equal.sort();
     out
 }
 
@@ -127,8 +140,9 @@ fn best_of(of_mode: &[(usize, &SuiteStats)], mode: Mode) -> Option<(usize, analy
         .reduce(|a, b| if better(b.1.mean, a.1.mean) { b } else { a })
 }
 
-/// A figure still contends with the best: it has no interval yet, its interval overlaps
-/// the best's, or (a sum) it is ahead.
+/// A figure still contends with the best: it has no interval yet, or its interval
+/// overlaps the best's, or (a sum) it is ahead, and the two are not equal within
+/// [`EQUAL_WITHIN`].
 fn contends(f: Option<&analysis::Summary>, best: &analysis::Summary, mode: Mode) -> bool {
     let Some(f) = f else { return true };
     let ahead = if higher_is_better(mode) {
@@ -136,7 +150,22 @@ fn contends(f: Option<&analysis::Summary>, best: &analysis::Summary, mode: Mode)
     } else {
         f.mean < best.mean
     };
-    f.ci95.is_none() || ahead || not_distinguishable(f, best)
+    f.ci95.is_none() || (!within(f, best) && (ahead || not_distinguishable(f, best)))
+}
+
+/// Both 95% intervals together span at most [`EQUAL_WITHIN`] of the best's figure.
+fn within(f: &analysis::Summary, best: &analysis::Summary) -> bool {
+    let (Some(a), Some(b)) = (f.ci95, best.ci95) else {
+        return false;
+    };
+    let lo = (f.mean - a).min(best.mean - b);
+    let hi = (f.mean + a).max(best.mean + b);
+    hi - lo <= EQUAL_WITHIN * best.mean.abs()
+}
+
+/// Tied with the best (the test `≈ best` uses) and equal to it within [`EQUAL_WITHIN`].
+fn tied_equal(f: &analysis::Summary, best: &analysis::Summary) -> bool {
+    not_distinguishable(f, best) && within(f, best)
 }
 
 /// Why an item that no longer contends stopped after `round`: its mode's best is
@@ -149,6 +178,9 @@ pub fn reason(best: bool, round: u32, first_pass: u32) -> StopReason {
         StopReason::Separated
     }
 }
+
+/// Budget left below this is spent: sums of costs of 1 need not come out exact.
+const LEFT_OVER: f64 = 1e-6;
 
 /// The default budget: extra counted samples after a first pass of `first` samples.
 pub fn default_extra(first: usize) -> usize {
@@ -192,16 +224,56 @@ impl Runner<'_> {
             // Counted from the slots, so that a resumed race keeps its budget.
             let first_pass = self.settings.rounds;
             let first = self.done.iter().filter(|s| (1..=first_pass).contains(&s.1));
-            let spent = self.done.iter().filter(|s| s.1 > first_pass).count();
-            self.race_left = default_extra(first.count()).saturating_sub(spent);
+            let spent: f64 = (self.done.iter().filter(|s| s.1 > first_pass))
+                .filter_map(|s| (0..self.items.len()).find(|&i| self.slot(i) == s.0))
+                .map(|i| self.cost(i))
+                .sum();
+            self.race_left = default_extra(first.count()) as f64 - spent;
             self.racing = Some(live);
         }
         let contenders = self.settle()?;
-        if contenders.is_empty() || self.race_left == 0 {
+        let fit = self.fitting(&contenders);
+        if contenders.is_empty() || fit == 0 {
             return Ok(None);
         }
-        self.total = self.done_count + contenders.len().min(self.race_left);
+        self.total = self.done_count + fit;
         Ok(Some(contenders))
+    }
+
+    /// What one more sample of `item` takes from the budget, in average samples: its
+    /// own counted samples' mean wall time over all items' (1 when either is unknown).
+    fn cost(&self, item: usize) -> f64 {
+        let mean = |walls: &mut dyn Iterator<Item = f64>| {
+            let (n, sum) = walls.fold((0usize, 0.0), |(n, s), w| (n + 1, s + w));
+            (n > 0 && sum > 0.0).then(|| sum / n as f64)
+        };
+        let all = mean(&mut self.state.iter().flat_map(|st| st.walls.iter().copied()));
+        let own = mean(&mut self.state[item].walls.iter().copied());
+        match (own, all) {
+            (Some(own), Some(all)) => own / all,
+            _ => 1.0,
+        }
+    }
+
+    /// How many of `items`, in order, the budget left admits: each while any is left.
+    fn fitting(&self, items: &[usize]) -> usize {
+        let mut left = self.race_left;
+        (items.iter())
+            .take_while(|&&i| {
+                let admit = left > LEFT_OVER;
+                left -= self.cost(i);
+                admit
+            })
+            .count()
+    }
+
+    /// Take from the budget what `group` costs, first cutting it to what the budget
+    /// admits.
+    pub(super) fn spend(&mut self, group: &mut Vec<usize>) {
+        group.truncate(self.fitting(group));
+        for &i in group.iter() {
+            self.race_left -= self.cost(i);
+        }
     }
 
     /// Stop the racing items that no longer contend; the contenders among every live
@@ -216,7 +288,10 @@ impl Runner<'_> {
         let now = standing(&self.entries(&live, |st| (&st.figures, &st.rests)));
         for &item in racing.iter().filter(|i| !now.contenders.contains(i)) {
             let round = self.state[item].last_round;
-            let why = reason(now.best.contains(&item), round, self.settings.rounds);
+            let why = match now.equal.contains(&item) {
+                true => StopReason::Equal,
+                false => reason(now.best.contains(&item), round, self.settings.rounds),
+            };
             self.stop(item, why)?;
         }
         self.racing = Some(now.contenders.clone());
@@ -285,6 +360,26 @@ mod tests {
         ];
         assert_eq!(standing(&live).contenders, [0, 2]);
         assert_eq!(standing(&live).best, [0, 3]);
+    }
+
+    #[test]
+    fn suites_equal_to_the_best_within_the_resolution_stop_with_it() {
+        // 100 and 99.8, each ± about 1%: both intervals within about 3% of the best.
+        let (best, twin) = ([100.0, 100.5, 99.5], [99.8, 100.3, 99.3]);
+        let close = [97.0, 92.0, 99.0];
+        let both = standing(&[entry(0, Mode::Send, &best), entry(1, Mode::Send, &twin)]);
+        assert!(both.contenders.is_empty(), "{both:?}");
+        assert_eq!((both.best, both.equal), (vec![0], vec![0, 1]));
+        // Beside a contender still open, the twin stops as equal and the best races on.
+        let three = standing(&[
+            entry(0, Mode::Send, &best),
+            entry(1, Mode::Send, &twin),
+            entry(2, Mode::Send, &close),
+        ]);
+        assert_eq!((three.contenders, three.equal), (vec![0, 2], vec![1]));
+        // Alone beside the best, the wide one still contends: nothing is equal.
+        let open = standing(&[entry(0, Mode::Send, &best), entry(2, Mode::Send, &close)]);
+        assert_eq!((open.contenders, open.equal), (vec![0, 2], vec![]));
     }
 
     #[test]

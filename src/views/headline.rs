@@ -8,7 +8,7 @@ use super::recommend::{self, Goal, Order, RecommendView};
 use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit};
 use super::show::SuiteRow;
 use crate::analysis::{self, Bound, SuiteStats};
-use crate::model::{AlgoKind, Mode, StopReason, Suite};
+use crate::model::{AlgoKind, EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use serde::Serialize;
 
@@ -41,6 +41,7 @@ pub struct RaceTally {
     pub dropped: usize,
     pub separated: usize,
     pub budget: usize,
+    pub equal: usize,
     /// The most rounds any of them got.
     pub rounds: u32,
 }
@@ -52,6 +53,7 @@ fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
             StopReason::Dropped => t.dropped += 1,
             StopReason::Separated => t.separated += 1,
             StopReason::Budget => t.budget += 1,
+            StopReason::Equal => t.equal += 1,
         }
         t.rounds = t.rounds.max(stop.round);
     }
@@ -242,8 +244,13 @@ fn mode_text(l: &ModeLine) -> String {
         text.push_str(&format!("\n         {what}"));
     }
     if let Some(t) = l.race {
+        // Equal stops are named only when there are any: the line stays within WIDTH.
+        let equal = match t.equal {
+            0 => String::new(),
+            n => format!(", {n} equal within {:.0}%", EQUAL_WITHIN * 100.0),
+        };
         text.push_str(&format!(
-            "\n         race: {} dropped at once, {} separated, {} tied at the budget; \
+            "\n         race: {} dropped at once, {} separated{equal}, {} tied at the budget; \
              at most {} rounds",
             t.dropped, t.separated, t.budget, t.rounds
         ));
