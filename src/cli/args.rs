@@ -495,7 +495,7 @@ pub struct RunArgs {
     /// (marked `≈ best`) get more rounds, in shuffled rounds of their own, until each
     /// is told apart from the best, equal to it within 5% (both intervals together span
     /// at most 5% of the best's figure: a difference too small to choose by),
-    /// --max-rounds, or the race's budget (about the first pass's time again); the rest stop
+    /// --max-rounds, or the race's budget (per mode, 0.8 of the time its first pass took); the rest stop
     /// early (`show` says why each stopped: dropped, separated, equal, budget).
     #[arg(long, value_name = "N")]
     pub rounds: Option<u32>,

@@ -127,8 +127,9 @@ struct ItemState {
     /// picked from, whatever a resumed run measured since, and their rests.
     first: Vec<f64>,
     first_rests: Vec<Option<f64>>,
-    /// Each counted sample's wall time in seconds: what its next raced sample costs.
-    walls: Vec<f64>,
+    /// Each counted sample's round and wall time in seconds: what the race has spent on
+    /// it and what its next raced sample costs.
+    walls: Vec<(u32, f64)>,
     /// Echo: each counted session's own median round trip (its figure may be a ratio
     /// to the reference's), which sizes the next session.
     rtts: Vec<f64>,
@@ -166,8 +167,8 @@ struct Runner<'a> {
     total: usize,
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
-    /// What the race may still spend, in the first pass's average samples.
-    race_left: f64,
+    /// Seconds each mode's race may still spend.
+    race_left: Vec<(crate::model::Mode, f64)>,
     /// Stored samples of checks, taken in once the checks are known.
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
@@ -203,7 +204,7 @@ pub fn run(
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
         racing: None,
-        race_left: 0.0,
+        race_left: Vec::new(),
         pending: Vec::new(),
         checked: false,
     };
@@ -341,7 +342,7 @@ impl Runner<'_> {
             return;
         }
         st.last_round = st.last_round.max(round);
-        st.walls.push(s.wall.as_secs_f64());
+        st.walls.push((round, s.wall.as_secs_f64()));
         st.rtts.extend(crate::analysis::echo_median(s));
         if let Some(f) = figure(s) {
             let rest = crate::analysis::connect::rest(s);
@@ -354,9 +355,9 @@ impl Runner<'_> {
         }
     }
 
-    /// Whether the race's budget or the time budget ends the round before the next
-    /// connection; takes what a raced round may spend of `group` (fewer items when the
-    /// race's budget is nearly spent).
+    /// Whether the time budget ends the round before the next connection; takes what a
+    /// raced round may spend of `group` (without the items whose mode's race budget is
+    /// spent).
     fn admit(&mut self, round: u32, group: &mut Vec<usize>) -> Option<End> {
         if round > self.settings.rounds && self.racing.is_some() {
             self.spend(group);
@@ -384,7 +385,7 @@ impl Runner<'_> {
                 return Ok(Some(end));
             }
             if group.is_empty() {
-                break;
+                continue;
             }
             for (item, sample) in self.measure_group(&group, round)? {
                 self.store(item, round, &sample)?;
@@ -1355,24 +1356,40 @@ mod tests {
         assert_eq!(stop(1), Some(StopReason::Dropped));
     }
 
+    /// A sink's counted seconds of `mode`: (first pass, raced rounds after 3).
+    fn seconds(sink: &VecSink, mode: Mode) -> (f64, f64) {
+        let of_mode = sink.0.iter().filter(|s| s.1 > 0 && s.2.mode == mode);
+        of_mode.fold((0.0, 0.0), |(first, raced), s| match s.1 {
+            1..=3 => (first + s.2.wall.as_secs_f64(), raced),
+            _ => (first, raced + s.2.wall.as_secs_f64()),
+        })
+    }
+
     #[test]
     fn a_race_ends_with_its_budget() {
-        // 700 ± 300 against 1000 ± 10: 9 figures would tell them apart, but after a first
-        // pass of 6 samples the race may spend 6 more: 3 rounds each.
+        // 700 ± 300 against 1000 ± 10: 9 figures would tell them apart, but the race may
+        // spend only 0.8 of the first pass's time: it stops both at the budget.
         let sink = raced(&["fast", "wide"], &[]);
-        let extra = sink.0.iter().filter(|s| s.1 > 3).count();
-        assert_eq!(extra, race::default_extra(6));
+        let (first, spent) = seconds(&sink, Mode::Send);
+        let longest = sink
+            .0
+            .iter()
+            .map(|s| s.2.wall.as_secs_f64())
+            .fold(0.0, f64::max);
+        let budget = first * race::EXTRA_SHARE;
+        assert!(
+            spent >= budget && spent < budget + longest,
+            "{spent} of {budget}"
+        );
         for item in [0, 1] {
-            assert_eq!(rounds_of(&sink, item), [1, 2, 3, 4, 5, 6]);
+            let rounds = rounds_of(&sink, item);
+            assert!(rounds.len() > 3 && rounds.len() < 9, "{rounds:?}");
             let stop = sink.1.iter().find(|s| s.0 == item).unwrap().1;
-            let budget = Stop {
-                reason: StopReason::Budget,
-                round: 6,
-            };
-            assert_eq!(stop, budget);
+            assert_eq!(stop.reason, StopReason::Budget);
+            assert_eq!(Some(&stop.round), rounds.last());
         }
         // Twins (1000 ± 10 each) are equal within 5% after one more round each: they
-        // stop as such, and the budget's other 7 samples are not spent on them.
+        // stop as such, and the rest of the budget is not spent on them.
         let names = ["fast", "twin", "far10"];
         let sink = raced(&names, &[]);
         let extra = sink.0.iter().filter(|s| s.1 > 3).count();
@@ -1403,33 +1420,31 @@ mod tests {
         assert_eq!(fixed.0.len(), 3 * 4);
     }
 
-    /// [`Spread`]'s rates, each sample lasting 1 s of wall time, `farN`'s 7 s.
+    /// [`Spread`]'s rates, each receive sample lasting 7 s of wall time, others 1 s.
     #[derive(Default)]
     struct Timed(Spread);
     impl Transport for Timed {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = self.0.measure(req, cancel);
-            let far = req
-                .suite
-                .cipher
-                .as_deref()
-                .is_some_and(|c| c.starts_with("far"));
-            s.wall = Duration::from_secs(if far { 7 } else { 1 });
+            let slow = req.mode == Mode::Receive;
+            s.wall = Duration::from_secs(if slow { 7 } else { 1 });
             s
         }
     }
 
     #[test]
-    fn a_race_weighs_each_sample_by_its_suite_s_time() {
-        // 9 first-pass samples of 3 s on average: a budget of about 27 s. The slow
-        // `far10` is dropped at once; `fast` and `wide` (1 s each) race on for more than
-        // the 9 samples a budget counted in samples would have given them.
-        let mut sink = VecSink::default();
-        let mut s = settings(3);
+    fn each_mode_races_on_a_budget_of_its_own_time() {
+        // Send's `fast` and `wide` (1 s a sample) never part within 20 rounds; receive's
+        // (7 s a sample) part after the first pass. Send's race spends 0.8 of its own
+        // first pass's 6 s, not of both modes' 48 s.
+        let mut p = plan(&["fast", "wide"]);
+        p.items
+            .extend(plan_in(Mode::Receive, &["fast", "far10"]).items);
+        let (mut sink, mut s) = (VecSink::default(), settings(3));
         s.race = true;
-        let (names, mut timed) = (["fast", "wide", "far10"], Timed::default());
+        let mut timed = Timed::default();
         run(
-            &plan(&names),
+            &p,
             &s,
             &mut timed,
             &Cancel::new(),
@@ -1438,13 +1453,14 @@ mod tests {
             &mut |_| {},
         )
         .unwrap();
-        let extra: Vec<usize> = (sink.0.iter().filter(|s| s.1 > 3)).map(|s| s.0).collect();
-        assert!(!extra.contains(&2), "the dropped suite got more rounds");
-        assert!(extra.len() > race::default_extra(9), "{}", extra.len());
-        let seconds: u64 = (sink.0.iter().filter(|s| s.1 > 3))
-            .map(|s| s.2.wall.as_secs())
-            .sum();
-        assert!(seconds <= 27, "the race spent {seconds} s of a 27 s budget");
+        let (first, spent) = seconds(&sink, Mode::Send);
+        assert_eq!(first, 6.0);
+        // The last sample starts while any time is left: at most one sample over.
+        assert!((4.8..5.8).contains(&spent), "send raced {spent} s");
+        assert_eq!(seconds(&sink, Mode::Receive), (42.0, 0.0));
+        let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
+        assert!(reasons.contains(&(3, StopReason::Dropped)), "{reasons:?}");
+        assert!(reasons.contains(&(0, StopReason::Budget)), "{reasons:?}");
     }
 
     #[test]
@@ -1461,9 +1477,10 @@ mod tests {
         slots.sort();
         slots.dedup();
         assert_eq!(slots.len(), n, "a slot was measured twice");
-        // A fresh budget would have given the resumed race 6 more samples, not 4.
+        // A fresh budget would have given the resumed race as many samples again as the
+        // whole race took.
         let extra = slots.iter().filter(|s| s.1 > 3).count();
-        assert_eq!(extra, race::default_extra(6));
+        assert_eq!(extra, whole.0.iter().filter(|s| s.1 > 3).count());
         assert!(rest.1.iter().all(|s| s.1.reason == StopReason::Budget));
         assert_eq!(rest.1.len(), 2);
     }

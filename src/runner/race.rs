@@ -2,9 +2,10 @@
 //! best, why the others stopped, and the budget of extra samples the race may spend.
 //! Figures are compared as the views compare them: moderated intervals, and the summed
 //! pairs of a factorized design, whose parts race on while the sum is not told apart
-//! from the best. The budget is counted in the average sample, each item's sample
-//! weighed by its own mean time: a connect sample costs a fraction of a send's, and a
-//! race lasts about as long as its first pass whichever modes it races.
+//! from the best. Each mode's race has a budget of time of its own, a share of its
+//! first pass's: a mode whose suites never part (echo's, within a few microseconds)
+//! cannot starve another's, and a race lasts what its first pass did, at most, whichever
+//! modes it races.
 
 use super::{Abort, ItemState, Runner};
 use crate::analysis::{
@@ -12,9 +13,10 @@ use crate::analysis::{
 };
 use crate::model::{EQUAL_WITHIN, Mode, Stop, StopReason, Suite};
 
-/// Extra counted samples a race may spend by default, as a share of its first pass's:
-/// enough for the close contenders' rounds, while a run takes at most twice as long.
-pub const EXTRA_SHARE: f64 = 1.0;
+/// The time a mode's race may spend by default, as a share of its first pass's (the
+/// counted samples' wall times): enough for the close contenders' rounds, while a run
+/// takes less than twice as long (BENCHMARKS.md, "The race's resolution and budget").
+pub const EXTRA_SHARE: f64 = 0.8;
 
 /// One live item: its index, mode, suite and counted figures so far.
 pub struct Entry<'a> {
@@ -179,14 +181,6 @@ pub fn reason(best: bool, round: u32, first_pass: u32) -> StopReason {
     }
 }
 
-/// Budget left below this is spent: sums of costs of 1 need not come out exact.
-const LEFT_OVER: f64 = 1e-6;
-
-/// The default budget: extra counted samples after a first pass of `first` samples.
-pub fn default_extra(first: usize) -> usize {
-    (first as f64 * EXTRA_SHARE).ceil() as usize
-}
-
 impl Runner<'_> {
     /// The moderated statistics of `items`, from the figures `pick` chooses.
     pub(super) fn summaries(&self, items: &[usize], pick: Pick) -> Vec<SuiteStats> {
@@ -221,58 +215,89 @@ impl Runner<'_> {
     /// race is over, or its budget spent).
     pub(super) fn race_items(&mut self, live: Vec<usize>) -> Result<Option<Vec<usize>>, Abort> {
         if self.racing.is_none() {
-            // Counted from the slots, so that a resumed race keeps its budget.
-            let first_pass = self.settings.rounds;
-            let first = self.done.iter().filter(|s| (1..=first_pass).contains(&s.1));
-            let spent: f64 = (self.done.iter().filter(|s| s.1 > first_pass))
-                .filter_map(|s| (0..self.items.len()).find(|&i| self.slot(i) == s.0))
-                .map(|i| self.cost(i))
-                .sum();
-            self.race_left = default_extra(first.count()) as f64 - spent;
             self.racing = Some(live);
         }
         let contenders = self.settle()?;
-        let fit = self.fitting(&contenders);
-        if contenders.is_empty() || fit == 0 {
+        self.race_left = self.budget_left();
+        // The round's shuffled order decides which contenders a nearly spent budget
+        // still admits (`spend`); all of them go in.
+        let fit = self.fitting(&contenders).len();
+        if fit == 0 {
             return Ok(None);
         }
         self.total = self.done_count + fit;
         Ok(Some(contenders))
     }
 
-    /// What one more sample of `item` takes from the budget, in average samples: its
-    /// own counted samples' mean wall time over all items' (1 when either is unknown).
+    /// Seconds each mode's race may still spend: its share of the mode's first pass,
+    /// less what its raced samples took (from the samples, so a resumed race keeps its
+    /// budget).
+    fn budget_left(&self) -> Vec<(Mode, f64)> {
+        let first_pass = self.settings.rounds;
+        let mut left: Vec<(Mode, f64)> = Vec::new();
+        for (item, st) in self.state.iter().enumerate() {
+            let mode = self.items[item].mode;
+            let at = match left.iter().position(|l| l.0 == mode) {
+                Some(at) => at,
+                None => {
+                    left.push((mode, 0.0));
+                    left.len() - 1
+                }
+            };
+            for &(round, wall) in &st.walls {
+                left[at].1 += if round <= first_pass {
+                    wall * EXTRA_SHARE
+                } else {
+                    -wall
+                };
+            }
+        }
+        left
+    }
+
+    /// What one more sample of `item` is expected to take: its counted samples' mean
+    /// wall time (its mode's when it has none).
     fn cost(&self, item: usize) -> f64 {
         let mean = |walls: &mut dyn Iterator<Item = f64>| {
             let (n, sum) = walls.fold((0usize, 0.0), |(n, s), w| (n + 1, s + w));
-            (n > 0 && sum > 0.0).then(|| sum / n as f64)
+            (n > 0).then(|| sum / n as f64)
         };
-        let all = mean(&mut self.state.iter().flat_map(|st| st.walls.iter().copied()));
-        let own = mean(&mut self.state[item].walls.iter().copied());
-        match (own, all) {
-            (Some(own), Some(all)) => own / all,
-            _ => 1.0,
-        }
+        let mode = self.items[item].mode;
+        let of_mode = (self.state.iter().enumerate())
+            .filter(|(i, _)| self.items[*i].mode == mode)
+            .flat_map(|(_, st)| st.walls.iter().map(|w| w.1));
+        mean(&mut self.state[item].walls.iter().map(|w| w.1))
+            .or_else(|| mean(&mut of_mode.into_iter()))
+            .unwrap_or(0.0)
     }
 
-    /// How many of `items`, in order, the budget left admits: each while any is left.
-    fn fitting(&self, items: &[usize]) -> usize {
-        let mut left = self.race_left;
-        (items.iter())
-            .take_while(|&&i| {
-                let admit = left > LEFT_OVER;
-                left -= self.cost(i);
-                admit
+    /// The `items` their modes' budgets admit, in order: each while its mode has any
+    /// time left.
+    fn fitting(&self, items: &[usize]) -> Vec<usize> {
+        let mut left = self.race_left.clone();
+        (items.iter().copied())
+            .filter(|&i| {
+                let mode = self.items[i].mode;
+                match left.iter_mut().find(|l| l.0 == mode) {
+                    Some(l) if l.1 > 0.0 => {
+                        l.1 -= self.cost(i);
+                        true
+                    }
+                    _ => false,
+                }
             })
-            .count()
+            .collect()
     }
 
-    /// Take from the budget what `group` costs, first cutting it to what the budget
-    /// admits.
+    /// Take from the budgets what `group` is expected to cost, first leaving out the
+    /// items whose mode has no time left.
     pub(super) fn spend(&mut self, group: &mut Vec<usize>) {
-        group.truncate(self.fitting(group));
+        *group = self.fitting(group);
         for &i in group.iter() {
-            self.race_left -= self.cost(i);
+            let (mode, cost) = (self.items[i].mode, self.cost(i));
+            if let Some(l) = self.race_left.iter_mut().find(|l| l.0 == mode) {
+                l.1 -= cost;
+            }
         }
     }
 
@@ -436,11 +461,10 @@ mod tests {
     }
 
     #[test]
-    fn reasons_and_the_default_budget() {
+    fn reasons() {
         assert_eq!(reason(false, 3, 3), StopReason::Dropped);
         assert_eq!(reason(false, 4, 3), StopReason::Separated);
         // The best is never dropped: after the first pass it is separated from all.
         assert_eq!(reason(true, 3, 3), StopReason::Separated);
-        assert_eq!(default_extra(345), 345);
     }
 }
