@@ -168,7 +168,7 @@ struct Runner<'a> {
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
     /// Seconds each mode's race may still spend.
-    race_left: Vec<(crate::model::Mode, f64)>,
+    race_left: std::collections::BTreeMap<crate::model::Mode, f64>,
     /// Stored samples of checks, taken in once the checks are known.
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
@@ -204,7 +204,7 @@ pub fn run(
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
         racing: None,
-        race_left: Vec::new(),
+        race_left: Default::default(),
         pending: Vec::new(),
         checked: false,
     };
@@ -1258,19 +1258,20 @@ mod tests {
 
     /// A raced run of `names` through [`Spread`]: its sink.
     fn raced(names: &[&str], previous: &[(usize, u32, Sample)]) -> VecSink {
+        raced_through(&plan(names), &mut Spread::default(), previous)
+    }
+
+    /// A raced run of `p` (3 rounds first) through `transport`: its sink.
+    fn raced_through(
+        p: &Plan,
+        transport: &mut dyn Transport,
+        previous: &[(usize, u32, Sample)],
+    ) -> VecSink {
         let mut sink = VecSink::default();
         let mut s = settings(3);
         s.race = true;
-        run(
-            &plan(names),
-            &s,
-            &mut Spread::default(),
-            &Cancel::new(),
-            &mut sink,
-            previous,
-            &mut |_| {},
-        )
-        .unwrap();
+        let cancel = Cancel::new();
+        run(p, &s, transport, &cancel, &mut sink, previous, &mut |_| {}).unwrap();
         sink
     }
 
@@ -1334,21 +1335,8 @@ mod tests {
     fn a_connect_race_sets_each_connection_against_the_common_rest() {
         // With their own rests, a's and b's times tie (±40 ms of delayed ACKs); with the
         // common rest, their key exchanges are apart after the first pass.
-        let mut sink = VecSink::default();
-        let mut s = settings(3);
-        s.race = true;
         let p = plan_in(Mode::Connect, &["a", "b"]);
-        let mut acks = Acks::default();
-        run(
-            &p,
-            &s,
-            &mut acks,
-            &Cancel::new(),
-            &mut sink,
-            &[],
-            &mut |_| {},
-        )
-        .unwrap();
+        let sink = raced_through(&p, &mut Acks::default(), &[]);
         assert_eq!(rounds_of(&sink, 0), [1, 2, 3]);
         assert_eq!(rounds_of(&sink, 1), [1, 2, 3]);
         let stop = |item: usize| sink.1.iter().find(|s| s.0 == item).map(|s| s.1.reason);
@@ -1440,19 +1428,7 @@ mod tests {
         let mut p = plan(&["fast", "wide"]);
         p.items
             .extend(plan_in(Mode::Receive, &["fast", "far10"]).items);
-        let (mut sink, mut s) = (VecSink::default(), settings(3));
-        s.race = true;
-        let mut timed = Timed::default();
-        run(
-            &p,
-            &s,
-            &mut timed,
-            &Cancel::new(),
-            &mut sink,
-            &[],
-            &mut |_| {},
-        )
-        .unwrap();
+        let sink = raced_through(&p, &mut Timed::default(), &[]);
         let (first, spent) = seconds(&sink, Mode::Send);
         assert_eq!(first, 6.0);
         // The last sample starts while any time is left: at most one sample over.

@@ -12,6 +12,7 @@ use crate::analysis::{
     self, SuiteStats, connect, higher_is_better, not_distinguishable, summarize,
 };
 use crate::model::{EQUAL_WITHIN, Mode, Stop, StopReason, Suite};
+use std::collections::BTreeMap;
 
 /// The time a mode's race may spend by default, as a share of its first pass's (the
 /// counted samples' wall times): enough for the close contenders' rounds, while a run
@@ -221,7 +222,7 @@ impl Runner<'_> {
         self.race_left = self.budget_left();
         // The round's shuffled order decides which contenders a nearly spent budget
         // still admits (`spend`); all of them go in.
-        let fit = self.fitting(&contenders).len();
+        let fit = self.fitting(&contenders);
         if fit == 0 {
             return Ok(None);
         }
@@ -232,23 +233,15 @@ impl Runner<'_> {
     /// Seconds each mode's race may still spend: its share of the mode's first pass,
     /// less what its raced samples took (from the samples, so a resumed race keeps its
     /// budget).
-    fn budget_left(&self) -> Vec<(Mode, f64)> {
+    fn budget_left(&self) -> BTreeMap<Mode, f64> {
         let first_pass = self.settings.rounds;
-        let mut left: Vec<(Mode, f64)> = Vec::new();
-        for (item, st) in self.state.iter().enumerate() {
-            let mode = self.items[item].mode;
-            let at = match left.iter().position(|l| l.0 == mode) {
-                Some(at) => at,
-                None => {
-                    left.push((mode, 0.0));
-                    left.len() - 1
-                }
-            };
+        let mut left = BTreeMap::new();
+        for (planned, st) in self.items.iter().zip(&self.state) {
+            let mode_left: &mut f64 = left.entry(planned.mode).or_default();
             for &(round, wall) in &st.walls {
-                left[at].1 += if round <= first_pass {
-                    wall * EXTRA_SHARE
-                } else {
-                    -wall
+                *mode_left += match round <= first_pass {
+                    true => wall * EXTRA_SHARE,
+                    false => -wall,
                 };
             }
         }
@@ -258,47 +251,45 @@ impl Runner<'_> {
     /// What one more sample of `item` is expected to take: its counted samples' mean
     /// wall time (its mode's when it has none).
     fn cost(&self, item: usize) -> f64 {
-        let mean = |walls: &mut dyn Iterator<Item = f64>| {
+        fn mean(walls: impl Iterator<Item = f64>) -> Option<f64> {
             let (n, sum) = walls.fold((0usize, 0.0), |(n, s), w| (n + 1, s + w));
             (n > 0).then(|| sum / n as f64)
-        };
+        }
         let mode = self.items[item].mode;
-        let of_mode = (self.state.iter().enumerate())
-            .filter(|(i, _)| self.items[*i].mode == mode)
-            .flat_map(|(_, st)| st.walls.iter().map(|w| w.1));
-        mean(&mut self.state[item].walls.iter().map(|w| w.1))
-            .or_else(|| mean(&mut of_mode.into_iter()))
+        mean(self.state[item].walls.iter().map(|w| w.1))
+            .or_else(|| {
+                let of_mode = (self.items.iter().zip(&self.state))
+                    .filter(|(planned, _)| planned.mode == mode);
+                mean(of_mode.flat_map(|(_, st)| st.walls.iter().map(|w| w.1)))
+            })
             .unwrap_or(0.0)
     }
 
-    /// The `items` their modes' budgets admit, in order: each while its mode has any
-    /// time left.
-    fn fitting(&self, items: &[usize]) -> Vec<usize> {
-        let mut left = self.race_left.clone();
+    /// The `items` the budgets `left` admit, in order, each taken from its mode's: an
+    /// item starts while its mode has any time left.
+    fn admitted(&self, left: &mut BTreeMap<Mode, f64>, items: &[usize]) -> Vec<usize> {
         (items.iter().copied())
-            .filter(|&i| {
-                let mode = self.items[i].mode;
-                match left.iter_mut().find(|l| l.0 == mode) {
-                    Some(l) if l.1 > 0.0 => {
-                        l.1 -= self.cost(i);
-                        true
-                    }
-                    _ => false,
+            .filter(|&i| match left.get_mut(&self.items[i].mode) {
+                Some(l) if *l > 0.0 => {
+                    *l -= self.cost(i);
+                    true
                 }
+                _ => false,
             })
             .collect()
+    }
+
+    /// How many of `items` the budgets left would admit.
+    fn fitting(&self, items: &[usize]) -> usize {
+        self.admitted(&mut self.race_left.clone(), items).len()
     }
 
     /// Take from the budgets what `group` is expected to cost, first leaving out the
     /// items whose mode has no time left.
     pub(super) fn spend(&mut self, group: &mut Vec<usize>) {
-        *group = self.fitting(group);
-        for &i in group.iter() {
-            let (mode, cost) = (self.items[i].mode, self.cost(i));
-            if let Some(l) = self.race_left.iter_mut().find(|l| l.0 == mode) {
-                l.1 -= cost;
-            }
-        }
+        let mut left = std::mem::take(&mut self.race_left);
+        *group = self.admitted(&mut left, group);
+        self.race_left = left;
     }
 
     /// Stop the racing items that no longer contend; the contenders among every live
