@@ -54,10 +54,17 @@ fn check_limits(a: &RunArgs) -> Result<Duration> {
         bail!("--rounds must be at least 1");
     }
     if a.max_rounds < rounds {
-        bail!(
-            "--max-rounds ({}) is below --rounds ({rounds})",
-            a.max_rounds
-        );
+        match a.rounds {
+            Some(_) => bail!(
+                "--max-rounds ({}) is below --rounds ({rounds})",
+                a.max_rounds
+            ),
+            None => bail!(
+                "--max-rounds ({}) is below the race's first pass ({rounds} rounds): give \
+                 --max-rounds {rounds} or more, or --rounds N for a fixed number of rounds",
+                a.max_rounds
+            ),
+        }
     }
     let sample_time = parse_duration(&a.sample_time)?;
     if sample_time < Duration::from_millis(10) {
@@ -289,6 +296,32 @@ mod tests {
         for bad in ["", "0", "-1m", "10 parsecs", "m"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    /// Too few --max-rounds names what it is below: the rounds given, or the race's
+    /// first pass when none were (a user who gave no --rounds must not be told of one).
+    #[test]
+    fn max_rounds_below_the_first_rounds_says_which() {
+        use crate::cli::{Cli, CommandArgs};
+        use clap::Parser;
+        let error = |argv: &[&str]| {
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let CommandArgs::Run(a) = cli.command else {
+                panic!("not run")
+            };
+            match RunConfig::from_args(*a) {
+                Ok(_) => panic!("{argv:?} accepted"),
+                Err(e) => e.to_string(),
+            }
+        };
+        let raced = error(&["sshbench", "run", "--max-rounds", "2"]);
+        assert!(
+            raced.contains("below the race's first pass (3 rounds)"),
+            "{raced}"
+        );
+        assert!(!raced.contains("--rounds ("), "{raced}");
+        let fixed = error(&["sshbench", "run", "--rounds", "5", "--max-rounds", "4"]);
+        assert_eq!(fixed, "--max-rounds (4) is below --rounds (5)");
     }
 
     /// The placement is the sandbox's: the default splits, `shared` opts out, and a run
