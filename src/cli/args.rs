@@ -495,8 +495,9 @@ pub struct RunArgs {
     /// (marked `≈ best`) get more rounds, in shuffled rounds of their own, until each
     /// is told apart from the best, equal to it within 5% (both intervals together span
     /// at most 5% of the best's figure: a difference too small to choose by),
-    /// --max-rounds, or the race's budget (per mode, 0.8 of the time its first pass took); the rest stop
-    /// early (`show` says why each stopped: dropped, separated, equal, budget).
+    /// --max-rounds, or the race's budget (per mode, 0.8 of the time its first pass took,
+    /// and what modes with nothing left to race did not spend); the rest stop early
+    /// (`show` says why each stopped: dropped, separated, equal, budget).
     #[arg(long, value_name = "N")]
     pub rounds: Option<u32>,
 

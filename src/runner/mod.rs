@@ -167,8 +167,8 @@ struct Runner<'a> {
     total: usize,
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
-    /// Seconds each mode's race may still spend.
-    race_left: std::collections::BTreeMap<crate::model::Mode, f64>,
+    /// Seconds each mode's race, and the spare, may still spend.
+    race_left: race::Budgets,
     /// Stored samples of checks, taken in once the checks are known.
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
@@ -1237,7 +1237,7 @@ mod tests {
 
     /// Each suite's rate by name, alternating around it from one of its samples to the
     /// next: `fast` 1000 ± 10 MB/s, `twin` the same, `close` 850 ± 100, `wide` 700 ± 300,
-    /// `farN` N × 10 steady.
+    /// `wobble` 1000 ± 300 (never told from `fast`, nor equal to it), `farN` N × 10 steady.
     #[derive(Default)]
     struct Spread(std::collections::HashMap<String, u32>);
     impl Transport for Spread {
@@ -1250,6 +1250,7 @@ mod tests {
                 "fast" | "twin" => 1000e6 + sign * 10e6,
                 "close" => 850e6 + sign * 100e6,
                 "wide" => 700e6 + sign * 300e6,
+                "wobble" => 1000e6 + sign * 300e6,
                 far => far[3..].parse::<f64>().unwrap() * 10e6,
             };
             at_rate(req, cancel, rate)
@@ -1422,18 +1423,40 @@ mod tests {
 
     #[test]
     fn each_mode_races_on_a_budget_of_its_own_time() {
-        // Send's `fast` and `wide` (1 s a sample) never part within 20 rounds; receive's
-        // (7 s a sample) part after the first pass. Send's race spends 0.8 of its own
-        // first pass's 6 s, not of both modes' 48 s.
-        let mut p = plan(&["fast", "wide"]);
-        p.items
-            .extend(plan_in(Mode::Receive, &["fast", "far10"]).items);
+        // Send's `fast` and `wobble` (1 s a sample) never part, nor do receive's (7 s a
+        // sample), whose four `farN` drop after the first pass. Send's
+        // race spends 0.8 of its own first pass's 6 s, not a share of both modes' 132 s
+        // (one budget would give send 2 of every 16 s, some 13 s).
+        let mut p = plan(&["fast", "wobble"]);
+        let receive = ["fast", "wobble", "far10", "far20", "far30", "far40"];
+        p.items.extend(plan_in(Mode::Receive, &receive).items);
         let sink = raced_through(&p, &mut Timed::default(), &[]);
         let (first, spent) = seconds(&sink, Mode::Send);
         assert_eq!(first, 6.0);
         // The last sample starts while any time is left: at most one sample over.
         assert!((4.8..5.8).contains(&spent), "send raced {spent} s");
+        let (first, spent) = seconds(&sink, Mode::Receive);
+        assert_eq!(first, 126.0);
+        assert!((100.8..107.8).contains(&spent), "receive raced {spent} s");
+        let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
+        for (item, why) in [(0, StopReason::Budget), (3, StopReason::Budget)] {
+            assert!(reasons.contains(&(item, why)), "{reasons:?}");
+        }
+        assert!(reasons.contains(&(4, StopReason::Dropped)), "{reasons:?}");
+    }
+
+    #[test]
+    fn a_mode_done_racing_leaves_its_time_to_the_modes_still_racing() {
+        // Receive's suites part after the first pass (42 s): its 33.6 s of race go to
+        // send's `fast` and `wobble`, which never part, beside send's own 4.8 s: they
+        // race on to --max-rounds (34 s) instead of stopping after some 5 s.
+        let mut p = plan(&["fast", "wobble"]);
+        p.items
+            .extend(plan_in(Mode::Receive, &["fast", "far10"]).items);
+        let sink = raced_through(&p, &mut Timed::default(), &[]);
+        assert_eq!(seconds(&sink, Mode::Send), (6.0, 34.0));
         assert_eq!(seconds(&sink, Mode::Receive), (42.0, 0.0));
+        assert_eq!(rounds_of(&sink, 0), (1..=20).collect::<Vec<u32>>());
         let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
         assert!(reasons.contains(&(3, StopReason::Dropped)), "{reasons:?}");
         assert!(reasons.contains(&(0, StopReason::Budget)), "{reasons:?}");

@@ -4,8 +4,9 @@
 //! pairs of a factorized design, whose parts race on while the sum is not told apart
 //! from the best. Each mode's race has a budget of time of its own, a share of its
 //! first pass's: a mode whose suites never part (echo's, within a few microseconds)
-//! cannot starve another's, and a race lasts what its first pass did, at most, whichever
-//! modes it races.
+//! cannot starve another's. What a mode with nothing left to race has not spent is
+//! spare, for the modes still racing once their own is gone: the budget goes where the
+//! decision is, and a race lasts what its first pass did, at most.
 
 use super::{Abort, ItemState, Runner};
 use crate::analysis::{
@@ -18,6 +19,27 @@ use std::collections::BTreeMap;
 /// counted samples' wall times): enough for the close contenders' rounds, while a run
 /// takes less than twice as long (BENCHMARKS.md, "The race's resolution and budget").
 pub const EXTRA_SHARE: f64 = 0.8;
+
+/// The seconds a race may still spend: each mode's own, and the spare that modes with
+/// no contender left have not spent (less what racing modes already took of it).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Budgets {
+    own: BTreeMap<Mode, f64>,
+    spare: f64,
+}
+
+impl Budgets {
+    /// Take `cost` seconds for a sample of `mode`: from its own time while any is left,
+    /// else from the spare; `false` when neither has any.
+    fn take(&mut self, mode: Mode, cost: f64) -> bool {
+        match self.own.get_mut(&mode) {
+            Some(own) if *own > 0.0 => *own -= cost,
+            _ if self.spare > 0.0 => self.spare -= cost,
+            _ => return false,
+        }
+        true
+    }
+}
 
 /// One live item: its index, mode, suite and counted figures so far.
 pub struct Entry<'a> {
@@ -219,7 +241,7 @@ impl Runner<'_> {
             self.racing = Some(live);
         }
         let contenders = self.settle()?;
-        self.race_left = self.budget_left();
+        self.race_left = self.budget_left(&contenders);
         // The round's shuffled order decides which contenders a nearly spent budget
         // still admits (`spend`); all of them go in.
         let fit = self.fitting(&contenders);
@@ -230,14 +252,15 @@ impl Runner<'_> {
         Ok(Some(contenders))
     }
 
-    /// Seconds each mode's race may still spend: its share of the mode's first pass,
-    /// less what its raced samples took (from the samples, so a resumed race keeps its
-    /// budget).
-    fn budget_left(&self) -> BTreeMap<Mode, f64> {
+    /// Seconds the race may still spend with `contenders` left: each mode's share of its
+    /// first pass less what its raced samples took (from the samples, so a resumed race
+    /// keeps its budget); what modes without a contender have left is spare, less what
+    /// racing modes spent beyond their own.
+    fn budget_left(&self, contenders: &[usize]) -> Budgets {
         let first_pass = self.settings.rounds;
-        let mut left = BTreeMap::new();
+        let mut own = BTreeMap::new();
         for (planned, st) in self.items.iter().zip(&self.state) {
-            let mode_left: &mut f64 = left.entry(planned.mode).or_default();
+            let mode_left: &mut f64 = own.entry(planned.mode).or_default();
             for &(round, wall) in &st.walls {
                 *mode_left += match round <= first_pass {
                     true => wall * EXTRA_SHARE,
@@ -245,7 +268,12 @@ impl Runner<'_> {
                 };
             }
         }
-        left
+        let racing = |mode: &Mode| contenders.iter().any(|&i| self.items[i].mode == *mode);
+        let (racing, done): (BTreeMap<Mode, f64>, BTreeMap<Mode, f64>) =
+            own.into_iter().partition(|(mode, _)| racing(mode));
+        let spare = done.values().map(|l| l.max(0.0)).sum::<f64>()
+            + racing.values().map(|l| l.min(0.0)).sum::<f64>();
+        Budgets { own: racing, spare }
     }
 
     /// What one more sample of `item` is expected to take: its counted samples' mean
@@ -265,17 +293,11 @@ impl Runner<'_> {
             .unwrap_or(0.0)
     }
 
-    /// The `items` the budgets `left` admit, in order, each taken from its mode's: an
-    /// item starts while its mode has any time left.
-    fn admitted(&self, left: &mut BTreeMap<Mode, f64>, items: &[usize]) -> Vec<usize> {
+    /// The `items` the budgets `left` admit, in order, each taken from its mode's or the
+    /// spare: an item starts while either has any time left.
+    fn admitted(&self, left: &mut Budgets, items: &[usize]) -> Vec<usize> {
         (items.iter().copied())
-            .filter(|&i| match left.get_mut(&self.items[i].mode) {
-                Some(l) if *l > 0.0 => {
-                    *l -= self.cost(i);
-                    true
-                }
-                _ => false,
-            })
+            .filter(|&i| left.take(self.items[i].mode, self.cost(i)))
             .collect()
     }
 
