@@ -7,6 +7,7 @@
 # Usage: bench/run.sh [--quick]
 #   --quick: a few suites instead of all, shorter references (under 5 minutes): a check
 #            that everything works; its figures are not the benchmark (BENCHMARKS.md).
+# BENCH_KEEP=DIR keeps the runs' databases there (to look into a run's samples later).
 # Needs what the README lists for the tests; the lab rows need root (else "skipped").
 # Talks only to the sandbox sshd on 127.0.0.1 (and the lab's own network namespace).
 set -eu
@@ -33,6 +34,7 @@ work=$(mktemp -d)
 sb=
 cleanup() {
   if [ -n "$sb" ]; then kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; fi
+  if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP" && cp "$work"/*.sqlite "$BENCH_KEEP"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup 0
