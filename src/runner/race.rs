@@ -29,6 +29,16 @@ pub(super) struct Budgets {
 }
 
 impl Budgets {
+    /// Each mode's time left (`left`, negative where it spent more than its own) split
+    /// into the own budgets of the modes `racing` says still race, and the spare.
+    fn split(left: BTreeMap<Mode, f64>, racing: impl Fn(Mode) -> bool) -> Budgets {
+        let (own, done): (BTreeMap<Mode, f64>, BTreeMap<Mode, f64>) =
+            left.into_iter().partition(|(mode, _)| racing(*mode));
+        // A mode that drew on the spare and then stopped racing took that from it.
+        let spare = done.values().sum::<f64>() + own.values().map(|l| l.min(0.0)).sum::<f64>();
+        Budgets { own, spare }
+    }
+
     /// Take `cost` seconds for a sample of `mode`: from its own time while any is left,
     /// else from the spare; `false` when neither has any.
     fn take(&mut self, mode: Mode, cost: f64) -> bool {
@@ -255,7 +265,7 @@ impl Runner<'_> {
     /// Seconds the race may still spend with `contenders` left: each mode's share of its
     /// first pass less what its raced samples took (from the samples, so a resumed race
     /// keeps its budget); what modes without a contender have left is spare, less what
-    /// racing modes spent beyond their own.
+    /// any mode spent beyond its own.
     fn budget_left(&self, contenders: &[usize]) -> Budgets {
         let first_pass = self.settings.rounds;
         let mut own = BTreeMap::new();
@@ -268,12 +278,9 @@ impl Runner<'_> {
                 };
             }
         }
-        let racing = |mode: &Mode| contenders.iter().any(|&i| self.items[i].mode == *mode);
-        let (racing, done): (BTreeMap<Mode, f64>, BTreeMap<Mode, f64>) =
-            own.into_iter().partition(|(mode, _)| racing(mode));
-        let spare = done.values().map(|l| l.max(0.0)).sum::<f64>()
-            + racing.values().map(|l| l.min(0.0)).sum::<f64>();
-        Budgets { own: racing, spare }
+        Budgets::split(own, |mode| {
+            contenders.iter().any(|&i| self.items[i].mode == mode)
+        })
     }
 
     /// What one more sample of `item` is expected to take: its counted samples' mean
@@ -356,6 +363,29 @@ impl Runner<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_spare_is_what_finished_modes_left_less_what_any_mode_overdrew() {
+        // Receive finished with 10 s unspent, send finished after drawing 3 s beyond its
+        // own, echo races on 2 s over its own, connect races within its own 4 s.
+        let left = BTreeMap::from([
+            (Mode::Receive, 10.0),
+            (Mode::Send, -3.0),
+            (Mode::Echo, -2.0),
+            (Mode::Connect, 4.0),
+        ]);
+        let mut b = Budgets::split(left, |m| matches!(m, Mode::Echo | Mode::Connect));
+        assert_eq!(b.spare, 5.0);
+        assert_eq!(
+            b.own,
+            BTreeMap::from([(Mode::Echo, -2.0), (Mode::Connect, 4.0)])
+        );
+        // Connect takes its own first; echo only the spare, until it is gone.
+        assert!(b.take(Mode::Connect, 3.0) && b.spare == 5.0);
+        assert!(b.take(Mode::Echo, 4.0) && b.take(Mode::Echo, 4.0));
+        assert!(!b.take(Mode::Echo, 1.0));
+        assert!(b.take(Mode::Connect, 1.0) && !b.take(Mode::Connect, 1.0));
+    }
+
     use super::*;
 
     fn entry(item: usize, mode: Mode, figures: &[f64]) -> Entry<'_> {
