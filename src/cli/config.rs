@@ -298,21 +298,24 @@ mod tests {
         }
     }
 
+    /// The run configuration `argv` (a whole command line) makes, or why it makes none.
+    fn run_config(argv: &[&str]) -> Result<RunConfig> {
+        use crate::cli::{Cli, CommandArgs};
+        use clap::Parser;
+        let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let CommandArgs::Run(a) = cli.command else {
+            panic!("not run")
+        };
+        RunConfig::from_args(*a)
+    }
+
     /// Too few --max-rounds names what it is below: the rounds given, or the race's
     /// first pass when none were (a user who gave no --rounds must not be told of one).
     #[test]
     fn max_rounds_below_the_first_rounds_says_which() {
-        use crate::cli::{Cli, CommandArgs};
-        use clap::Parser;
-        let error = |argv: &[&str]| {
-            let cli = Cli::try_parse_from(argv).unwrap();
-            let CommandArgs::Run(a) = cli.command else {
-                panic!("not run")
-            };
-            match RunConfig::from_args(*a) {
-                Ok(_) => panic!("{argv:?} accepted"),
-                Err(e) => e.to_string(),
-            }
+        let error = |argv: &[&str]| match run_config(argv) {
+            Ok(_) => panic!("{argv:?} accepted"),
+            Err(e) => e.to_string(),
         };
         let raced = error(&["sshbench", "run", "--max-rounds", "2"]);
         assert!(
@@ -328,15 +331,9 @@ mod tests {
     /// against a real server records none.
     #[test]
     fn sandbox_placement_applies_to_the_sandbox_only() {
-        use crate::cli::{Cli, CommandArgs};
+        use crate::cli::Cli;
         use clap::Parser;
-        let placed = |argv: &[&str]| {
-            let cli = Cli::try_parse_from(argv).unwrap();
-            let CommandArgs::Run(a) = cli.command else {
-                panic!("not run")
-            };
-            RunConfig::from_args(*a).unwrap().options.sandbox_cpus
-        };
+        let placed = |argv: &[&str]| run_config(argv).unwrap().options.sandbox_cpus;
         assert_eq!(placed(&["sshbench", "run"]), Placement::Split);
         assert_eq!(
             placed(&["sshbench", "run", "--sandbox-cpus", "shared"]),
@@ -352,15 +349,7 @@ mod tests {
     /// `--streams` needs two or more and a transfer mode to take its best suite from.
     #[test]
     fn streams_need_two_and_a_transfer_mode() {
-        use crate::cli::{Cli, CommandArgs};
-        use clap::Parser;
-        let options = |argv: &[&str]| -> Result<RunOptions> {
-            let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let CommandArgs::Run(a) = cli.command else {
-                panic!("not run")
-            };
-            Ok(RunConfig::from_args(*a)?.options)
-        };
+        let options = |argv: &[&str]| run_config(argv).map(|c| c.options);
         let four = options(&["sshbench", "run", "--streams", "4"]).unwrap();
         assert_eq!(four.streams, Some(4));
         assert_eq!(options(&["sshbench", "run"]).unwrap().streams, None);

@@ -363,29 +363,6 @@ impl Runner<'_> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_spare_is_what_finished_modes_left_less_what_any_mode_overdrew() {
-        // Receive finished with 10 s unspent, send finished after drawing 3 s beyond its
-        // own, echo races on 2 s over its own, connect races within its own 4 s.
-        let left = BTreeMap::from([
-            (Mode::Receive, 10.0),
-            (Mode::Send, -3.0),
-            (Mode::Echo, -2.0),
-            (Mode::Connect, 4.0),
-        ]);
-        let mut b = Budgets::split(left, |m| matches!(m, Mode::Echo | Mode::Connect));
-        assert_eq!(b.spare, 5.0);
-        assert_eq!(
-            b.own,
-            BTreeMap::from([(Mode::Echo, -2.0), (Mode::Connect, 4.0)])
-        );
-        // Connect takes its own first; echo only the spare, until it is gone.
-        assert!(b.take(Mode::Connect, 3.0) && b.spare == 5.0);
-        assert!(b.take(Mode::Echo, 4.0) && b.take(Mode::Echo, 4.0));
-        assert!(!b.take(Mode::Echo, 1.0));
-        assert!(b.take(Mode::Connect, 1.0) && !b.take(Mode::Connect, 1.0));
-    }
-
     use super::*;
 
     fn entry(item: usize, mode: Mode, figures: &[f64]) -> Entry<'_> {
@@ -428,6 +405,29 @@ mod tests {
         ];
         assert_eq!(standing(&live).contenders, [0, 2]);
         assert_eq!(standing(&live).best, [0, 3]);
+    }
+
+    #[test]
+    fn the_spare_is_what_finished_modes_left_less_what_any_mode_overdrew() {
+        // Receive finished with 10 s unspent, send finished after drawing 3 s beyond its
+        // own, echo races on 2 s over its own, connect races within its own 4 s.
+        let left = BTreeMap::from([
+            (Mode::Receive, 10.0),
+            (Mode::Send, -3.0),
+            (Mode::Echo, -2.0),
+            (Mode::Connect, 4.0),
+        ]);
+        let mut b = Budgets::split(left, |m| matches!(m, Mode::Echo | Mode::Connect));
+        assert_eq!(b.spare, 5.0);
+        assert_eq!(
+            b.own,
+            BTreeMap::from([(Mode::Echo, -2.0), (Mode::Connect, 4.0)])
+        );
+        // Connect takes its own first; echo only the spare, until it is gone.
+        assert!(b.take(Mode::Connect, 3.0) && b.spare == 5.0);
+        assert!(b.take(Mode::Echo, 4.0) && b.take(Mode::Echo, 4.0));
+        assert!(!b.take(Mode::Echo, 1.0));
+        assert!(b.take(Mode::Connect, 1.0) && !b.take(Mode::Connect, 1.0));
     }
 
     #[test]
