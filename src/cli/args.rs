@@ -523,9 +523,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// How long the measured part of a calibrated transfer should last (after its ramp).
-    #[arg(long, default_value = "200ms", value_name = "DURATION")]
-    pub sample_time: String,
+    /// How long the measured part of a calibrated transfer should last (after its ramp),
+    /// and an echo session's typing. Default: 300ms for send (its noise lies within each
+    /// sample, so a longer window tells more per second than more rounds), 200ms for the
+    /// other modes; given, it applies to every mode.
+    #[arg(long, value_name = "DURATION")]
+    pub sample_time: Option<String>,
 
     /// Key exchange algorithms: `a,b` only these, `-pat` remove, `^a` first, `+a`
     /// append, `*`/`?` wildcards, `@FILE` one name per line.

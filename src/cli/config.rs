@@ -44,8 +44,15 @@ fn first_rounds(a: &RunArgs) -> u32 {
 /// figures give the first interval that can tell suites apart.
 pub const FIRST_PASS: u32 = 3;
 
-/// The counts and times that have a floor: a clear error before anything starts.
-fn check_limits(a: &RunArgs) -> Result<Duration> {
+/// The default measured part of a transfer, and send's: a send sample's noise lies
+/// within it, so a longer window tells more per second than more rounds (BENCHMARKS.md,
+/// "Where a send sample's noise comes from").
+const SAMPLE_TIME: Duration = Duration::from_millis(200);
+const SEND_SAMPLE_TIME: Duration = Duration::from_millis(300);
+
+/// The counts and times that have a floor: a clear error before anything starts. The
+/// sample time given, if any.
+fn check_limits(a: &RunArgs) -> Result<Option<Duration>> {
     if a.timeout == 0 {
         bail!("--timeout must be at least 1 second");
     }
@@ -66,11 +73,14 @@ fn check_limits(a: &RunArgs) -> Result<Duration> {
             ),
         }
     }
-    let sample_time = parse_duration(&a.sample_time)?;
+    let Some(given) = &a.sample_time else {
+        return Ok(None);
+    };
+    let sample_time = parse_duration(given)?;
     if sample_time < Duration::from_millis(10) {
         bail!("--sample-time must be at least 10ms");
     }
-    Ok(sample_time)
+    Ok(Some(sample_time))
 }
 
 fn filters(a: &RunArgs) -> Result<Filters> {
@@ -103,7 +113,11 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
     Ok(RunOptions {
         modes,
         size: a.size.as_deref().map(parse_size).transpose()?,
-        sample_time_s: sample_time.as_secs_f64(),
+        sample_time_s: sample_time.unwrap_or(SAMPLE_TIME).as_secs_f64(),
+        send_sample_time_s: match sample_time {
+            Some(_) => None,
+            None => Some(SEND_SAMPLE_TIME.as_secs_f64()),
+        },
         rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
         max_rounds: a.max_rounds,
@@ -356,6 +370,24 @@ mod tests {
         assert!(options(&["sshbench", "run", "--streams", "1"]).is_err());
         let e = options(&["sshbench", "run", "--streams", "2", "--mode", "connect"]).unwrap_err();
         assert!(e.to_string().contains("add send or receive"), "{e}");
+    }
+
+    /// By default send's measured part is longer than the other modes'; a sample time
+    /// given applies to every mode, and one below the floor is refused.
+    #[test]
+    fn send_has_a_longer_sample_time_unless_one_is_given() {
+        let options = |argv: &[&str]| run_config(argv).map(|c| c.options);
+        let default = options(&["sshbench", "run"]).unwrap();
+        assert_eq!(default.sample_time_s(Mode::Send), 0.3);
+        for mode in [Mode::Receive, Mode::Echo, Mode::Connect] {
+            assert_eq!(default.sample_time_s(mode), 0.2, "{mode}");
+        }
+        let given = options(&["sshbench", "run", "--sample-time", "250ms"]).unwrap();
+        for mode in [Mode::Send, Mode::Receive, Mode::Echo] {
+            assert_eq!(given.sample_time_s(mode), 0.25, "{mode}");
+        }
+        let low = options(&["sshbench", "run", "--sample-time", "5ms"]).unwrap_err();
+        assert!(low.to_string().contains("at least 10ms"), "{low}");
     }
 
     #[test]

@@ -11,8 +11,12 @@ pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Fixed bytes per transfer sample; `None` calibrates per suite.
     pub size: Option<u64>,
-    /// Calibration target: how long one transfer should last.
+    /// Calibration target: how long one transfer's measured part should last.
     pub sample_time_s: f64,
+    /// Send's own target where it differs (runs stored before it existed read `None`:
+    /// the same as every mode's).
+    #[serde(default)]
+    pub send_sample_time_s: Option<f64>,
     /// Counted rounds (every suite once per round).
     pub rounds: u32,
     /// Keep adding rounds until every suite's 95% CI is within this fraction.
@@ -54,6 +58,16 @@ pub struct RunOptions {
     /// suites (`--streams`).
     #[serde(default)]
     pub streams: Option<u32>,
+}
+
+impl RunOptions {
+    /// The calibration target of `mode`'s transfers, in seconds.
+    pub fn sample_time_s(&self, mode: Mode) -> f64 {
+        match (mode, self.send_sample_time_s) {
+            (Mode::Send, Some(t)) => t,
+            _ => self.sample_time_s,
+        }
+    }
 }
 
 /// How samples get their connections.
@@ -224,4 +238,29 @@ pub enum PayloadKind {
     Text,
     /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
     Zeros,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run stored before send had a sample time of its own resumes with one time for
+    /// every mode.
+    #[test]
+    fn runs_stored_before_send_had_its_own_sample_time_use_one_for_all() {
+        let old = r#"{"modes":["send","receive"],"size":null,"sample_time_s":0.25,"rounds":3,
+            "precision":null,"max_rounds":20,"budget_s":null,"timeout_s":120,"full":false,
+            "filters":{"kex":null,"hostkeys":null,"ciphers":null,"macs":null}}"#;
+        let o: RunOptions = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            [o.sample_time_s(Mode::Send), o.sample_time_s(Mode::Receive)],
+            [0.25; 2]
+        );
+        let new = RunOptions {
+            send_sample_time_s: Some(0.3),
+            ..o
+        };
+        assert_eq!(new.sample_time_s(Mode::Send), 0.3);
+        assert_eq!(new.sample_time_s(Mode::Receive), 0.25);
+    }
 }

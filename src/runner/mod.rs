@@ -23,7 +23,9 @@ pub use sizing::*;
 
 use crate::analysis::figure;
 use crate::measure::Transport;
-use crate::model::{Connections, FailureKind, Outcome, RunOptions, Sample, SampleRequest, Stop};
+use crate::model::{
+    Connections, FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest, Stop,
+};
 use crate::plan::{Plan, PlanItem};
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
@@ -33,7 +35,12 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     pub size: Option<u64>,
+    /// How long a calibrated transfer's measured part lasts (echo: a session's typing).
     pub sample_time: Duration,
+    /// The same for send, whose noise lies within each sample: a longer window gives
+    /// more for the time than more rounds (BENCHMARKS.md, "Where a send sample's noise
+    /// comes from").
+    pub send_sample_time: Duration,
     pub rounds: u32,
     pub precision: Option<f64>,
     pub max_rounds: u32,
@@ -51,6 +58,7 @@ impl RunSettings {
         RunSettings {
             size: o.size,
             sample_time: Duration::from_secs_f64(o.sample_time_s),
+            send_sample_time: Duration::from_secs_f64(o.sample_time_s(Mode::Send)),
             rounds: o.rounds,
             precision: o.precision,
             max_rounds: o.max_rounds.max(o.rounds),
@@ -59,6 +67,15 @@ impl RunSettings {
             seed,
             race: o.race,
             connections: o.connections,
+        }
+    }
+
+    /// The measured part's target length for a transfer of `mode` (echo and the rest:
+    /// the general one).
+    pub fn sample_time(&self, mode: Mode) -> Duration {
+        match mode {
+            Mode::Send => self.send_sample_time,
+            _ => self.sample_time,
         }
     }
 }
@@ -445,6 +462,7 @@ mod tests {
         RunSettings {
             size: None,
             sample_time: Duration::from_millis(250),
+            send_sample_time: Duration::from_millis(250),
             rounds,
             precision: None,
             max_rounds: 20,
@@ -552,10 +570,19 @@ mod tests {
         rounds: u32,
         transport: &mut impl Transport,
     ) -> Vec<(u32, usize, u64, u64, Option<Duration>)> {
+        requests_with(p, &settings(rounds), transport)
+    }
+
+    /// [`requests_of`] under `settings`.
+    fn requests_with(
+        p: &Plan,
+        settings: &RunSettings,
+        transport: &mut impl Transport,
+    ) -> Vec<(u32, usize, u64, u64, Option<Duration>)> {
         let mut requests = Vec::new();
         run(
             p,
-            &settings(rounds),
+            settings,
             transport,
             &Cancel::new(),
             &mut VecSink::default(),
@@ -608,6 +635,35 @@ mod tests {
             warm.iter()
                 .all(|w| w.1 == MAX_BYTES && w.2 == WARMUP_RAMP && w.3 == half)
         );
+    }
+
+    /// Send's samples are sized for send's own sample time, receive's for the general
+    /// one; a send warm-up streams for half of send's.
+    #[test]
+    fn send_and_receive_are_sized_for_their_own_sample_times() {
+        let mut p = plan_in(Mode::Send, &["a", "a"]);
+        p.items[1].mode = Mode::Receive;
+        let mut s = settings(2);
+        (s.sample_time, s.send_sample_time) =
+            (Duration::from_millis(200), Duration::from_millis(400));
+        let requests = requests_with(&p, &s, &mut SlowStart);
+        let window = |item: usize| -> Vec<u64> {
+            (requests.iter())
+                .filter(|r| r.0 > 0 && r.1 == item)
+                .map(|r| r.2 - r.3)
+                .collect()
+        };
+        // 1 GB/s: 400 MB in a send window, 200 MB in a receive one (64 KiB steps).
+        let near = |v: Vec<u64>, want: f64| {
+            assert!(
+                !v.is_empty() && v.iter().all(|&b| (b as f64 - want).abs() < 70_000.0),
+                "{v:?}"
+            );
+        };
+        near(window(0), 4e8);
+        near(window(1), 2e8);
+        let warm = requests.iter().find(|r| r.0 == 0 && r.1 == 0).unwrap();
+        assert_eq!(warm.4, Some(Duration::from_millis(200)));
     }
 
     /// Cipher "a" with MACs m1 and m2, and cipher "b", in `mode`.

@@ -123,7 +123,7 @@ impl Runner<'_> {
     /// connection tells the steady rate.
     fn transfer_size(&self, item: usize, round: u32) -> (u64, u64, Option<Duration>) {
         let mode = self.items[item].mode;
-        let t = self.window_time();
+        let t = self.window_time(mode);
         let sibling = || {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
@@ -152,13 +152,13 @@ impl Runner<'_> {
     /// channel window of data let go at once (the client waited a round trip for the
     /// mark), so on a window-bound far link a window of n round trips reads n/(n-1) of
     /// the rate (BENCHMARKS.md, "Workloads and the delay relay").
-    fn window_time(&self) -> Duration {
+    fn window_time(&self, mode: Mode) -> Duration {
         let mut rtts: Vec<f64> = (self.state.iter())
             .filter_map(|st| st.warmup.as_ref()?.rtt)
             .map(|d| d.as_secs_f64())
             .collect();
         let rtt = analysis::median(&mut rtts).unwrap_or(0.0);
-        window_for(self.settings.sample_time, rtt)
+        window_for(self.settings.sample_time(mode), rtt)
     }
 
     /// The run's echo reference: the first echo item of the plan not refused. Its
@@ -216,15 +216,15 @@ impl Runner<'_> {
         if !sized_warmup {
             return Ok(sample);
         }
+        let target = self.settings.sample_time(request.mode);
         for _ in 0..WARMUP_RETRIES {
             let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
                 break;
             };
-            if w.time * 2 >= self.settings.sample_time {
+            if w.time * 2 >= target {
                 break;
             }
-            let (next, ramp) =
-                calibrate(sample.throughput(), self.settings.sample_time, request.mode);
+            let (next, ramp) = calibrate(sample.throughput(), target, request.mode);
             if next < request.bytes * 3 / 2 {
                 break;
             }

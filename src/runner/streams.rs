@@ -88,7 +88,10 @@ pub struct Batches<'a> {
     pub n: u32,
     /// The plan's items: stream slots come after them.
     pub items: usize,
+    /// The measured part's target length, as for the run's counted samples: receive's,
+    /// and send's.
     pub sample_time: Duration,
+    pub send_sample_time: Duration,
     pub timeout: Duration,
     /// Slots an interrupted run already stored.
     pub done: &'a HashSet<(usize, u32)>,
@@ -110,7 +113,11 @@ pub fn run(
             if slots.iter().all(|s| b.done.contains(&(*s, round))) {
                 continue;
             }
-            let req = request(pick, b.sample_time, b.timeout);
+            let time = match pick.mode {
+                Mode::Send => b.send_sample_time,
+                _ => b.sample_time,
+            };
+            let req = request(pick, time, b.timeout);
             let at = (round, (round as usize - 1) * picks.len() + k, total);
             let take = || {
                 let samples = batch(&req, pick.rtt, b.n, transport, cancel)?;
@@ -253,6 +260,7 @@ mod tests {
             n: 3,
             items: 5,
             sample_time: Duration::from_millis(10),
+            send_sample_time: Duration::from_millis(10),
             timeout: Duration::from_secs(5),
             done: &done,
         };
