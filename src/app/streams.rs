@@ -3,7 +3,7 @@
 
 use super::progress::Progress;
 use sshbench::measure::Transport;
-use sshbench::model::{Mode, RunOptions, Sample};
+use sshbench::model::{RunOptions, Sample};
 use sshbench::runner::streams::{self, Batches};
 use sshbench::runner::{Abort, End, Sink};
 use sshbench::store::{Selection, Store};
@@ -73,8 +73,7 @@ fn parallel(
     let b = Batches {
         n,
         items: cx.items,
-        sample_time: Duration::from_secs_f64(cx.options.sample_time_s),
-        send_sample_time: Duration::from_secs_f64(cx.options.sample_time_s(Mode::Send)),
+        sample_time: cx.options.sample_times(),
         timeout: Duration::from_secs(cx.options.timeout_s),
         done,
     };

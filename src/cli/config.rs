@@ -114,10 +114,9 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         modes,
         size: a.size.as_deref().map(parse_size).transpose()?,
         sample_time_s: sample_time.unwrap_or(SAMPLE_TIME).as_secs_f64(),
-        send_sample_time_s: match sample_time {
-            Some(_) => None,
-            None => Some(SEND_SAMPLE_TIME.as_secs_f64()),
-        },
+        send_sample_time_s: sample_time
+            .is_none()
+            .then_some(SEND_SAMPLE_TIME.as_secs_f64()),
         rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
         max_rounds: a.max_rounds,

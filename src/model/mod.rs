@@ -13,7 +13,8 @@ pub mod suite;
 pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
 pub use options::{
-    Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, WorkloadSpec,
+    Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, SampleTimes,
+    WorkloadSpec,
 };
 pub use race::{EQUAL_WITHIN, Stop, StopReason};
 pub use rekey::Rekey;

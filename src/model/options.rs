@@ -3,6 +3,7 @@
 
 use crate::model::suite::{AlgoKind, Mode, Shape};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 /// The options that define a run's measurements; stored with the run so that
 /// `--resume` finishes it the same way.
@@ -61,11 +62,44 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// The calibration targets the run measures to.
+    pub fn sample_times(&self) -> SampleTimes {
+        let send = self.send_sample_time_s.unwrap_or(self.sample_time_s);
+        SampleTimes {
+            general: Duration::from_secs_f64(self.sample_time_s),
+            send: Duration::from_secs_f64(send),
+        }
+    }
+
     /// The calibration target of `mode`'s transfers, in seconds.
     pub fn sample_time_s(&self, mode: Mode) -> f64 {
-        match (mode, self.send_sample_time_s) {
-            (Mode::Send, Some(t)) => t,
-            _ => self.sample_time_s,
+        self.sample_times().of(mode).as_secs_f64()
+    }
+}
+
+/// How long a calibrated transfer's measured part lasts (and an echo session's typing):
+/// send's may be longer, its noise lying within each sample (BENCHMARKS.md, "Where a send
+/// sample's noise comes from").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleTimes {
+    pub general: Duration,
+    pub send: Duration,
+}
+
+impl SampleTimes {
+    /// One time for every mode.
+    pub fn all(t: Duration) -> SampleTimes {
+        SampleTimes {
+            general: t,
+            send: t,
+        }
+    }
+
+    /// The target of `mode`.
+    pub fn of(&self, mode: Mode) -> Duration {
+        match mode {
+            Mode::Send => self.send,
+            _ => self.general,
         }
     }
 }

@@ -24,7 +24,7 @@ pub use sizing::*;
 use crate::analysis::figure;
 use crate::measure::Transport;
 use crate::model::{
-    Connections, FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest, Stop,
+    Connections, FailureKind, Outcome, RunOptions, Sample, SampleRequest, SampleTimes, Stop,
 };
 use crate::plan::{Plan, PlanItem};
 use crate::sys::cancel::Cancel;
@@ -35,12 +35,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     pub size: Option<u64>,
-    /// How long a calibrated transfer's measured part lasts (echo: a session's typing).
-    pub sample_time: Duration,
-    /// The same for send, whose noise lies within each sample: a longer window gives
-    /// more for the time than more rounds (BENCHMARKS.md, "Where a send sample's noise
-    /// comes from").
-    pub send_sample_time: Duration,
+    pub sample_time: SampleTimes,
     pub rounds: u32,
     pub precision: Option<f64>,
     pub max_rounds: u32,
@@ -57,8 +52,7 @@ impl RunSettings {
     pub fn new(o: &RunOptions, seed: u64) -> Self {
         RunSettings {
             size: o.size,
-            sample_time: Duration::from_secs_f64(o.sample_time_s),
-            send_sample_time: Duration::from_secs_f64(o.sample_time_s(Mode::Send)),
+            sample_time: o.sample_times(),
             rounds: o.rounds,
             precision: o.precision,
             max_rounds: o.max_rounds.max(o.rounds),
@@ -67,15 +61,6 @@ impl RunSettings {
             seed,
             race: o.race,
             connections: o.connections,
-        }
-    }
-
-    /// The measured part's target length for a transfer of `mode` (echo and the rest:
-    /// the general one).
-    pub fn sample_time(&self, mode: Mode) -> Duration {
-        match mode {
-            Mode::Send => self.send_sample_time,
-            _ => self.sample_time,
         }
     }
 }
@@ -461,8 +446,7 @@ mod tests {
     pub(super) fn settings(rounds: u32) -> RunSettings {
         RunSettings {
             size: None,
-            sample_time: Duration::from_millis(250),
-            send_sample_time: Duration::from_millis(250),
+            sample_time: SampleTimes::all(Duration::from_millis(250)),
             rounds,
             precision: None,
             max_rounds: 20,
@@ -644,8 +628,10 @@ mod tests {
         let mut p = plan_in(Mode::Send, &["a", "a"]);
         p.items[1].mode = Mode::Receive;
         let mut s = settings(2);
-        (s.sample_time, s.send_sample_time) =
-            (Duration::from_millis(200), Duration::from_millis(400));
+        s.sample_time = SampleTimes {
+            general: Duration::from_millis(200),
+            send: Duration::from_millis(400),
+        };
         let requests = requests_with(&p, &s, &mut SlowStart);
         let window = |item: usize| -> Vec<u64> {
             (requests.iter())

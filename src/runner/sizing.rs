@@ -158,7 +158,7 @@ impl Runner<'_> {
             .map(|d| d.as_secs_f64())
             .collect();
         let rtt = analysis::median(&mut rtts).unwrap_or(0.0);
-        window_for(self.settings.sample_time(mode), rtt)
+        window_for(self.settings.sample_time.of(mode), rtt)
     }
 
     /// The run's echo reference: the first echo item of the plan not refused. Its
@@ -180,7 +180,7 @@ impl Runner<'_> {
                     ECHO_WARMUP
                 } else {
                     let pair = self.estimate(item).map(|rtt| rtt * 2.0);
-                    calibrate_echo(pair, self.settings.sample_time)
+                    calibrate_echo(pair, self.settings.sample_time.of(Mode::Echo))
                 };
                 (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
             }
@@ -216,7 +216,7 @@ impl Runner<'_> {
         if !sized_warmup {
             return Ok(sample);
         }
-        let target = self.settings.sample_time(request.mode);
+        let target = self.settings.sample_time.of(request.mode);
         for _ in 0..WARMUP_RETRIES {
             let Some(w) = sample.window.filter(|_| sample.outcome.is_success()) else {
                 break;

@@ -7,7 +7,7 @@ use super::sizing::{MAX_BYTES, calibrate, window_for};
 use super::{Abort, Event, Sink};
 use crate::analysis;
 use crate::measure::Transport;
-use crate::model::{Mode, Sample, SampleRequest, Stream, Suite};
+use crate::model::{Mode, Sample, SampleRequest, SampleTimes, Stream, Suite};
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -88,10 +88,8 @@ pub struct Batches<'a> {
     pub n: u32,
     /// The plan's items: stream slots come after them.
     pub items: usize,
-    /// The measured part's target length, as for the run's counted samples: receive's,
-    /// and send's.
-    pub sample_time: Duration,
-    pub send_sample_time: Duration,
+    /// The measured part's target length, as for the run's counted samples.
+    pub sample_time: SampleTimes,
     pub timeout: Duration,
     /// Slots an interrupted run already stored.
     pub done: &'a HashSet<(usize, u32)>,
@@ -113,11 +111,7 @@ pub fn run(
             if slots.iter().all(|s| b.done.contains(&(*s, round))) {
                 continue;
             }
-            let time = match pick.mode {
-                Mode::Send => b.send_sample_time,
-                _ => b.sample_time,
-            };
-            let req = request(pick, time, b.timeout);
+            let req = request(pick, b.sample_time.of(pick.mode), b.timeout);
             let at = (round, (round as usize - 1) * picks.len() + k, total);
             let take = || {
                 let samples = batch(&req, pick.rtt, b.n, transport, cancel)?;
@@ -259,8 +253,7 @@ mod tests {
         let b = Batches {
             n: 3,
             items: 5,
-            sample_time: Duration::from_millis(10),
-            send_sample_time: Duration::from_millis(10),
+            sample_time: SampleTimes::all(Duration::from_millis(10)),
             timeout: Duration::from_secs(5),
             done: &done,
         };
