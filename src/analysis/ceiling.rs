@@ -1,7 +1,8 @@
-//! The path's ceiling per transfer direction: the most one SSH connection moved over it
-//! with neither side's CPU saturated (then the path, or its window, stopped it), or,
-//! when every suite was CPU-bound, the most any moved (the path carries at least that);
-//! beside it, in the sandbox, what one raw TCP stream moved along the same path.
+//! The path's ceiling per transfer direction: the most one SSH connection moved over it.
+//! When that suite had neither side's CPU saturated, the path (or its window) stopped
+//! it: the ceiling is reached. Otherwise the path carries at least that, even when a
+//! slower suite had CPU to spare (its own window per round trip held it, not the path).
+//! Beside it, in the sandbox, what one raw TCP stream moved along the same path.
 
 use super::{Bound, SuiteStats};
 use crate::model::{Mode, Suite};
@@ -14,10 +15,12 @@ pub struct PathCeiling {
     /// Bytes per second, the mean of `suite`'s samples.
     pub rate: f64,
     pub suite: Suite,
-    /// True when `suite` was bound by neither CPU: `rate` is the path's own limit for
-    /// one connection. False: no suite was known to be free of a CPU limit, the
-    /// ceiling may lie higher.
+    /// True when `suite`, the fastest, was bound by neither CPU: `rate` is the path's
+    /// own limit for one connection. False: the ceiling may lie higher.
     pub reached: bool,
+    /// Not reached, though a slower suite was bound by neither CPU.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spare_slower: bool,
     /// What limited `suite`.
     pub bound: Option<Bound>,
     /// Bytes per second of one raw TCP stream along the path (the sandbox), if known.
@@ -42,16 +45,16 @@ pub fn ceilings(stats: &[SuiteStats], tcp: Option<f64>) -> Vec<PathCeiling> {
                 Some(Bound::Window | Bound::Link | Bound::Network)
             )
         };
-        let (reached, found) = match fastest(rated().filter(|(s, _)| cpu_free(s))) {
-            Some(f) => (true, Some(f)),
-            None => (false, fastest(rated())),
-        };
-        if let Some((s, rate)) = found {
+        // A CPU-bound suite faster than every free one shows the path carries more
+        // than the free ones moved: the fastest of all sets the figure.
+        if let Some((s, rate)) = fastest(rated()) {
+            let spare = rated().any(|(s, _)| cpu_free(s));
             out.push(PathCeiling {
                 mode,
                 rate,
                 suite: s.suite.clone(),
-                reached,
+                reached: cpu_free(s),
+                spare_slower: spare && !cpu_free(s),
                 bound: s.bound(),
                 tcp,
             });
@@ -75,11 +78,18 @@ impl PathCeiling {
                 mb(self.rate)
             )
         } else {
-            let why = match self.bound {
-                Some(b @ (Bound::Client | Bound::Server | Bound::Both)) => {
+            let why = match (self.bound, self.spare_slower) {
+                (Some(b @ (Bound::Client | Bound::Server | Bound::Both)), false) => {
                     format!("limited by {}; no suite had CPU to spare", b.as_str())
                 }
-                _ => "no suite was known to have CPU to spare".to_string(),
+                (Some(b @ (Bound::Client | Bound::Server | Bound::Both)), true) => {
+                    format!(
+                        "limited by {}; those with CPU to spare moved less",
+                        b.as_str()
+                    )
+                }
+                (_, true) => "its CPUs unknown; those with CPU to spare moved less".to_string(),
+                (_, false) => "no suite was known to have CPU to spare".to_string(),
             };
             format!(
                 "{} path: at least {:.1} MB/s ({label}; {why}), so its own ceiling may be higher",
@@ -115,11 +125,10 @@ mod tests {
     }
 
     #[test]
-    fn the_ceiling_is_the_best_rate_neither_cpu_limited() {
+    fn the_ceiling_is_reached_by_the_fastest_suite_with_neither_cpu_saturated() {
         let list = [
-            // Faster, but its client was saturated: not the path's limit.
-            stats(Mode::Send, "aes128-gcm@openssh.com", 900e6, (0.97, 0.5)),
-            stats(Mode::Send, "aes256-ctr", 500e6, (0.6, 0.5)),
+            stats(Mode::Send, "aes128-gcm@openssh.com", 500e6, (0.6, 0.5)),
+            stats(Mode::Send, "aes256-ctr", 400e6, (0.97, 0.5)),
             stats(Mode::Send, "3des-cbc", 20e6, (0.7, 0.7)),
             stats(Mode::Receive, "aes256-ctr", 800e6, (0.99, 0.99)),
             stats(Mode::Receive, "3des-cbc", 20e6, (0.99, 0.99)),
@@ -130,10 +139,10 @@ mod tests {
             (c[0].mode, c[0].rate, c[0].reached),
             (Mode::Send, 500e6, true)
         );
-        assert_eq!(c[0].suite.cipher.as_deref(), Some("aes256-ctr"));
+        assert_eq!(c[0].suite.cipher.as_deref(), Some("aes128-gcm@openssh.com"));
         assert_eq!(
-            c[0].sentence("aes256-ctr"),
-            "send path: 500.0 MB/s (aes256-ctr) with neither CPU saturated, the most one connection carried; one raw TCP stream along it moved 4000.0 MB/s."
+            c[0].sentence("aes128-gcm"),
+            "send path: 500.0 MB/s (aes128-gcm) with neither CPU saturated, the most one connection carried; one raw TCP stream along it moved 4000.0 MB/s."
         );
         // Every download was CPU-bound: the fastest is a lower bound.
         assert_eq!((c[1].rate, c[1].reached), (800e6, false));
@@ -151,5 +160,25 @@ mod tests {
             "receive path: at least 800.0 MB/s (x; no suite was known to have CPU to spare), so its own ceiling may be higher."
         );
         assert!(ceilings(&list[..0], None).is_empty());
+    }
+
+    /// A suite with CPU to spare that moved less than a CPU-bound one was held by its own
+    /// window per round trip, not by the path: the path carried the faster one's rate.
+    #[test]
+    fn a_faster_cpu_bound_suite_makes_the_ceiling_a_lower_bound() {
+        let list = [
+            stats(Mode::Send, "aes128-gcm@openssh.com", 900e6, (0.97, 0.5)),
+            stats(Mode::Send, "aes256-ctr", 500e6, (0.6, 0.5)),
+        ];
+        let c = ceilings(&list, None);
+        assert_eq!(
+            (c[0].rate, c[0].reached, c[0].spare_slower),
+            (900e6, false, true)
+        );
+        assert_eq!(c[0].suite.cipher.as_deref(), Some("aes128-gcm@openssh.com"));
+        assert_eq!(
+            c[0].sentence("x"),
+            "send path: at least 900.0 MB/s (x; limited by client CPU; those with CPU to spare moved less), so its own ceiling may be higher."
+        );
     }
 }
