@@ -6,7 +6,7 @@
 //! (BENCHMARKS.md, "Echo beside a reference"). A report over sessions that all had a
 //! reference shows each ratio times the reference's median over all of them.
 
-use super::summarize;
+use super::{median, summarize};
 use crate::model::{Mode, Sample};
 
 /// The median round trip of a session, in seconds.
@@ -14,13 +14,13 @@ pub fn echo_median(s: &Sample) -> Option<f64> {
     if !s.outcome.is_success() {
         return None;
     }
-    summarize(&s.echoes).map(|s| s.median)
+    median(&mut s.echoes.clone())
 }
 
 /// A session's median over its reference's, when it was typed beside one.
 pub fn echo_ratio(s: &Sample) -> Option<f64> {
     let own = echo_median(s)?;
-    let reference = summarize(&s.echoes_ref)?.median;
+    let reference = median(&mut s.echoes_ref.clone())?;
     (reference > 0.0).then(|| own / reference)
 }
 
@@ -33,7 +33,7 @@ pub fn echo_scale<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Option<f
         if s.mode != Mode::Echo || !s.outcome.is_success() {
             continue;
         }
-        refs.push(summarize(&s.echoes_ref)?.median);
+        refs.push(median(&mut s.echoes_ref.clone())?);
     }
     summarize(&refs).map(|r| r.median)
 }

@@ -180,9 +180,27 @@ pub(crate) fn t975(df: usize) -> f64 {
     }
 }
 
-/// The median of the finite values of `v`; `None` when there are none.
+/// The median of the finite values of `v` (which it reorders); `None` when there are
+/// none. By selection, not a sort: a report takes one for each of 25,000 echo sessions.
 pub fn median(v: &mut [f64]) -> Option<f64> {
-    Some(middle(&sorted_finite(v)?))
+    let mut finite = 0;
+    for i in 0..v.len() {
+        if v[i].is_finite() {
+            v.swap(finite, i);
+            finite += 1;
+        }
+    }
+    let v = &mut v[..finite];
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    let (below, &mut upper, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    Some(if n % 2 == 1 {
+        upper
+    } else {
+        (below.iter().copied().fold(f64::NEG_INFINITY, f64::max) + upper) / 2.0
+    })
 }
 
 /// The middle of sorted, non-empty `v`.
@@ -215,6 +233,26 @@ mod tests {
         let s = summarize(&[2.0, 2.0, 2.0]).unwrap();
         assert_eq!(s.ci95, Some(0.0));
         assert_eq!(s.relative_ci(), Some(0.0));
+    }
+
+    /// The selection gives what sorting gives: the middle value, or the mean of the two
+    /// middle ones, of the finite values only, whatever their order.
+    #[test]
+    fn median_by_selection_is_the_sorted_middle_of_the_finite_values() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for n in 0..40 {
+            let mut v: Vec<f64> = (0..n).map(|_| rng.f64() * 10.0 - 5.0).collect();
+            if n % 3 == 0 {
+                v.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+                rng.shuffle(&mut v);
+            }
+            let mut sorted: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            sorted.sort_by(f64::total_cmp);
+            let want = (!sorted.is_empty()).then(|| middle(&sorted));
+            assert_eq!(median(&mut v), want, "{n} values");
+        }
+        assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), Some(2.5));
+        assert_eq!(median(&mut [f64::NAN, 4.0]), Some(4.0));
     }
 
     #[test]
