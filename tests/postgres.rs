@@ -62,10 +62,10 @@ fn full_sample() -> sshbench::model::Sample {
         auth: 0.04,
         session: 0.05,
     });
-    s.negotiated = Some(Negotiated {
+    s.negotiated = Some(Box::new(Negotiated {
         cipher_cs: Some("aes128-ctr".into()),
         ..Negotiated::default()
-    });
+    }));
     s
 }
 

@@ -40,7 +40,7 @@ impl Transport for Mock {
                 user: Duration::from_micros(total / 2),
                 system: Duration::from_micros(total / 4),
             }),
-            negotiated: Some(Negotiated {
+            negotiated: Some(Box::new(Negotiated {
                 kex: s.kex.clone(),
                 hostkey: s.hostkey.clone(),
                 cipher_cs: s.cipher.clone(),
@@ -48,7 +48,7 @@ impl Transport for Mock {
                 mac_cs: s.mac.clone(),
                 mac_sc: s.mac.clone(),
                 ..Negotiated::default()
-            }),
+            })),
             ..Sample::new(s.clone(), req.mode, Outcome::Success)
         };
         if cancel.is_cancelled() {

@@ -190,8 +190,9 @@ pub struct Sample {
     pub echoes_ref: Vec<f64>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
-    /// What ssh reported as negotiated (from its `-v` output).
-    pub negotiated: Option<Negotiated>,
+    /// What ssh reported as negotiated (from its `-v` output). Boxed: reports never
+    /// read it, and inline it was a fifth of every sample held in memory.
+    pub negotiated: Option<Box<Negotiated>>,
     /// One of several concurrent connections (`--streams`), measured together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream: Option<Stream>,

@@ -494,10 +494,10 @@ mod tests {
                 user: Duration::from_millis(50),
                 system: Duration::from_millis(20),
             }),
-            negotiated: Some(Negotiated {
+            negotiated: Some(Box::new(Negotiated {
                 cipher_cs: Some(cipher.into()),
                 ..Negotiated::default()
-            }),
+            })),
             stream: None,
         }
     }

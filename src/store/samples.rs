@@ -317,7 +317,8 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
             system: Duration::from_secs_f64(s.max(0.0)),
         }),
         negotiated: json("negotiated_json")?
-            .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok()),
+            .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok())
+            .map(Box::new),
         stream: match (
             r.get::<Option<u32>>("streams")?,
             r.get("stream_start_s")?,

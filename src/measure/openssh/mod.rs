@@ -332,14 +332,15 @@ impl OpenSsh {
         sample.negotiated = match over {
             Some(o) => o.negotiated.clone(),
             None => sshlog::negotiated(&seen.lines),
-        };
+        }
+        .map(Box::new);
         let observed = Observed {
             exit: &exit,
             killed,
             lines: &seen.lines,
             out: &seen.out,
             write_error: seen.written.error.as_deref(),
-            negotiated: sample.negotiated.as_ref(),
+            negotiated: sample.negotiated.as_deref(),
         };
         sample.outcome = judge(req, moved, &observed);
         if let (Some(r), Some(e)) = (seen.out.ready_at, seen.out.end_at) {

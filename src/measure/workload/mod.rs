@@ -163,8 +163,8 @@ impl Workloads {
         }
         let data = self.data.as_ref().expect("made above");
         let master = Master::start(ssh, target, req, data.scratch(), cancel)?;
-        sample.negotiated = master.negotiated();
-        openssh::negotiation(req, sample.negotiated.as_ref())?;
+        sample.negotiated = master.negotiated().map(Box::new);
+        openssh::negotiation(req, sample.negotiated.as_deref())?;
         let dir = RemoteDir::create(&master, cancel)?;
         if w.tool == Tool::Rsync && !dir.has_rsync {
             return Err(Outcome::Unavailable {
