@@ -33,14 +33,19 @@ common algorithms); 128 + N when stopped by signal N (130 for Ctrl-C).";
 
 #[derive(Debug, Subcommand)]
 pub enum CommandArgs {
-    /// Measure every negotiable suite in interleaved rounds, store every sample, and
-    /// print a table.
+    /// Measure every negotiable suite in interleaved rounds, race the contenders, store
+    /// every sample, and print the answer.
     ///
-    /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; multiplexing and
-    /// compression are off, and what ssh actually negotiated is checked for every sample.
-    /// Uncounted warm-up samples come first: one per cipher (its first suite's send,
-    /// which sizes the first counted transfers of every MAC and mode of that cipher) and
-    /// one for all connect suites. Then one sample per suite, mode and round.
+    /// Suites are forced with `ssh -o Ciphers=... -o MACs=...` etc.; compression is off
+    /// (unless --compression), your own connection sharing is never used (a suite's
+    /// transfers share a connection sshbench opens for them: --connections), and what
+    /// ssh actually negotiated is checked for every sample. Uncounted warm-up samples
+    /// come first: one per cipher (its first suite's send, which sizes the first counted
+    /// transfers of every MAC and mode of that cipher) and one for all connect suites.
+    /// Then a first pass of one sample per suite, mode and round, and a race among the
+    /// suites still tied with their mode's best (--rounds). It ends with, per mode, the
+    /// best suite, what ties with it, the verdict and an ssh_config block (--tables: every
+    /// suite's tables).
     #[command(after_help = RUN_EXAMPLES)]
     Run(Box<RunArgs>),
     /// List every algorithm the client or the server knows, what is negotiable, and its
@@ -510,8 +515,9 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_rounds: u32,
 
-    /// Stop after this much time (e.g. 10m, 1h); finished samples are kept. Without
-    /// it, a race spends at most as many samples again as its first pass.
+    /// Start no sample after this much time (e.g. 10m, 1h); finished samples are kept
+    /// and `--resume` goes on. Without it, a race ends by its own budget (per mode, see
+    /// --rounds) or --max-rounds.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<String>,
 
