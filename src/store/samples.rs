@@ -252,19 +252,24 @@ fn client_window_cpu(r: &Row, w: Option<Window>) -> Result<Option<CpuWindow>> {
 }
 
 fn server_cpu(r: &Row) -> Result<Option<CpuWindow>> {
+    // Every column read whatever the others hold: a reader that asks for the same names
+    // in the same order on every row finds each without a lookup (`backend::Columns`).
     let seconds: Option<f64> = r.get("server_cpu_s")?;
     let interval: Option<f64> = r.get("server_cpu_interval_s")?;
     let bytes: Option<i64> = r.get("server_cpu_bytes")?;
+    let peak: Option<f64> = r.get("server_sshd_cpu_s")?;
+    let (limit, throttled) = (r.get("server_cpu_limit")?, r.get("server_throttled")?);
+    let (waited, cores) = (r.get("server_waited_s")?, r.get("server_cores")?);
     let (Some(c), Some(t), Some(b)) = (seconds, interval, bytes) else {
         return Ok(None);
     };
     Ok(Some(CpuWindow {
         seconds: c,
-        peak: r.get::<Option<f64>>("server_sshd_cpu_s")?.unwrap_or(c),
-        limit: r.get("server_cpu_limit")?,
-        throttled: r.get("server_throttled")?,
-        waited: r.get("server_waited_s")?,
-        cores: r.get("server_cores")?,
+        peak: peak.unwrap_or(c),
+        limit,
+        throttled,
+        waited,
+        cores,
         feeder: None,
         interval: Duration::from_secs_f64(t.max(0.0)),
         bytes: b.max(0) as u64,
