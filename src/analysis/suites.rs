@@ -217,13 +217,56 @@ struct Scales {
 fn group<'a>(
     samples: impl IntoIterator<Item = &'a Sample>,
 ) -> Vec<(Mode, &'a Suite, Vec<&'a Sample>)> {
-    let mut groups: Vec<(Mode, &Suite, Vec<&Sample>)> = Vec::new();
-    // A fast hash: the suites are ours, not an attacker's, and hashing each sample's
-    // suite with SipHash was a third of building a large report's statistics.
-    let mut index: std::collections::HashMap<(Mode, &Suite), usize, foldhash::fast::RandomState> =
-        Default::default();
     // A stream of a parallel batch is not a sample of its suite alone.
-    for s in samples.into_iter().filter(|s| s.stream.is_none()) {
+    let all: Vec<&Sample> = samples.into_iter().filter(|s| s.stream.is_none()).collect();
+    group_split_at(&all, SPLIT_AT)
+}
+
+/// [`group`], in halves from `split_at` samples on.
+fn group_split_at<'a>(
+    all: &[&'a Sample],
+    split_at: usize,
+) -> Vec<(Mode, &'a Suite, Vec<&'a Sample>)> {
+    if all.len() < split_at || !crate::sys::machine::two_cores() {
+        return group_in_order(all);
+    }
+    // Two halves side by side (hashing each sample's suite was a tenth of a large
+    // report's statistics, on one core), then the second's groups joined to the first's:
+    // the same groups in the same order as one pass.
+    let (a, b) = all.split_at(all.len() / 2);
+    let (mut groups, second) = std::thread::scope(|s| {
+        let other = s.spawn(|| group_in_order(b));
+        let first = group_in_order(a);
+        (
+            first,
+            other.join().expect("grouping half the samples panicked"),
+        )
+    });
+    let mut index: Index = (groups.iter().enumerate())
+        .map(|(i, g)| ((g.0, g.1), i))
+        .collect();
+    for (mode, suite, list) in second {
+        match index.get(&(mode, suite)) {
+            Some(&i) => groups[i].2.extend(list),
+            None => {
+                index.insert((mode, suite), groups.len());
+                groups.push((mode, suite, list));
+            }
+        }
+    }
+    groups
+}
+
+/// Where each (mode, suite) group is. A fast hash: the suites are ours, not an
+/// attacker's, and hashing each sample's suite with SipHash was a third of building a
+/// large report's statistics.
+type Index<'a> = std::collections::HashMap<(Mode, &'a Suite), usize, foldhash::fast::RandomState>;
+
+/// [`group`] in one pass.
+fn group_in_order<'a>(samples: &[&'a Sample]) -> Vec<(Mode, &'a Suite, Vec<&'a Sample>)> {
+    let mut groups: Vec<(Mode, &Suite, Vec<&Sample>)> = Vec::new();
+    let mut index: Index = Default::default();
+    for &s in samples {
         match index.get(&(s.mode, &s.suite)) {
             Some(&i) => groups[i].2.push(s),
             None => {
@@ -519,6 +562,36 @@ mod tests {
             assert_eq!(format!("{one:?}"), format!("{two:?}"), "{split_at}");
         }
         assert_eq!(one.len(), 7);
+    }
+
+    /// Grouped in two halves, the samples fall into the same groups, in the same order
+    /// of groups and of samples within each, as in one pass: suites in both halves, in
+    /// the first or the second only.
+    #[test]
+    fn halves_group_as_one_pass_does() {
+        let samples: Vec<Sample> = (0..60u64)
+            .map(|i| {
+                let cipher = match i {
+                    0..20 => format!("first{}", i % 3),
+                    20..40 => format!("both{}", i % 4),
+                    _ => format!("second{}", i % 5),
+                };
+                sample(&cipher, 100 + i, Outcome::Success)
+            })
+            .chain((0..10).map(|i| sample(&format!("both{}", i % 4), 200 + i, Outcome::Success)))
+            .collect();
+        let all: Vec<&Sample> = samples.iter().collect();
+        let shown = |g: &[(Mode, &Suite, Vec<&Sample>)]| {
+            let each = |l: &Vec<&Sample>| l.iter().map(|s| s.wall).collect::<Vec<_>>();
+            (g.iter()
+                .map(|(m, s, l)| format!("{m:?} {s:?} {:?}", each(l))))
+            .collect::<Vec<_>>()
+        };
+        let one = shown(&group_in_order(&all));
+        assert_eq!(one.len(), 3 + 4 + 5);
+        for split_at in [1, 35, 69, 70] {
+            assert_eq!(shown(&group_split_at(&all, split_at)), one, "{split_at}");
+        }
     }
 
     fn sample(cipher: &str, transfer_ms: u64, outcome: Outcome) -> Sample {
