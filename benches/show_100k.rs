@@ -90,6 +90,8 @@ fn main() {
             }
         }
         store.end_bulk().unwrap();
+        // Finished, as a run that ran to its end is (which packs it for reports).
+        store.set_status(id, "complete").unwrap();
     }
     println!(
         "built {total} samples in {:.1} s",

@@ -406,4 +406,22 @@ fn a_large_selection_reads_in_halves_the_same_from_both_stores() {
     let (from_pg, from_sqlite) = (show(&url), show(file));
     assert_eq!(from_pg, from_sqlite);
     assert!(from_pg.contains(&format!("\"n\": {SAMPLES}")), "{from_pg}");
+    // Completed, each store packs the run (three packs of 8192 samples at most) and
+    // reports read them, as they read the rows before.
+    for db in [url.as_str(), file] {
+        let store = Store::connect(db).unwrap();
+        let id = store.runs().unwrap()[0].id;
+        store.set_status(id, "complete").unwrap();
+    }
+    let packs = pg.sql(
+        "big",
+        "SELECT sum(samples)::bigint FROM sample_packs GROUP BY run_id",
+    );
+    assert_eq!(packs.len(), 1);
+    assert_eq!(packs[0].get::<_, i64>(0), i64::from(SAMPLES));
+    // Rows edited beneath the store do not show: the reports read the packs.
+    pg.sql("big", "UPDATE samples SET window_s = window_s * 2");
+    let (packed_pg, packed_sqlite) = (show(&url), show(file));
+    assert_eq!(packed_pg, from_pg);
+    assert_eq!(packed_sqlite, from_sqlite);
 }

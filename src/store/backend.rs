@@ -15,6 +15,31 @@ pub enum Value {
     Blob(Vec<u8>),
 }
 
+impl Value {
+    /// Make this `Text(t)`, reusing its buffer when it holds text already: a reader
+    /// fills one row's values after another, with no allocation per value.
+    pub fn set_text(&mut self, t: &str) {
+        match self {
+            Value::Text(s) => {
+                s.clear();
+                s.push_str(t);
+            }
+            _ => *self = Value::Text(t.to_string()),
+        }
+    }
+
+    /// Make this `Blob(b)`, reusing its buffer as [`Value::set_text`] does.
+    pub fn set_blob(&mut self, b: &[u8]) {
+        match self {
+            Value::Blob(v) => {
+                v.clear();
+                v.extend_from_slice(b);
+            }
+            _ => *self = Value::Blob(b.to_vec()),
+        }
+    }
+}
+
 /// A database that stores runs and samples. SQL is written once, in the dialect both
 /// understand (`?N` parameters, `ON CONFLICT ... DO UPDATE`); a backend rewrites what it
 /// must (PostgreSQL's `$N`, its column types in the schema scripts).

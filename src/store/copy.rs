@@ -98,10 +98,17 @@ impl Store {
             let new_id = to.insert_rows("runs", names, &[run.to_vec()], None)?;
             let set = Some(("run_id", new_id.into()));
             to.insert_rows("samples", &sample_names, &samples, set)?;
-            Ok(samples.len())
+            Ok(new_id)
         })();
         match copied {
-            Ok(n) => to.end_bulk().map(|()| n),
+            Ok(new_id) => {
+                to.end_bulk()?;
+                // A complete run is packed there as where it ran (an aid only).
+                if let Some(r) = to.run(new_id)? {
+                    let _ = to.pack_run(&r);
+                }
+                Ok(samples.len())
+            }
             Err(e) => {
                 let _ = to.db.borrow_mut().batch("ROLLBACK");
                 Err(e)

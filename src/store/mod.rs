@@ -10,6 +10,7 @@
 mod backend;
 mod copy;
 mod fleets;
+mod packs;
 mod pg;
 mod read;
 mod samples;
@@ -280,10 +281,15 @@ impl Store {
         Ok(())
     }
 
+    /// A run's status; a run that completes is packed for reports (`packs`). Packing is
+    /// an aid only: when it fails, reports read the run's rows.
     pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
         self.execute(&sql, &[run_id.into(), status.into()])?;
+        if let Some(run) = self.run(run_id)? {
+            let _ = self.pack_run(&run);
+        }
         Ok(())
     }
 
@@ -362,6 +368,7 @@ impl Store {
     /// Delete a run and its samples; false when there is no such run.
     pub fn delete_run(&self, id: i64) -> Result<bool> {
         // Samples first: a PostgreSQL store created by a copy may predate the cascade.
+        self.execute("DELETE FROM sample_packs WHERE run_id = ?1", &[id.into()])?;
         self.execute("DELETE FROM samples WHERE run_id = ?1", &[id.into()])?;
         Ok(self.execute("DELETE FROM runs WHERE id = ?1", &[id.into()])? > 0)
     }
@@ -425,7 +432,20 @@ impl Store {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
-        let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        // Packed runs come from their packs, the others from their rows; each run's
+        // samples stay in order, the runs in id order (a stable sort by run).
+        let only = (columns == samples::Columns::Figures).then_some(samples::FIGURE_COLUMNS);
+        let (mut read, rows) = self.unpacked(runs, only);
+        if !rows.is_empty() {
+            let from_rows = self.samples_of(&rows, true, columns)?;
+            match read.is_empty() {
+                true => read = from_rows,
+                false => {
+                    read.extend(from_rows);
+                    read.sort_by_key(|s| s.run_id);
+                }
+            }
+        }
         let mut payloads: Vec<(i64, PayloadKind)> = runs
             .iter()
             .map(|r| (r.id, payload_of(&r.options_json)))
@@ -435,8 +455,7 @@ impl Store {
             Ok(i) => payloads[i].1,
             Err(_) => PayloadKind::default(),
         };
-        let samples = self
-            .samples_of(&ids, true, columns)?
+        let samples = read
             .into_iter()
             .map(|mut s| {
                 s.payload = payload(s.run_id);

@@ -11,7 +11,7 @@ use anyhow::{Result, anyhow};
 use std::mem::MaybeUninit;
 
 /// Selections of at least this many rows are read in two halves.
-const SPLIT_AT: usize = 20_000;
+pub(super) const SPLIT_AT: usize = 20_000;
 
 /// A query's `WHERE` and its parameters.
 struct Filter {
@@ -33,7 +33,7 @@ fn filter(runs: &[i64], counted: bool) -> Filter {
 }
 
 /// One row as a sample.
-fn stored(r: &super::backend::Row) -> Result<StoredSample> {
+pub(super) fn stored(r: &super::backend::Row) -> Result<StoredSample> {
     Ok(StoredSample {
         run_id: r.get("run_id")?,
         item: r.get::<i64>("item")? as usize,

@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -133,6 +133,19 @@ ALTER TABLE runs ADD COLUMN stops_json TEXT;                -- a raced run: why 
 "#,
     r#"
 ALTER TABLE samples ADD COLUMN echoes_ref BLOB;             -- echo: the reference session's round trips, each beside its keystroke
+"#,
+    r#"
+CREATE TABLE sample_packs (
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    part        INTEGER NOT NULL,   -- 0, 1, ...: a complete run's counted samples in stored order
+    parts       INTEGER NOT NULL,   -- how many packs the run has
+    format      INTEGER NOT NULL,   -- the packing's version (store::packs)
+    samples     INTEGER NOT NULL,   -- samples in this pack
+    run_rows    INTEGER NOT NULL,   -- the run's rows (every round) when it was packed
+    finished_at TEXT,               -- ... and its finish time
+    data        BLOB NOT NULL,      -- column names, then each sample's values
+    PRIMARY KEY (run_id, part)
+);
 "#,
 ];
 

@@ -95,24 +95,12 @@ fn bind(params: &[Value]) -> impl Iterator<Item = rusqlite::types::Value> + '_ {
 /// Read `v` into `slot`, reusing the slot's text or blob buffer from the row before
 /// (most columns keep their kind from row to row: no allocation per value).
 fn read_into(slot: &mut Value, v: ValueRef) {
-    match (slot, v) {
-        (Value::Text(s), ValueRef::Text(t)) => {
-            s.clear();
-            s.push_str(&String::from_utf8_lossy(t));
-        }
-        (Value::Blob(b), ValueRef::Blob(x)) => {
-            b.clear();
-            b.extend_from_slice(x);
-        }
-        (slot, v) => {
-            *slot = match v {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(i) => Value::Int(i),
-                ValueRef::Real(x) => Value::Real(x),
-                ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-                ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-            }
-        }
+    match v {
+        ValueRef::Null => *slot = Value::Null,
+        ValueRef::Integer(i) => *slot = Value::Int(i),
+        ValueRef::Real(x) => *slot = Value::Real(x),
+        ValueRef::Text(t) => slot.set_text(&String::from_utf8_lossy(t)),
+        ValueRef::Blob(b) => slot.set_blob(b),
     }
 }
 
