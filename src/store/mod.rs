@@ -418,8 +418,8 @@ impl Store {
         self.counted_of(runs, samples::Columns::Report)
     }
 
-    /// The counted samples of `runs` with only what their figures need (CPU, phases,
-    /// what ssh negotiated and said read as absent): a fleet's views.
+    /// The counted samples of `runs` with only what their figures need (CPU, what ssh
+    /// negotiated and said read as absent): a fleet's views.
     pub fn counted_figures(&self, runs: &[RunRecord]) -> Result<Vec<StoredSample>> {
         self.counted_of(runs, samples::Columns::Figures)
     }
@@ -811,6 +811,50 @@ mod tests {
             .unwrap();
         assert_eq!(pick(&store, "sandbox"), [2]);
         assert_eq!(pick(&store, "local sandbox"), [1]);
+    }
+
+    /// A fleet's views read fewer columns than a report, but the same figures: connect's
+    /// included, which take each report's common rest from the phases.
+    #[test]
+    fn a_fleet_view_reads_the_figures_a_report_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let machine = Machine::default();
+        let plan = [PlanItem {
+            mode: Mode::Connect,
+            suite: Suite::default(),
+        }];
+        let id = store.create_run(&new_run(&machine, &plan)).unwrap();
+        for round in 1..=6u32 {
+            let mut s = sample("-", Outcome::Success);
+            s.mode = Mode::Connect;
+            s.suite = Suite {
+                kex: Some(format!("kex{}", round % 2)),
+                ..Suite::default()
+            };
+            let rest = 0.1 + 0.02 * f64::from(round);
+            s.phases = Some(Phases {
+                tcp: 0.0,
+                version: 0.0,
+                kex: 0.01,
+                auth: rest,
+                session: 0.0,
+            });
+            s.wall = Duration::from_secs_f64(rest + 0.01);
+            store.add_sample(id, 0, round, &s).unwrap();
+        }
+        let runs = store.runs().unwrap();
+        let figures = |samples: Vec<StoredSample>| {
+            let stats = crate::analysis::aggregate(samples.iter().map(|s| &s.sample));
+            let f: Vec<String> = stats
+                .iter()
+                .map(|s| format!("{:?} {:?}", s.suite.kex, s.figure.map(|f| f.mean)))
+                .collect();
+            f
+        };
+        let report = figures(store.counted(&runs).unwrap());
+        assert_eq!(report.len(), 2);
+        assert_eq!(figures(store.counted_figures(&runs).unwrap()), report);
     }
 
     /// Compressed transfers measured on text (or zeros) are suites of their own in

@@ -194,6 +194,8 @@ pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "compression_factor",
     "echoes",
     "echoes_ref",
+    // Connect's figure takes the report's common rest from each connection's phases.
+    "phases_json",
     "streams",
     "stream_start_s",
     "stream_end_s",
