@@ -22,7 +22,7 @@ pub use fleets::{FleetHost, FleetRecord};
 pub use pg::{is_url, redact};
 
 pub use schema::SCHEMA_VERSION;
-use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
+use schema::{MIGRATIONS, PACKS_FROM, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
 use crate::model::{AlgoLists, PayloadKind, Sample, Stop};
 use crate::plan::PlanItem;
@@ -159,9 +159,13 @@ impl Store {
             db: RefCell::new(backend),
         };
         let shown = store.describe();
-        store
+        let from = store
             .migrate()
             .with_context(|| format!("preparing the database {shown}"))?;
+        // Runs that completed before packs existed are packed once, on the upgrade.
+        if (1..PACKS_FROM).contains(&from) {
+            store.pack_complete_runs();
+        }
         Ok(store)
     }
 
@@ -171,18 +175,21 @@ impl Store {
     }
 
     /// Each migration in a transaction of its own that no other process runs at the
-    /// same time (SQLite's write lock, PostgreSQL's advisory lock).
-    fn migrate(&self) -> Result<()> {
+    /// same time (SQLite's write lock, PostgreSQL's advisory lock); the version the
+    /// database had.
+    fn migrate(&self) -> Result<i64> {
         let db = &mut **self.db.borrow_mut();
+        let mut from = None;
         loop {
             db.begin()?;
             let version = db.version()?;
+            let from = *from.get_or_insert(version);
             if version > SCHEMA_VERSION {
                 db.batch("ROLLBACK")?;
                 bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
             }
             if version == SCHEMA_VERSION {
-                return db.batch("COMMIT");
+                return db.batch("COMMIT").map(|()| from);
             }
             let v = version as usize;
             let step = (|| {
@@ -723,6 +730,9 @@ mod tests {
         assert_eq!(old.destination, "old");
         // Runs from before schema v4 did not record the server's strict KEX.
         assert_eq!(old.server_strict_kex, None);
+        // The upgrade packed the complete run: its reports read the pack.
+        let (packed, rows) = store.unpacked(std::slice::from_ref(old), None);
+        assert_eq!((packed.len(), rows.len()), (1, 0));
     }
 
     /// Version 6 gives each sandbox setup its own destination: runs stored before as

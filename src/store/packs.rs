@@ -276,6 +276,14 @@ impl Store {
         Ok(())
     }
 
+    /// Pack every complete run, each as far as it goes (an aid only: a run left
+    /// unpacked is read from its rows).
+    pub(super) fn pack_complete_runs(&self) {
+        for run in self.runs().unwrap_or_default() {
+            let _ = self.pack_run(&run);
+        }
+    }
+
     /// The packs (run, part, samples) of those of `runs` whose packs describe their
     /// rows, in order.
     fn packed_parts(&self, runs: &[RunRecord]) -> Result<Vec<(i64, i64, usize)>> {

@@ -149,6 +149,10 @@ CREATE TABLE sample_packs (
 "#,
 ];
 
+/// The version that brought packs (`store::packs`): an upgrade to it packs the runs
+/// that completed before.
+pub const PACKS_FROM: i64 = 15;
+
 /// The version whose upgrade also relabels the sandbox runs stored before it.
 pub const RELABEL_SANDBOX_AT: usize = 6;
 
