@@ -103,10 +103,8 @@ impl Store {
         match copied {
             Ok(new_id) => {
                 to.end_bulk()?;
-                // A complete run is packed there as where it ran (an aid only).
-                if let Some(r) = to.run(new_id)? {
-                    let _ = to.pack_run(&r);
-                }
+                // A complete run is packed there as where it ran.
+                to.pack(new_id);
                 Ok(samples.len())
             }
             Err(e) => {

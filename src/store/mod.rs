@@ -179,11 +179,11 @@ impl Store {
     /// database had.
     fn migrate(&self) -> Result<i64> {
         let db = &mut **self.db.borrow_mut();
-        let mut from = None;
+        let mut first = None;
         loop {
             db.begin()?;
             let version = db.version()?;
-            let from = *from.get_or_insert(version);
+            let from = *first.get_or_insert(version);
             if version > SCHEMA_VERSION {
                 db.batch("ROLLBACK")?;
                 bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
@@ -294,8 +294,8 @@ impl Store {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
         self.execute(&sql, &[run_id.into(), status.into()])?;
-        if let Some(run) = self.run(run_id)? {
-            let _ = self.pack_run(&run);
+        if status == "complete" {
+            self.pack(run_id);
         }
         Ok(())
     }
@@ -445,12 +445,11 @@ impl Store {
         let (mut read, rows) = self.unpacked(runs, only);
         if !rows.is_empty() {
             let from_rows = self.samples_of(&rows, true, columns)?;
-            match read.is_empty() {
-                true => read = from_rows,
-                false => {
-                    read.extend(from_rows);
-                    read.sort_by_key(|s| s.run_id);
-                }
+            if read.is_empty() {
+                read = from_rows;
+            } else {
+                read.extend(from_rows);
+                read.sort_by_key(|s| s.run_id);
             }
         }
         let mut payloads: Vec<(i64, PayloadKind)> = runs

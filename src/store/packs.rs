@@ -221,7 +221,7 @@ struct Part {
 impl Store {
     /// Pack a complete run's counted samples, replacing its packs; nothing for a run
     /// that is not complete.
-    pub(super) fn pack_run(&self, run: &RunRecord) -> Result<()> {
+    fn pack_run(&self, run: &RunRecord) -> Result<()> {
         self.pack_run_by(run, PACK)
     }
 
@@ -274,6 +274,14 @@ impl Store {
             )?;
         }
         Ok(())
+    }
+
+    /// Pack run `id` if it is complete (an aid only: a run left unpacked is read from
+    /// its rows).
+    pub(super) fn pack(&self, id: i64) {
+        if let Ok(Some(run)) = self.run(id) {
+            let _ = self.pack_run(&run);
+        }
     }
 
     /// Pack every complete run, each as far as it goes (an aid only: a run left
