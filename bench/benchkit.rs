@@ -113,7 +113,10 @@ fn number<T: std::str::FromStr>(o: &HashMap<String, String>, key: &str) -> Resul
 /// `reference --config F --host H --cipher C [--mac M] --mode send|receive --bytes N
 /// --seconds S`: move N bytes, or what fits in S seconds, through `ssh -F F -c C [-m M]
 /// H` (a receive cut short is counted as far as it got; a complete one must be exactly
-/// N bytes). Prints `bytes  seconds  steady_seconds
+/// N bytes). A send's ssh reads its stdin from a sparse file of N zeros, as sshbench's
+/// sends over a shared connection do: nothing of the reference's own runs beside it
+/// (its progress is ssh's offset in that file, looked at every few milliseconds; at S
+/// seconds the file is cut short there). Prints `bytes  seconds  steady_seconds
 /// steady_bytes`: the time from the remote ready line to the end, and the time and
 /// bytes of the last three quarters (the connection's ramp-up excluded, as sshbench
 /// does).
@@ -149,10 +152,29 @@ fn reference(args: &[String]) -> Result<(), String> {
     }
     cmd.arg(need(&o, "host")?)
         .arg(format!("sh -c '{script}'"))
-        .stdin(Stdio::piped())
         .stdout(Stdio::piped());
+    let shm = Path::new("/dev/shm");
+    let zeros = tempfile::Builder::new()
+        .prefix("benchkit-zeros.")
+        .tempfile_in(if shm.is_dir() {
+            shm.into()
+        } else {
+            std::env::temp_dir()
+        })
+        .map_err(|e| e.to_string())?;
+    // ssh reads through one open file description, and this process looks at its offset
+    // through another handle of the same one.
+    let read_by_ssh = if mode == "send" {
+        zeros.as_file().set_len(bytes).map_err(|e| e.to_string())?;
+        let f = std::fs::File::open(zeros.path()).map_err(|e| e.to_string())?;
+        let watch = f.try_clone().map_err(|e| e.to_string())?;
+        cmd.stdin(Stdio::from(f));
+        Some(watch)
+    } else {
+        cmd.stdin(Stdio::null());
+        None
+    };
     let mut child = cmd.spawn().map_err(|e| format!("ssh: {e}"))?;
-    let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     // A 1 MiB pipe (Linux), so the reference times ssh rather than this reader: through
     // the default 64 KiB, ssh waits whenever the reader, on the same core, waits for its
@@ -172,31 +194,16 @@ fn reference(args: &[String]) -> Result<(), String> {
     // when a time-limited send knows how much it sent.
     let mut progress: Vec<(Instant, u64)> = Vec::new();
     let mut cut = false;
-    let (moved, end) = if mode == "send" {
-        let block = Payload::random(1 << 20, 1);
-        let mut sent = 0u64;
-        while sent < bytes && ready.elapsed() < limit {
-            let n = (bytes - sent).min(block.block().len() as u64) as usize;
-            stdin
-                .write_all(&block.block()[..n])
-                .map_err(|e| e.to_string())?;
-            sent += n as u64;
-            progress.push((Instant::now(), sent));
-        }
-        drop(stdin);
-        let mut count = String::new();
-        out.read_line(&mut count).map_err(|e| e.to_string())?;
-        let end = Instant::now();
-        let counted: u64 = count
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad count {count:?}"))?;
-        if counted != sent {
-            return Err(format!("sent {sent}, the server counted {counted}"));
-        }
-        (sent, end)
+    let (moved, end) = if let Some(watch) = read_by_ssh {
+        let cut_at = |n: u64| zeros.as_file().set_len(n);
+        send_from_file(
+            &watch,
+            (bytes, limit, ready),
+            &mut out,
+            &mut progress,
+            cut_at,
+        )?
     } else {
-        drop(stdin);
         let mut buf = vec![0u8; 1 << 20];
         let mut got = 0u64;
         loop {
@@ -233,6 +240,47 @@ fn reference(args: &[String]) -> Result<(), String> {
     let steady = (end - quarter_at).as_secs_f64();
     println!("{moved}\t{total:.6}\t{steady:.6}\t{}", moved - at);
     Ok(())
+}
+
+/// A send of `bytes` that ssh reads from the file behind `watch` (its offset is ssh's):
+/// progress from that offset; at `limit` after `ready` the file is cut there (`cut_at`),
+/// so ssh soon reads its end. The server's count must be what ssh read: (bytes, end).
+fn send_from_file(
+    watch: &std::fs::File,
+    (bytes, limit, ready): (u64, Duration, Instant),
+    out: &mut impl BufRead,
+    progress: &mut Vec<(Instant, u64)>,
+    cut_at: impl Fn(u64) -> std::io::Result<()>,
+) -> Result<(u64, Instant), String> {
+    use std::io::Seek;
+    let offset = || {
+        let mut w = watch;
+        w.stream_position().map_err(|e| e.to_string())
+    };
+    loop {
+        std::thread::sleep(Duration::from_millis(5));
+        let pos = offset()?;
+        progress.push((Instant::now(), pos));
+        if pos >= bytes {
+            break;
+        }
+        if ready.elapsed() >= limit {
+            cut_at(pos).map_err(|e| e.to_string())?;
+            break;
+        }
+    }
+    let mut count = String::new();
+    out.read_line(&mut count).map_err(|e| e.to_string())?;
+    let end = Instant::now();
+    let counted: u64 = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad count {count:?}"))?;
+    let sent = offset()?;
+    if counted != sent {
+        return Err(format!("ssh read {sent}, the server counted {counted}"));
+    }
+    Ok((sent, end))
 }
 
 /// `suites --db DB --run ID --mode MODE`: one line per suite of that run and mode as

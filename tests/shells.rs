@@ -91,6 +91,25 @@ fn send_command_counts_bytes_in_every_shell() {
 }
 
 #[test]
+fn send_file_command_counts_bytes_after_the_ramp_in_every_shell() {
+    // What ssh reads from a file arrives at once, with no pause at the ramp.
+    let data = vec![0u8; 123_457];
+    for shell in SHELLS {
+        let (code, out, stderr) = run(shell, &remote::send_file_command(1000), &data);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..2],
+            [remote::READY, remote::MARK],
+            "{shell}: {text:?}"
+        );
+        assert_eq!(lines[2].trim(), "122457", "{shell}: {text:?}");
+        assert_eq!(code, 0, "{shell}");
+        assert_cpu_probes(shell, &stderr);
+    }
+}
+
+#[test]
 fn receive_command_streams_exactly_the_size_in_every_shell() {
     let block: Vec<u8> = (0..remote::RECEIVE_BLOCK)
         .map(|i| (i * 7 % 251) as u8)

@@ -651,7 +651,7 @@ fn a_suites_samples_share_one_connection_and_keep_every_figure() {
         assert!(x.throughput().is_some_and(|r| r > 1e6), "{x:?}");
         assert!(x.server_cpu.is_some_and(|c| c.seconds > 0.0), "{x:?}");
         // The master's own key exchange prices a rekey; its log gives the limits.
-        let rekey = x.rekey.expect("rekeying known");
+        let rekey = x.rekey.unwrap_or_else(|| panic!("rekeying known: {x:?}"));
         assert!(rekey.seconds > 0.0 && rekey.every > 0, "{rekey:?}");
         if cfg!(target_os = "linux") {
             // The master moves the bytes: its CPU over the window, a real share of it.
@@ -660,6 +660,12 @@ fn a_suites_samples_share_one_connection_and_keep_every_figure() {
         }
     }
     assert_eq!(echo.echoes.len(), 200);
+    // Over a shared connection ssh reads the send's bytes from a file: nothing of
+    // sshbench's fed it, and its round trip is a ping session's.
+    if cfg!(target_os = "linux") {
+        assert_eq!(send.client_window_cpu.unwrap().feeder, None, "{send:?}");
+    }
+    assert!(send.rtt.is_some_and(|r| r > Duration::ZERO), "{send:?}");
     // A compressed suite (ssh reports compression for a whole connection) and the old
     // way both take a connection per sample.
     let zlib = Suite {

@@ -309,11 +309,16 @@ fn dropbear_transport(db: &common::dropbear::Dropbear) -> sshbench::measure::ope
     .with_workloads(spec())
 }
 
+/// The Dropbear tests' sessions share the machine's /tmp: one at a time, so that one
+/// test's temp files (a receive's, while it runs) are not taken for another's leftovers.
+static DROPBEAR_TMP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A real Dropbear server: with an SFTP server installed the workloads run over one
 /// multiplexed connection as with OpenSSH; without one, sftp is "not available".
 #[test]
 fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     use common::dropbear::{DropbearOptions, start};
+    let _one = DROPBEAR_TMP.lock().unwrap_or_else(|e| e.into_inner());
     // Its sessions' temp dir is the machine's /tmp: compare what is there.
     let before = left_in(Path::new("/tmp"));
     let new_in_tmp = || -> Vec<String> {
@@ -352,6 +357,7 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
 /// 24 KiB session window.
 #[test]
 fn run_against_dropbear_measures_every_mode() {
+    let _one = DROPBEAR_TMP.lock().unwrap_or_else(|e| e.into_inner());
     let db_server = common::dropbear::start(common::dropbear::DropbearOptions {
         login: true,
         sftp: true,

@@ -567,6 +567,8 @@ pub struct RunArgs {
     /// What the transferred data looks like: random (incompressible), text, or zeros
     /// (like /dev/zero in classic scripts). Matters only with --compression; reports
     /// show a compressed suite measured on text or zeros apart from random data.
+    /// (Without compression a send over a shared connection reads zeros from a sparse
+    /// file, so that sshbench never touches the bytes: a cipher's work is the same.)
     #[arg(long, value_enum, default_value = "random")]
     pub payload: PayloadArg,
 

@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 const MAX_LINES: usize = 4000;
+/// How long a master's log may lag behind its control socket.
+const LOG_LAG: Duration = Duration::from_secs(1);
 
 /// ssh's log lines and when each arrived (since ssh was started).
 type Log = Arc<Mutex<(Vec<String>, Vec<Duration>)>>;
@@ -122,10 +124,22 @@ impl Master {
         Ok(master)
     }
 
+    /// Wait for the control socket, and (up to [`LOG_LAG`] more) for the log reader to
+    /// have taken in ssh's authentication line, logged before the socket exists: the
+    /// samples' key exchange time and rekey limits come from the log as it is then.
     fn wait_ready(&self, timeout: Duration, cancel: &Cancel) -> Result<(), Outcome> {
         let start = Instant::now();
+        let mut socket_at: Option<Instant> = None;
+        let logged = || {
+            let lines = self.lines();
+            let times = vec![Duration::ZERO; lines.len()];
+            sshlog::phases(&lines, &times, Duration::ZERO).is_some()
+        };
         loop {
-            if self.socket.exists() {
+            if socket_at.is_none() && self.socket.exists() {
+                socket_at = Some(Instant::now());
+            }
+            if socket_at.is_some_and(|at| logged() || at.elapsed() >= LOG_LAG) {
                 return Ok(());
             }
             if self.exited.try_recv().is_ok() {

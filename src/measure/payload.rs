@@ -126,9 +126,83 @@ impl Payload {
     }
 }
 
+/// The zeros' file's size: far more than any one transfer moves, and free while a hole.
+const ZEROS: u64 = 1 << 36;
+
+/// Zeros for a send to read as its stdin: one sparse file (a hole: no memory on tmpfs,
+/// no disk), from which each send opens exactly the bytes it moves, so ssh reads them
+/// itself and sshbench never touches them. Without compression the bytes do not matter:
+/// a cipher's and a MAC's work is the same for any data.
+#[derive(Debug)]
+pub struct Zeros {
+    file: tempfile::NamedTempFile,
+    len: u64,
+}
+
+impl Zeros {
+    /// A sparse file of [`ZEROS`] bytes: in `/dev/shm` where there is one (Linux),
+    /// else in the temp directory; readable by its owner only, removed on drop.
+    pub fn new() -> std::io::Result<Self> {
+        let shm = std::path::Path::new("/dev/shm");
+        let file = match shm.is_dir() {
+            true => tempfile::Builder::new()
+                .prefix("sshbench-zeros.")
+                .tempfile_in(shm)
+                .or_else(|_| tempfile::NamedTempFile::new())?,
+            false => tempfile::NamedTempFile::new()?,
+        };
+        file.as_file().set_len(ZEROS)?;
+        Ok(Zeros { file, len: ZEROS })
+    }
+
+    /// The file opened anew (an offset of its own), `bytes` before its end. (A larger
+    /// transfer than any before grows the file, and with it what a file opened earlier
+    /// and still read would hold: at [`ZEROS`] bytes, none is that large.)
+    pub fn take(&mut self, bytes: u64) -> std::io::Result<std::fs::File> {
+        use std::io::{Seek, SeekFrom};
+        if bytes > self.len {
+            self.file.as_file().set_len(bytes)?;
+            self.len = bytes;
+        }
+        let mut f = std::fs::File::open(self.file.path())?;
+        f.seek(SeekFrom::Start(self.len - bytes))?;
+        Ok(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zeros_open_exactly_the_bytes_asked_for_each_with_an_offset_of_its_own() {
+        use std::io::Read;
+        let mut z = Zeros::new().unwrap();
+        let read = |f: std::fs::File| {
+            let mut v = Vec::new();
+            f.take(1 << 30).read_to_end(&mut v).unwrap();
+            v
+        };
+        let big = z.take(300_000).unwrap();
+        // A smaller one after a larger one, each read after the next was opened.
+        let small = z.take(1000).unwrap();
+        let bigger = z.take(400_000).unwrap();
+        for (f, n) in [(small, 1000), (big, 300_000), (bigger, 400_000)] {
+            let v = read(f);
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|b| *b == 0));
+        }
+        // One past the file's size grows it.
+        let mut huge = z.take(ZEROS + 5).unwrap();
+        assert_eq!(huge.metadata().unwrap().len(), ZEROS + 5);
+        let mut first = [1u8; 10];
+        std::io::Read::read_exact(&mut huge, &mut first).unwrap();
+        assert_eq!(first, [0; 10]);
+        assert_eq!(read(z.take(0).unwrap()).len(), 0);
+        let path = z.file.path().to_path_buf();
+        drop(z);
+        assert!(!path.exists(), "removed on drop");
+    }
 
     #[test]
     fn spliced_bytes_are_the_written_ones() {

@@ -102,6 +102,21 @@ pub fn send_command(ramp: u64) -> String {
     ))
 }
 
+/// `send` that ssh reads from a file (nothing feeds it, so nothing can wait for a reply):
+/// note the session's CPU, announce readiness, swallow the first `ramp` bytes and say
+/// so, count the rest until EOF, note the CPU again. The probes, which take the shell a
+/// few milliseconds, stay out of the window. A `head` that reads through stdio buffers
+/// (BSD, busybox) may take up to [`HEAD_AHEAD`] more than `ramp`; the count is short by
+/// as much, and counts exactly the bytes after the mark.
+pub fn send_file_command(ramp: u64) -> String {
+    sh(&format!(
+        "{CPU_PROBE}; u {CPU0} >&2; echo {READY}; head -c {ramp} > /dev/null && echo {MARK}; wc -c; u {CPU1} >&2"
+    ))
+}
+
+/// How far past `-c` a `head` that reads through stdio may read.
+pub const HEAD_AHEAD: u64 = 64 << 10;
+
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
 /// 4-block file of it, note the session's CPU, announce readiness, stream exactly
 /// `bytes` bytes, note the CPU again. The bytes come from `cat` alone, straight into
@@ -323,6 +338,7 @@ mod tests {
         for cmd in [
             connect_command(),
             send_command(5),
+            send_file_command(5),
             receive_command(123),
             echo_command(),
         ] {

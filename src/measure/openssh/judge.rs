@@ -5,9 +5,10 @@
 use super::*;
 
 /// The steady-state window: from the mark (ramp bytes done) to the end. For send, both
-/// instants are seen at the client after a trip back from the server, which cancels,
-/// except that the first bytes after the mark still had to travel out: one round trip
-/// is taken off. A window that would be mostly round trip is not trusted.
+/// instants are seen at the client after a trip back from the server, which cancels;
+/// when the client paused at the mark (stdin fed by sshbench), the first bytes after it
+/// still had to travel out: one round trip is taken off, and a window that would be
+/// mostly round trip is not trusted. From a file the window's bytes are the count.
 pub(super) fn steady_window(
     req: &SampleRequest,
     moved: u64,
@@ -17,6 +18,8 @@ pub(super) fn steady_window(
     let (mark, end) = (out.mark_at?, out.end_at?);
     let mut time = end.checked_duration_since(mark)?;
     let bytes = match req.mode {
+        // Exactly what arrived after the mark, whatever `head` took before it.
+        Mode::Send if out.from_file => out.count_line.as_deref()?.trim().parse().ok()?,
         Mode::Send => {
             let rtt = rtt?;
             if rtt * 2 > time {
@@ -30,12 +33,14 @@ pub(super) fn steady_window(
     (bytes > 0 && !time.is_zero()).then_some(Window { bytes, time })
 }
 
-/// The server's CPU over the measured part, from the remote probes on stderr: send
-/// covers the steady window (the probes bracket it), receive the whole stream.
+/// The server's CPU over the measured part, from the remote probes on stderr: a fed
+/// send covers the steady window (the probes bracket it), a send from a file and a
+/// receive the whole stream (their probes stay out of the window).
 pub(super) fn server_cpu(
     req: &SampleRequest,
     lines: &[String],
     sample: &Sample,
+    out: &StdoutReport,
 ) -> Option<CpuWindow> {
     let find = |marker: &str| {
         lines
@@ -44,7 +49,8 @@ pub(super) fn server_cpu(
     };
     let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
     let (interval, bytes) = match req.mode {
-        Mode::Send => (sample.window?.time, sample.bytes - req.ramp),
+        Mode::Send if !out.from_file => (sample.window?.time, sample.bytes - req.ramp),
+        Mode::Send => (sample.transfer?, sample.bytes),
         _ => (sample.transfer?, req.bytes),
     };
     remote::cpu_between(&a, &b, interval, bytes)
@@ -169,9 +175,17 @@ fn byte_count(req: &SampleRequest, expected: u64, seen: &Observed) -> Check {
         ));
     }
     let counted = match req.mode {
-        // The ramp bytes were swallowed (exactly, see remote::send_command) before wc.
+        // The ramp bytes were swallowed (exactly, see remote::send_command; perhaps
+        // more, see remote::send_file_command) before wc.
         Mode::Send => match out.count_line.as_deref().map(|l| l.trim().parse::<u64>()) {
-            Some(Ok(n)) => n + req.ramp,
+            Some(Ok(n)) => {
+                // From a file nothing pauses at the ramp: a stdio `head` may read ahead.
+                let ahead = expected.saturating_sub(req.ramp).saturating_sub(n);
+                match out.from_file && ahead <= remote::HEAD_AHEAD {
+                    true => n + req.ramp + ahead,
+                    false => n + req.ramp,
+                }
+            }
             Some(Err(_)) => {
                 return Err(Outcome::failed(
                     FailureKind::Remote,

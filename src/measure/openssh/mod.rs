@@ -2,16 +2,18 @@
 //!
 //! Threads per sample: one reaps the process with `wait4` (exact exit time, client CPU),
 //! one reads stderr (ssh's `-v` lines, timestamped, bounded), one reads stdout (the
-//! remote ready line, then the data or the byte count), one feeds stdin. The calling
+//! remote ready line, then the data or the byte count), one feeds stdin (unless ssh
+//! reads a send's bytes from a file itself). The calling
 //! thread only waits, enforces the timeout and watches for cancellation; a sample that
 //! overruns is killed with its whole process group.
 
 mod judge;
+mod options;
 mod reference;
 mod streams;
 
 use super::master::Master;
-use super::payload::Payload;
+use super::payload::{Payload, Zeros};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, each, rekey, remote, sshlog};
 use crate::model::{
@@ -23,6 +25,7 @@ use crate::sys::scratch::Scratch;
 use crate::target::Target;
 pub(crate) use judge::negotiation;
 use judge::*;
+pub use options::session_options;
 use reference::{Pipes, Reference};
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -50,6 +53,8 @@ pub struct OpenSsh {
     scratch: Option<Scratch>,
     /// The run's echo reference, open while echo samples ask for it.
     reference: Option<Reference>,
+    /// What sends over a shared connection read (made on first use).
+    zeros: Option<Zeros>,
 }
 
 /// A connection that samples run over as sessions (`--connections suite`): its master,
@@ -75,6 +80,7 @@ impl OpenSsh {
             payload,
             scratch: None,
             reference: None,
+            zeros: None,
         }
     }
 
@@ -88,22 +94,24 @@ impl OpenSsh {
     pub fn args(&self, req: &SampleRequest) -> Vec<String> {
         let mut args = session_options(req);
         args.extend(self.target.ssh_options.iter().cloned());
-        self.command(req, args)
+        self.command(req, args, false)
     }
 
-    /// The argument list of a sample that is a session of `master`'s connection.
-    fn attached_args(&self, req: &SampleRequest, master: &Master) -> Vec<String> {
+    /// The argument list of a sample that is a session of `master`'s connection (a send
+    /// `from_file` or fed).
+    fn attached_args(&self, req: &SampleRequest, master: &Master, from_file: bool) -> Vec<String> {
         let mut args = master.attach_options();
         args.extend(["-T", "-a", "-x"].map(String::from));
-        self.command(req, args)
+        self.command(req, args, from_file)
     }
 
     /// `options`, then the destination and the remote command of `req`'s mode.
-    fn command(&self, req: &SampleRequest, mut args: Vec<String>) -> Vec<String> {
+    fn command(&self, req: &SampleRequest, mut args: Vec<String>, from_file: bool) -> Vec<String> {
         args.push("--".into());
         args.push(self.target.destination.clone());
         args.push(match req.mode {
             Mode::Connect => remote::connect_command(),
+            Mode::Send if from_file => remote::send_file_command(req.ramp),
             Mode::Send => remote::send_command(req.ramp),
             Mode::Receive => remote::receive_command(req.bytes),
             Mode::Echo => remote::echo_command(),
@@ -113,62 +121,23 @@ impl OpenSsh {
     }
 }
 
-/// The options of every connection a sample opens, before the user's own: verbose (the
-/// negotiated names), nothing forwarded, no multiplexing, no prompts, and the forced
-/// parts of the suite.
-pub fn session_options(req: &SampleRequest) -> Vec<String> {
-    let timeout = req.timeout.as_secs().clamp(1, 30);
-    let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
-    let mut opt = |kv: String| {
-        args.push("-o".into());
-        args.push(kv);
-    };
-    for fixed in [
-        "BatchMode=yes",
-        "ControlMaster=no",
-        "ControlPath=none",
-        "ClearAllForwardings=yes",
-        "ForwardAgent=no",
-        "ForwardX11=no",
-        "RequestTTY=no",
-        "PermitLocalCommand=no",
-    ] {
-        opt(fixed.to_string());
-    }
-    opt(format!("ConnectTimeout={timeout}"));
-    opt(format!(
-        "Compression={}",
-        if req.suite.compression.is_some() {
-            "yes"
-        } else {
-            "no"
-        }
-    ));
-    let s = &req.suite;
-    for (key, value) in [
-        ("KexAlgorithms", &s.kex),
-        ("HostKeyAlgorithms", &s.hostkey),
-        ("Ciphers", &s.cipher),
-        ("MACs", &s.mac),
-    ] {
-        if let Some(v) = value {
-            opt(format!("{key}={v}"));
-        }
-    }
-    args
-}
-
 impl OpenSsh {
     /// Start ssh for one sample in its own process group: a timeout kills ssh and any
     /// ProxyCommand together, and the terminal's Ctrl-C reaches sshbench, which decides.
-    fn spawn(&self, req: &SampleRequest, over: Option<&Shared>) -> Result<Child, String> {
-        let stdin = if req.mode == Mode::Connect {
-            Stdio::null()
-        } else {
-            Stdio::piped()
+    fn spawn(
+        &self,
+        req: &SampleRequest,
+        over: Option<&Shared>,
+        file: Option<std::fs::File>,
+    ) -> Result<Child, String> {
+        let from_file = file.is_some();
+        let stdin = match file {
+            Some(f) => Stdio::from(f),
+            None if req.mode == Mode::Connect => Stdio::null(),
+            None => Stdio::piped(),
         };
         let args = match over {
-            Some(o) => self.attached_args(req, o.master),
+            Some(o) => self.attached_args(req, o.master, from_file),
             None => self.args(req),
         };
         Command::new(&self.ssh)
@@ -226,7 +195,7 @@ fn fill_transfer(
             ..CpuWindow::of(seconds, w.time, w.bytes)
         });
     }
-    sample.server_cpu = server_cpu(req, lines, sample);
+    sample.server_cpu = server_cpu(req, lines, sample, out);
     sample.compression_factor = sshlog::compression_factor(lines);
     let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
         Mode::Send => n.cipher_cs.clone(),
@@ -297,6 +266,7 @@ impl OpenSsh {
     /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
     /// feed and read it, wait for it, judge it.
     fn take(&mut self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
+        let (file, ping) = self.send_source(req, cancel, over);
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
         let lent = match self.reference_for(req, cancel) {
@@ -306,7 +276,7 @@ impl OpenSsh {
                 return sample;
             }
         };
-        let mut child = match self.spawn(req, over) {
+        let mut child = match self.spawn(req, over, file) {
             Ok(c) => c,
             Err(e) => {
                 sample.outcome = Outcome::failed(FailureKind::Client, e);
@@ -348,8 +318,38 @@ impl OpenSsh {
         }
         if sample.outcome.is_success() {
             fill(&mut sample, req, (moved, &mut seen), over);
+            sample.rtt = sample.rtt.or(ping);
         }
         sample
+    }
+
+    /// What a send reads: a sized send over a shared connection reads its bytes from
+    /// [`Zeros`] (sshbench never touches them) and takes its round trip, which it cannot
+    /// measure itself, from a ping session just before; anything else is fed by
+    /// sshbench, and pings in its own session.
+    fn send_source(
+        &mut self,
+        req: &SampleRequest,
+        cancel: &Cancel,
+        over: Option<&Shared>,
+    ) -> (Option<std::fs::File>, Option<Duration>) {
+        let sized = req.mode == Mode::Send && req.until.is_none() && req.bytes > req.ramp;
+        if !sized || over.is_none() {
+            return (None, None);
+        }
+        if self.zeros.is_none() {
+            self.zeros = Zeros::new().ok();
+        }
+        let Some(file) = self.zeros.as_mut().and_then(|z| z.take(req.bytes).ok()) else {
+            return (None, None);
+        };
+        let ping = SampleRequest {
+            bytes: 0,
+            ramp: 0,
+            start_at: None,
+            ..req.clone()
+        };
+        (Some(file), self.take(&ping, cancel, over).rtt)
     }
 
     /// Run a spawned ssh to its end: the threads that talk to it, the deadline and
@@ -369,7 +369,8 @@ impl OpenSsh {
             (echo_session(child, req, reference), None)
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
-            let stdout = read_stdout(child, req, go_tx, cpu_pid);
+            let from_file = child.stdin.is_none();
+            let stdout = read_stdout(child, req, go_tx, (cpu_pid, from_file));
             (stdout, feed_stdin(child, req, &self.payload, go_rx))
         };
         let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);

@@ -21,6 +21,8 @@ pub(super) struct StdoutReport {
     pub(super) end_at: Option<Instant>,
     /// Send: the count line. Receive: unused.
     pub(super) count_line: Option<String>,
+    /// Send: ssh read its stdin from a file (no ping, no pause after the ramp).
+    pub(super) from_file: bool,
     /// Receive: bytes after the ready line.
     pub(super) received: u64,
     /// Echo: each timed keystroke's round trip, in seconds.
@@ -90,13 +92,14 @@ pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<S
     rx
 }
 
-/// Follow the remote protocol on stdout: noise, the ready line, then data or a count;
-/// the client's CPU is read from process `pid` (ssh, or the master it runs over).
+/// Follow the remote protocol on stdout: noise, the ready line, then data or a count
+/// (a send `from_file`: the mark and the count); the client's CPU is read from process
+/// `pid` (ssh, or the master it runs over).
 pub(super) fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
     go: mpsc::Sender<WriteStep>,
-    pid: u32,
+    (pid, from_file): (u32, bool),
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
@@ -111,7 +114,10 @@ pub(super) fn read_stdout(
         // Lines (the ready line, send's replies) need little; a receive's reads of a
         // whole pipe's worth go past this buffer once it is drained.
         let mut r = BufReader::with_capacity(256 * 1024, stdout);
-        let mut report = StdoutReport::default();
+        let mut report = StdoutReport {
+            from_file,
+            ..StdoutReport::default()
+        };
         if mode == Mode::Connect {
             let _ = std::io::copy(&mut r, &mut std::io::sink());
             let _ = tx.send(report);
@@ -119,6 +125,7 @@ pub(super) fn read_stdout(
         }
         if wait_ready(&mut r, &mut report) {
             match mode {
+                Mode::Send if from_file => follow_file_send(&mut r, &mut report, pid),
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
                     let received = drain(&mut r, |received| {
@@ -298,6 +305,28 @@ pub(super) fn follow_send(
     report.mark_at = Some(mark);
     mark_client(report, pid);
     let _ = go.send(WriteStep::Rest);
+    read_count(r, report, pid);
+}
+
+/// A send that ssh reads from a file: the mark after the ramp, then the count.
+fn follow_file_send(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pid: u32) {
+    match proc::read_bounded_line(r, MAX_LINE) {
+        Ok(Some(line)) if line == remote::MARK => {
+            report.mark_at = Some(Instant::now());
+            mark_client(report, pid);
+        }
+        Ok(Some(line)) => {
+            let want = remote::MARK;
+            report.error = Some(format!("expected {want} from the server, got {line:?}"));
+            return;
+        }
+        _ => return,
+    }
+    read_count(r, report, pid);
+}
+
+/// The server's count line: the end of a send, and the client's CPU then.
+fn read_count(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pid: u32) {
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
         report.client_cpu_end = proc::cpu_time(pid);

@@ -1,0 +1,48 @@
+//! The `ssh` options every sample's connection is opened with, before the user's own.
+
+use crate::model::SampleRequest;
+
+/// The options of every connection a sample opens, before the user's own: verbose (the
+/// negotiated names), nothing forwarded, no multiplexing, no prompts, and the forced
+/// parts of the suite.
+pub fn session_options(req: &SampleRequest) -> Vec<String> {
+    let timeout = req.timeout.as_secs().clamp(1, 30);
+    let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
+    let mut opt = |kv: String| {
+        args.push("-o".into());
+        args.push(kv);
+    };
+    for fixed in [
+        "BatchMode=yes",
+        "ControlMaster=no",
+        "ControlPath=none",
+        "ClearAllForwardings=yes",
+        "ForwardAgent=no",
+        "ForwardX11=no",
+        "RequestTTY=no",
+        "PermitLocalCommand=no",
+    ] {
+        opt(fixed.to_string());
+    }
+    opt(format!("ConnectTimeout={timeout}"));
+    opt(format!(
+        "Compression={}",
+        if req.suite.compression.is_some() {
+            "yes"
+        } else {
+            "no"
+        }
+    ));
+    let s = &req.suite;
+    for (key, value) in [
+        ("KexAlgorithms", &s.kex),
+        ("HostKeyAlgorithms", &s.hostkey),
+        ("Ciphers", &s.cipher),
+        ("MACs", &s.mac),
+    ] {
+        if let Some(v) = value {
+            opt(format!("{key}={v}"));
+        }
+    }
+    args
+}
