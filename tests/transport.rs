@@ -666,6 +666,16 @@ fn a_suites_samples_share_one_connection_and_keep_every_figure() {
         assert_eq!(send.client_window_cpu.unwrap().feeder, None, "{send:?}");
     }
     assert!(send.rtt.is_some_and(|r| r > Duration::ZERO), "{send:?}");
+    // A send alone takes a connection of its own with sessions all the same.
+    let before = accepted(&sb);
+    let alone = t.measure_group(&group_of(&s)[..1], &cancel, &mut |_, _| {});
+    assert_eq!(accepted(&sb) - before, 1);
+    let c = alone[0].client_window_cpu;
+    assert!(
+        cfg!(not(target_os = "linux")) || c.is_some_and(|c| c.feeder.is_none()),
+        "{alone:?}"
+    );
+    assert!(alone[0].rtt.is_some(), "{alone:?}");
     // A compressed suite (ssh reports compression for a whole connection) and the old
     // way both take a connection per sample.
     let zlib = Suite {

@@ -49,13 +49,18 @@ impl Runner<'_> {
     }
 
     /// One group's samples, in its order, each retried on its own terms (a sample alone
-    /// is measured as before: sized warm-ups may repeat).
+    /// is measured as before: sized warm-ups may repeat; but a send alone in a shared
+    /// round goes to the transport as a group, which gives it a connection whose
+    /// sessions it may use, as a send beside other modes has).
     pub(super) fn measure_group(
         &mut self,
         group: &[usize],
         round: u32,
     ) -> Result<Vec<(usize, Sample)>, Abort> {
-        if let [item] = group {
+        let shared = self.settings.connections == Connections::PerSuite && round > 0;
+        if let [item] = group
+            && !(shared && self.items[*item].mode == Mode::Send)
+        {
             return Ok(vec![(*item, self.measure(*item, round)?)]);
         }
         let requests: Vec<SampleRequest> = group.iter().map(|&i| self.request(i, round)).collect();
@@ -144,6 +149,8 @@ mod tests {
     struct Recording {
         connections: Vec<Vec<(Mode, String)>>,
         fail: usize,
+        /// How many of the connections were asked for as a group.
+        grouped: usize,
     }
 
     impl Transport for Recording {
@@ -161,6 +168,7 @@ mod tests {
         ) -> Vec<Sample> {
             let one = |r: &SampleRequest| (r.mode, r.suite.cipher.clone().unwrap_or_default());
             self.connections.push(reqs.iter().map(one).collect());
+            self.grouped += 1;
             crate::measure::each(reqs, progress, |r| self.sample(r, cancel))
         }
     }
@@ -273,6 +281,25 @@ mod tests {
         let counted: Vec<&(usize, u32, Sample)> = sink.0.iter().filter(|s| s.1 > 0).collect();
         assert_eq!(counted.len(), 14);
         assert!(counted.iter().all(|s| s.2.outcome.is_success()));
+    }
+
+    #[test]
+    fn a_send_alone_in_a_shared_round_is_asked_for_as_a_group() {
+        // Sends only (ciphers a and b), or receives only, two rounds after the warm-ups.
+        let grouped = |mode: Mode, connections: Connections| {
+            let mut p = plan(&["a", "b"]);
+            p.items.iter_mut().for_each(|i| i.mode = mode);
+            let mut s = settings(2);
+            s.connections = connections;
+            let mut t = Recording::default();
+            let (cancel, mut sink) = (Cancel::new(), VecSink::default());
+            run(&p, &s, &mut t, &cancel, &mut sink, &[], &mut |_| {}).unwrap();
+            assert!(t.connections.iter().all(|c| c.len() == 1));
+            t.grouped
+        };
+        assert_eq!(grouped(Mode::Send, Connections::PerSuite), 4);
+        assert_eq!(grouped(Mode::Send, Connections::PerSample), 0);
+        assert_eq!(grouped(Mode::Receive, Connections::PerSuite), 0);
     }
 
     #[test]

@@ -252,9 +252,11 @@ fn fill(
 }
 
 /// Only send, receive and echo without compression share a connection: ssh reports
-/// compression once, for the whole connection, when it closes.
+/// compression once, for the whole connection, when it closes. A sized send alone takes
+/// one too: its bytes come from a file, its round trip from a session beside it.
 fn shareable(reqs: &[SampleRequest]) -> bool {
-    reqs.len() > 1
+    let sized_send = |r: &SampleRequest| r.mode == Mode::Send && r.until.is_none();
+    (reqs.len() > 1 || reqs.iter().any(sized_send))
         && (reqs.iter()).all(|r| {
             matches!(r.mode, Mode::Send | Mode::Receive | Mode::Echo)
                 && r.suite.compression.is_none()
