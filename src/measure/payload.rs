@@ -6,6 +6,7 @@
 
 use crate::model::PayloadKind;
 use crate::sys::pacer::Pacer;
+use crate::sys::scratch;
 
 /// A reusable payload block, shared by every clone: it lives as long as the transport,
 /// so pages of it handed to a pipe by reference (`vmsplice`) never change under ssh.
@@ -141,18 +142,32 @@ pub struct Zeros {
 
 impl Zeros {
     /// A sparse file of [`ZEROS`] bytes: in `/dev/shm` where there is one (Linux),
-    /// else in the temp directory; readable by its owner only, removed on drop.
+    /// else in the temp directory; readable by its owner only, removed on drop, and
+    /// locked while it lives, so that the next one made sweeps those a killed sshbench
+    /// left.
     pub fn new() -> std::io::Result<Self> {
+        const PREFIX: &str = "sshbench-zeros.";
         let shm = std::path::Path::new("/dev/shm");
-        let file = match shm.is_dir() {
-            true => tempfile::Builder::new()
-                .prefix("sshbench-zeros.")
-                .tempfile_in(shm)
-                .or_else(|_| tempfile::NamedTempFile::new())?,
-            false => tempfile::NamedTempFile::new()?,
-        };
-        file.as_file().set_len(ZEROS)?;
-        Ok(Zeros { file, len: ZEROS })
+        let dirs = [
+            shm.is_dir().then(|| shm.to_path_buf()),
+            Some(std::env::temp_dir()),
+        ];
+        let mut last = None;
+        for dir in dirs.into_iter().flatten() {
+            scratch::remove_stale_files(&dir, PREFIX);
+            let made = tempfile::Builder::new().prefix(PREFIX).tempfile_in(&dir);
+            let file = match made {
+                Ok(f) => f,
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            };
+            scratch::flock(file.as_file(), libc::LOCK_EX | libc::LOCK_NB)?;
+            file.as_file().set_len(ZEROS)?;
+            return Ok(Zeros { file, len: ZEROS });
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no directory for a sparse file")))
     }
 
     /// The file opened anew (an offset of its own), `bytes` before its end. (A larger
@@ -200,6 +215,11 @@ mod tests {
         assert_eq!(first, [0; 10]);
         assert_eq!(read(z.take(0).unwrap()).len(), 0);
         let path = z.file.path().to_path_buf();
+        let other = std::fs::File::open(&path).unwrap();
+        assert!(
+            scratch::flock(&other, libc::LOCK_EX | libc::LOCK_NB).is_err(),
+            "held while it lives"
+        );
         drop(z);
         assert!(!path.exists(), "removed on drop");
     }

@@ -1,7 +1,7 @@
 //! Private scratch directories in the temp dir that survive nothing: each is 0700, holds
 //! a lock for as long as its owner lives, and is removed on drop; one whose lock is free
 //! was left by a killed sshbench (`kill -9`) and is removed by the next one made with
-//! the same prefix.
+//! the same prefix. Files their owner keeps locked are swept the same way.
 
 use std::fs::{self, File};
 use std::os::fd::AsRawFd;
@@ -51,32 +51,39 @@ impl Scratch {
     }
 }
 
+/// This user's entries of `prefix` in `dir` (directories, or files), with their age.
+fn mine(dir: &Path, prefix: &str, dirs: bool) -> Vec<(std::path::PathBuf, Option<Duration>)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    let ours = |name: &std::ffi::OsStr, meta: &fs::Metadata| {
+        name.to_string_lossy().starts_with(prefix)
+            && (if dirs { meta.is_dir() } else { meta.is_file() })
+            && std::os::unix::fs::MetadataExt::uid(meta) == me
+    };
+    (entries.flatten())
+        .filter_map(|e| {
+            let meta = fs::symlink_metadata(e.path()).ok()?;
+            let age = meta.modified().ok().and_then(|m| m.elapsed().ok());
+            ours(&e.file_name(), &meta).then(|| (e.path(), age))
+        })
+        .collect()
+}
+
+/// Over a minute old (an entry being made right now is not locked yet).
+fn old(age: Option<Duration>) -> bool {
+    age.is_some_and(|age| age > Duration::from_secs(60))
+}
+
 /// Remove this user's directories of `prefix` in `tmp` that no live process holds. One
 /// without a lock file is only removed once it is a minute old, so one being created
 /// right now is safe.
 pub fn remove_stale(tmp: &Path, prefix: &str) {
-    let Ok(entries) = fs::read_dir(tmp) else {
-        return;
-    };
-    let me = nix::unistd::geteuid().as_raw();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !entry.file_name().to_string_lossy().starts_with(prefix)
-            || !meta.is_dir()
-            || std::os::unix::fs::MetadataExt::uid(&meta) != me
-        {
-            continue;
-        }
+    for (path, age) in mine(tmp, prefix, true) {
         let stale = match File::open(path.join("lock")) {
-            Ok(f) => flock(&f, libc::LOCK_EX | libc::LOCK_NB).is_ok(),
-            Err(_) => meta
-                .modified()
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age > Duration::from_secs(60)),
+            Ok(f) => flock(&f, LOCK_FREE).is_ok(),
+            Err(_) => old(age),
         };
         if stale {
             let _ = fs::remove_dir_all(&path);
@@ -84,9 +91,46 @@ pub fn remove_stale(tmp: &Path, prefix: &str) {
     }
 }
 
+/// Remove this user's files of `prefix` in `dir` that no live process holds locked
+/// (their owner locks them for its life; a killed one's lock went with it) and that
+/// are over a minute old.
+pub fn remove_stale_files(dir: &Path, prefix: &str) {
+    for (path, age) in mine(dir, prefix, false) {
+        let free = || File::open(&path).is_ok_and(|f| flock(&f, LOCK_FREE).is_ok());
+        if old(age) && free() {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// An exclusive lock taken only if nobody holds one.
+const LOCK_FREE: libc::c_int = libc::LOCK_EX | libc::LOCK_NB;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_locked_file_stays_and_an_abandoned_one_goes_once_a_minute_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let make = |name: &str, age: u64| {
+            let f = File::create(dir.path().join(name)).unwrap();
+            let then = std::time::SystemTime::now() - Duration::from_secs(age);
+            f.set_modified(then).unwrap();
+            f
+        };
+        let held = make("zeros.held", 120);
+        flock(&held, LOCK_FREE).unwrap();
+        drop(make("zeros.abandoned", 120));
+        drop(make("zeros.young", 0));
+        drop(make("other.abandoned", 120));
+        remove_stale_files(dir.path(), "zeros.");
+        let left: std::collections::BTreeSet<String> = (fs::read_dir(dir.path()).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let want = ["other.abandoned", "zeros.held", "zeros.young"];
+        assert_eq!(left, want.map(String::from).into(), "{left:?}");
+    }
 
     #[test]
     fn a_held_directory_stays_and_an_abandoned_one_goes() {
