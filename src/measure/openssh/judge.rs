@@ -50,8 +50,7 @@ pub(super) fn server_cpu(
     let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
     let (interval, bytes) = match req.mode {
         Mode::Send if !out.from_file => (sample.window?.time, sample.bytes - req.ramp),
-        Mode::Send => (sample.transfer?, sample.bytes),
-        _ => (sample.transfer?, req.bytes),
+        _ => (sample.transfer?, sample.bytes),
     };
     remote::cpu_between(&a, &b, interval, bytes)
 }
@@ -181,10 +180,8 @@ fn byte_count(req: &SampleRequest, expected: u64, seen: &Observed) -> Check {
             Some(Ok(n)) => {
                 // From a file nothing pauses at the ramp: a stdio `head` may read ahead.
                 let ahead = expected.saturating_sub(req.ramp).saturating_sub(n);
-                match out.from_file && ahead <= remote::HEAD_AHEAD {
-                    true => n + req.ramp + ahead,
-                    false => n + req.ramp,
-                }
+                let read_ahead = out.from_file && ahead <= remote::HEAD_AHEAD;
+                n + req.ramp + if read_ahead { ahead } else { 0 }
             }
             Some(Err(_)) => {
                 return Err(Outcome::failed(
