@@ -103,14 +103,15 @@ pub fn send_command(ramp: u64) -> String {
 }
 
 /// `send` that ssh reads from a file (nothing feeds it, so nothing can wait for a reply):
-/// note the session's CPU, announce readiness, swallow the first `ramp` bytes and say
-/// so, count the rest until EOF, note the CPU again. The probes, which take the shell a
-/// few milliseconds, stay out of the window. A `head` that reads through stdio buffers
-/// (BSD, busybox) may take up to [`HEAD_AHEAD`] more than `ramp`; the count is short by
-/// as much, and counts exactly the bytes after the mark.
+/// announce readiness, swallow the first `ramp` bytes and say so, count the rest until
+/// EOF. The session's CPU is noted at the mark by a background job, so the stream never
+/// waits for the probe (a `ps` or two off Linux), and again after the count: it covers
+/// the steady window, not the session's start and the ramp. A `head` that reads through
+/// stdio buffers (BSD, busybox) may take up to [`HEAD_AHEAD`] more than `ramp`; the
+/// count is short by as much, and counts exactly the bytes after the mark.
 pub fn send_file_command(ramp: u64) -> String {
     sh(&format!(
-        "{CPU_PROBE}; u {CPU0} >&2; echo {READY}; head -c {ramp} > /dev/null && echo {MARK}; wc -c; u {CPU1} >&2"
+        "{CPU_PROBE}; echo {READY}; head -c {ramp} > /dev/null && echo {MARK} && {{ u {CPU0} >&2 & }}; wc -c; wait; u {CPU1} >&2"
     ))
 }
 

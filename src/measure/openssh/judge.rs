@@ -33,14 +33,13 @@ pub(super) fn steady_window(
     (bytes > 0 && !time.is_zero()).then_some(Window { bytes, time })
 }
 
-/// The server's CPU over the measured part, from the remote probes on stderr: a fed
-/// send covers the steady window (the probes bracket it), a send from a file and a
-/// receive the whole stream (their probes stay out of the window).
+/// The server's CPU over the measured part, from the remote probes on stderr: a send
+/// covers the steady window (the probes bracket it), a receive the whole stream (its
+/// probes stay out of the window).
 pub(super) fn server_cpu(
     req: &SampleRequest,
     lines: &[String],
     sample: &Sample,
-    out: &StdoutReport,
 ) -> Option<CpuWindow> {
     let find = |marker: &str| {
         lines
@@ -49,7 +48,7 @@ pub(super) fn server_cpu(
     };
     let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
     let (interval, bytes) = match req.mode {
-        Mode::Send if !out.from_file => (sample.window?.time, sample.bytes - req.ramp),
+        Mode::Send => (sample.window?.time, sample.window?.bytes),
         _ => (sample.transfer?, sample.bytes),
     };
     remote::cpu_between(&a, &b, interval, bytes)

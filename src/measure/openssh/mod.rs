@@ -195,7 +195,7 @@ fn fill_transfer(
             ..CpuWindow::of(seconds, w.time, w.bytes)
         });
     }
-    sample.server_cpu = server_cpu(req, lines, sample, out);
+    sample.server_cpu = server_cpu(req, lines, sample);
     sample.compression_factor = sshlog::compression_factor(lines);
     let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
         Mode::Send => n.cipher_cs.clone(),
