@@ -1,6 +1,7 @@
 //! Reading a pipe to nowhere, as cheaply as the OS allows: on Linux the pipe's pages are
-//! spliced into `/dev/null` (handed over, never copied into this process); elsewhere,
-//! or where the kernel refuses, read into a buffer and dropped.
+//! spliced into `/dev/null` (handed over, never copied into this process), a quarter of
+//! a wide pipe at a time (see [`Pacer`](super::pacer::Pacer)); elsewhere, or where the kernel refuses, read
+//! into a buffer and dropped.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::AsFd;
@@ -9,15 +10,17 @@ use std::os::fd::AsFd;
 const STEP: usize = super::proc::WIDE_PIPE;
 
 /// Drain `r` (what its buffer holds first) to its end, calling `each` with the bytes
-/// so far after every step; the total.
-pub fn drain<R: Read + AsFd>(r: &mut BufReader<R>, mut each: impl FnMut(u64)) -> u64 {
+/// so far after every step; the total. Until the last pipe's worth before `last` bytes,
+/// a step may wait for bytes to gather; the step that reaches `last` comes as soon as
+/// the writer's last write (a caller times it).
+pub fn drain<R: Read + AsFd>(r: &mut BufReader<R>, last: u64, mut each: impl FnMut(u64)) -> u64 {
     let mut total = r.buffer().len() as u64;
     r.consume(total as usize);
     if total > 0 {
         each(total);
     }
     #[cfg(target_os = "linux")]
-    if let Some(n) = splice_to_null(r.get_ref(), total, &mut each) {
+    if let Some(n) = splice_to_null(r.get_ref(), (total, last), &mut each) {
         return n;
     }
     let mut buf = vec![0u8; STEP];
@@ -33,17 +36,34 @@ pub fn drain<R: Read + AsFd>(r: &mut BufReader<R>, mut each: impl FnMut(u64)) ->
 }
 
 /// Linux: splice to `/dev/null` until EOF; `None` when splicing is refused before any
-/// byte moved (the caller then reads).
+/// byte moved (the caller then reads). A wide pipe is left to gather bytes between
+/// steps while more than its capacity remains before `last`.
 #[cfg(target_os = "linux")]
-fn splice_to_null(fd: &impl AsFd, mut total: u64, each: &mut impl FnMut(u64)) -> Option<u64> {
+fn splice_to_null(
+    fd: &impl AsFd,
+    (mut total, last): (u64, u64),
+    each: &mut impl FnMut(u64),
+) -> Option<u64> {
+    use super::pacer::Pacer;
     use nix::errno::Errno;
-    use nix::fcntl::{SpliceFFlags, splice};
+    use nix::fcntl::{FcntlArg, SpliceFFlags, fcntl, splice};
     let null = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/null")
         .ok()?;
+    // A narrow pipe (64 KiB) holds too little to gather in: its writer would wait.
+    let capacity = fcntl(fd, FcntlArg::F_GETPIPE_SZ)
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n >= STEP / 2);
+    let mut pacer = capacity.map(Pacer::new);
     let mut moved_any = false;
     loop {
+        if let (Some(p), Some(c)) = (pacer.as_mut(), capacity) {
+            if last.saturating_sub(total) > c as u64 && !p.wait_for_bytes(fd.as_fd()) {
+                pacer = None;
+            }
+        }
         match splice(fd, None, &null, None, STEP, SpliceFFlags::SPLICE_F_MOVE) {
             Ok(0) => return Some(total),
             Ok(n) => {
@@ -77,7 +97,7 @@ mod tests {
         r.read_line(&mut line).unwrap();
         assert_eq!(line, "ready\n");
         let mut seen = Vec::new();
-        let total = drain(&mut r, |n| seen.push(n));
+        let total = drain(&mut r, 3 << 20, |n| seen.push(n));
         assert_eq!(total, 3 << 20);
         assert_eq!(seen.last(), Some(&(3 << 20)));
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
@@ -86,6 +106,30 @@ mod tests {
         let (rx, mut tx) = std::io::pipe().unwrap();
         tx.write_all(&[7u8; 1000]).unwrap();
         drop(tx);
-        assert_eq!(drain(&mut BufReader::new(rx), |_| {}), 1000);
+        assert_eq!(drain(&mut BufReader::new(rx), 1000, |_| {}), 1000);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_wide_pipe_gathers_bytes_between_steps_until_its_last_pipes_worth() {
+        // 16 MiB written 16 KiB at a time with a pause after each: a drain woken by every
+        // write takes ~1024 steps; one that lets a quarter of the pipe gather takes ~64,
+        // then goes step by step through the last 1 MiB (64 writes).
+        let (rx, mut tx) = std::io::pipe().unwrap();
+        assert_eq!(super::super::proc::widen_pipe(&rx), Some(STEP));
+        let writer = std::thread::spawn(move || {
+            for _ in 0..1024 {
+                tx.write_all(&[0u8; 16 << 10]).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+        });
+        let mut steps = Vec::new();
+        let total = drain(&mut BufReader::new(rx), 16 << 20, |n| steps.push(n));
+        writer.join().unwrap();
+        assert_eq!(total, 16 << 20);
+        let tail = steps.iter().filter(|&&n| n > 15 << 20).count();
+        assert!(steps.len() < 400, "{} steps", steps.len());
+        // Within the last pipe's worth, each write is its own step.
+        assert!(tail > 32, "{tail} steps in the last MiB");
     }
 }

@@ -1,6 +1,8 @@
-//! Refilling a full pipe in batches: the writer naps until about a quarter of the pipe
-//! has drained, at the rate it last saw, instead of being woken by each of the reader's
-//! reads (ssh reads 16 KiB at a time; a wakeup for each was most of the feeder's CPU).
+//! Moving a pipe's bytes in batches: the writer naps until about a quarter of a full
+//! pipe has drained, the reader until about a quarter of an empty one has filled, at
+//! the rate it last saw, instead of being woken by each of the other end's reads or
+//! writes (ssh moves 16-64 KiB at a time; a wakeup for each was most of the feeder's
+//! and the drain's CPU).
 
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::time::Duration;
@@ -30,6 +32,26 @@ impl Pacer {
     /// drained meanwhile. False where the pipe's fill cannot be read (the caller then
     /// blocks in its write instead).
     pub fn wait(&mut self, fd: BorrowedFd<'_>) -> bool {
+        self.nap_on(fd, |before, after| (before.saturating_sub(after), after))
+    }
+
+    /// Wait for bytes in the drained pipe `fd`: one nap, then the next one sized by what
+    /// arrived meanwhile (half as long when the pipe filled up: the writer waited).
+    /// False where the pipe's fill cannot be read (the caller then reads at once).
+    pub fn wait_for_bytes(&mut self, fd: BorrowedFd<'_>) -> bool {
+        let capacity = self.capacity;
+        self.nap_on(fd, |before, after| {
+            (after.saturating_sub(before), capacity.saturating_sub(after))
+        })
+    }
+
+    /// Nap, then size the next nap from the pipe's fill before and after: `moved` is
+    /// what the other end did, and `room` what it still could (0: it had to wait).
+    fn nap_on(
+        &mut self,
+        fd: BorrowedFd<'_>,
+        moved: impl Fn(usize, usize) -> (usize, usize),
+    ) -> bool {
         let Some(before) = queued(fd) else {
             return false;
         };
@@ -37,21 +59,22 @@ impl Pacer {
         let Some(after) = queued(fd) else {
             return false;
         };
-        self.nap = next_nap(self.nap, before.saturating_sub(after), after, self.capacity);
+        let (moved, room) = moved(before, after);
+        self.nap = next_nap(self.nap, moved, room, self.capacity);
         true
     }
 }
 
-/// The nap after one of `nap` in which `drained` bytes left the pipe and `left` stayed:
-/// long enough for a quarter of `capacity` to drain at that rate; half as long when the
-/// pipe ran dry (the reader waited), twice when nothing moved.
-fn next_nap(nap: Duration, drained: usize, left: usize, capacity: usize) -> Duration {
-    let next = if left == 0 {
+/// The nap after one of `nap` in which the other end moved `moved` bytes and had `room`
+/// for more: long enough for it to move a quarter of `capacity` at that rate; half as
+/// long when it ran out of room (it waited), twice when nothing moved.
+fn next_nap(nap: Duration, moved: usize, room: usize, capacity: usize) -> Duration {
+    let next = if room == 0 {
         nap / 2
-    } else if drained == 0 {
+    } else if moved == 0 {
         nap * 2
     } else {
-        nap.mul_f64((capacity / 4) as f64 / drained as f64)
+        nap.mul_f64((capacity / 4) as f64 / moved as f64)
     };
     next.clamp(MIN_NAP, MAX_NAP)
 }

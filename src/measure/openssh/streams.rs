@@ -128,7 +128,7 @@ pub(super) fn read_stdout(
                 Mode::Send if from_file => follow_file_send(&mut r, &mut report, pid),
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
                 _ => {
-                    let received = drain(&mut r, |received| {
+                    let received = drain(&mut r, expected, |received| {
                         let now = Instant::now();
                         if report.mark_at.is_none() && received >= ramp {
                             report.mark_at = Some(now);
