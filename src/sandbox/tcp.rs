@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// How long the stream runs on plain loopback, and through a lab's link (TCP needs a
 /// few round trips, and a shaped link's queue, before it is steady).
-const LOOPBACK_TIME: Duration = Duration::from_millis(600);
+const LOOPBACK_TIME: Duration = Duration::from_millis(300);
 const LAB_TIME: Duration = Duration::from_secs(2);
 /// The first third of the stream is not counted: it is TCP's start.
 const UNCOUNTED: f64 = 1.0 / 3.0;
