@@ -728,30 +728,34 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
         })
         .collect();
     // A busy machine may need more rounds to tell them apart (or run out of budget);
-    // whenever the race ended, both stopped then, for the reason that round implies.
-    let (last, round) = (reasons[0].1.clone(), reasons[0].2);
+    // whenever the race ended, both stopped then, for the reason that round implies. A
+    // nearly spent budget may admit only one of them to its last round.
+    let last = reasons[0].1.clone();
+    let round = reasons.iter().map(|r| r.2).max().unwrap();
     assert!(
         round >= 3 && (last == "separated" || (round > 3 && last == "budget")),
         "{reasons:?}"
     );
     let behind = if round == 3 { "dropped" } else { last.as_str() };
+    let labels: Vec<(&str, &str)> = (reasons.iter())
+        .map(|(cipher, why, _)| (cipher.as_str(), why.as_str()))
+        .collect();
     assert_eq!(
-        reasons,
+        labels,
         [
-            ("aes128-gcm@openssh.com".into(), last.clone(), round),
-            ("3des-cbc".into(), behind.into(), round),
+            ("aes128-gcm@openssh.com", last.as_str()),
+            ("3des-cbc", behind)
         ]
     );
+    let slack = u32::from(last == "budget");
+    assert!(reasons.iter().all(|r| r.2 + slack >= round), "{reasons:?}");
     // Nothing was measured after the race ended.
     let samples = store.samples(&[run.id]).unwrap();
     assert_eq!(samples.iter().map(|s| s.round).max(), Some(round));
     let show = sshbench().args(["show", "--db"]).arg(&db).output().unwrap();
     let table = text(&show.stdout);
-    for want in [
-        "Stopped".to_string(),
-        format!("{last} after {round}"),
-        format!("{behind} after {round}"),
-    ] {
+    let stops = reasons.iter().map(|(_, why, n)| format!("{why} after {n}"));
+    for want in std::iter::once("Stopped".to_string()).chain(stops) {
         assert!(table.contains(&want), "{want:?} missing:\n{table}");
     }
     // A fixed design (`--rounds`) records no stops, and show has no such column.
