@@ -153,23 +153,23 @@ fn reference(args: &[String]) -> Result<(), String> {
     cmd.arg(need(&o, "host")?)
         .arg(format!("sh -c '{script}'"))
         .stdout(Stdio::piped());
-    let shm = Path::new("/dev/shm");
-    let zeros = tempfile::Builder::new()
-        .prefix("benchkit-zeros.")
-        .tempfile_in(if shm.is_dir() {
-            shm.into()
-        } else {
-            std::env::temp_dir()
-        })
-        .map_err(|e| e.to_string())?;
     // ssh reads through one open file description, and this process looks at its offset
     // through another handle of the same one.
     let read_by_ssh = if mode == "send" {
+        let shm = Path::new("/dev/shm");
+        let zeros = tempfile::Builder::new()
+            .prefix("benchkit-zeros.")
+            .tempfile_in(if shm.is_dir() {
+                shm.into()
+            } else {
+                std::env::temp_dir()
+            })
+            .map_err(|e| e.to_string())?;
         zeros.as_file().set_len(bytes).map_err(|e| e.to_string())?;
         let f = std::fs::File::open(zeros.path()).map_err(|e| e.to_string())?;
         let watch = f.try_clone().map_err(|e| e.to_string())?;
         cmd.stdin(Stdio::from(f));
-        Some(watch)
+        Some((zeros, watch))
     } else {
         cmd.stdin(Stdio::null());
         None
@@ -194,10 +194,10 @@ fn reference(args: &[String]) -> Result<(), String> {
     // when a time-limited send knows how much it sent.
     let mut progress: Vec<(Instant, u64)> = Vec::new();
     let mut cut = false;
-    let (moved, end) = if let Some(watch) = read_by_ssh {
+    let (moved, end) = if let Some((zeros, watch)) = &read_by_ssh {
         let cut_at = |n: u64| zeros.as_file().set_len(n);
         send_from_file(
-            &watch,
+            watch,
             (bytes, limit, ready),
             &mut out,
             &mut progress,

@@ -131,8 +131,7 @@ impl Master {
         let start = Instant::now();
         let mut socket_at: Option<Instant> = None;
         let logged = || {
-            let lines = self.lines();
-            let times = vec![Duration::ZERO; lines.len()];
+            let (lines, times, _) = self.log();
             sshlog::phases(&lines, &times, Duration::ZERO).is_some()
         };
         loop {

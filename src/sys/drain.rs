@@ -1,7 +1,7 @@
 //! Reading a pipe to nowhere, as cheaply as the OS allows: on Linux the pipe's pages are
 //! spliced into `/dev/null` (handed over, never copied into this process), a quarter of
-//! a wide pipe at a time (see [`Pacer`](super::pacer::Pacer)); elsewhere, or where the kernel refuses, read
-//! into a buffer and dropped.
+//! a wide pipe at a time (see [`Pacer`](super::pacer::Pacer)); elsewhere, or where the
+//! kernel refuses, read into a buffer and dropped.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::AsFd;
@@ -52,17 +52,18 @@ fn splice_to_null(
         .open("/dev/null")
         .ok()?;
     // A narrow pipe (64 KiB) holds too little to gather in: its writer would wait.
-    let capacity = fcntl(fd, FcntlArg::F_GETPIPE_SZ)
+    let mut pacer = fcntl(fd, FcntlArg::F_GETPIPE_SZ)
         .ok()
         .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n >= STEP / 2);
-    let mut pacer = capacity.map(Pacer::new);
+        .filter(|&n| n >= STEP / 2)
+        .map(|n| (Pacer::new(n), n as u64));
     let mut moved_any = false;
     loop {
-        if let (Some(p), Some(c)) = (pacer.as_mut(), capacity) {
-            if last.saturating_sub(total) > c as u64 && !p.wait_for_bytes(fd.as_fd()) {
-                pacer = None;
-            }
+        if let Some((p, capacity)) = pacer.as_mut()
+            && last.saturating_sub(total) > *capacity
+            && !p.wait_for_bytes(fd.as_fd())
+        {
+            pacer = None;
         }
         match splice(fd, None, &null, None, STEP, SpliceFFlags::SPLICE_F_MOVE) {
             Ok(0) => return Some(total),

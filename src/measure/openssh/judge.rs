@@ -48,7 +48,7 @@ pub(super) fn server_cpu(
     };
     let (a, b) = (find(remote::CPU0)?, find(remote::CPU1)?);
     let (interval, bytes) = match req.mode {
-        Mode::Send => (sample.window?.time, sample.window?.bytes),
+        Mode::Send => sample.window.map(|w| (w.time, w.bytes))?,
         _ => (sample.transfer?, sample.bytes),
     };
     remote::cpu_between(&a, &b, interval, bytes)

@@ -251,11 +251,16 @@ fn fill(
     }
 }
 
+/// A send of a size (not a time-bounded warm-up), with bytes past its ramp: over a
+/// shared connection, ssh reads it from a file.
+fn sized_send(r: &SampleRequest) -> bool {
+    r.mode == Mode::Send && r.until.is_none() && r.bytes > r.ramp
+}
+
 /// Only send, receive and echo without compression share a connection: ssh reports
 /// compression once, for the whole connection, when it closes. A sized send alone takes
 /// one too: its bytes come from a file, its round trip from a session beside it.
 fn shareable(reqs: &[SampleRequest]) -> bool {
-    let sized_send = |r: &SampleRequest| r.mode == Mode::Send && r.until.is_none();
     (reqs.len() > 1 || reqs.iter().any(sized_send))
         && (reqs.iter()).all(|r| {
             matches!(r.mode, Mode::Send | Mode::Receive | Mode::Echo)
@@ -335,8 +340,7 @@ impl OpenSsh {
         cancel: &Cancel,
         over: Option<&Shared>,
     ) -> (Option<std::fs::File>, Option<Duration>) {
-        let sized = req.mode == Mode::Send && req.until.is_none() && req.bytes > req.ramp;
-        if !sized || over.is_none() {
+        if !sized_send(req) || over.is_none() {
             return (None, None);
         }
         if self.zeros.is_none() {
