@@ -531,8 +531,9 @@ pub struct RunArgs {
 
     /// How long the measured part of a calibrated transfer should last (after its ramp),
     /// and an echo session's typing. Default: 300ms for send (its noise lies within each
-    /// sample, so a longer window tells more per second than more rounds), 200ms for the
-    /// other modes; given, it applies to every mode.
+    /// sample, so a longer window tells more per second than more rounds), 100ms for echo
+    /// (its noise lies between sessions), 200ms for the other modes; given, it applies to
+    /// every mode.
     #[arg(long, value_name = "DURATION")]
     pub sample_time: Option<String>,
 

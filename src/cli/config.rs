@@ -49,6 +49,7 @@ pub const FIRST_PASS: u32 = 3;
 /// "Where a send sample's noise comes from").
 const SAMPLE_TIME: Duration = Duration::from_millis(200);
 const SEND_SAMPLE_TIME: Duration = Duration::from_millis(300);
+const ECHO_SAMPLE_TIME: Duration = Duration::from_millis(100);
 
 /// The counts and times that have a floor: a clear error before anything starts. The
 /// sample time given, if any.
@@ -117,6 +118,9 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         send_sample_time_s: sample_time
             .is_none()
             .then_some(SEND_SAMPLE_TIME.as_secs_f64()),
+        echo_sample_time_s: sample_time
+            .is_none()
+            .then_some(ECHO_SAMPLE_TIME.as_secs_f64()),
         rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
         max_rounds: a.max_rounds,
@@ -371,14 +375,16 @@ mod tests {
         assert!(e.to_string().contains("add send or receive"), "{e}");
     }
 
-    /// By default send's measured part is longer than the other modes'; a sample time
-    /// given applies to every mode, and one below the floor is refused.
+    /// By default send's measured part is longer than the other modes' and echo's typing
+    /// shorter; a sample time given applies to every mode, and one below the floor is
+    /// refused.
     #[test]
-    fn send_has_a_longer_sample_time_unless_one_is_given() {
+    fn send_and_echo_have_their_own_sample_times_unless_one_is_given() {
         let options = |argv: &[&str]| run_config(argv).map(|c| c.options);
         let default = options(&["sshbench", "run"]).unwrap();
         assert_eq!(default.sample_time_s(Mode::Send), 0.3);
-        for mode in [Mode::Receive, Mode::Echo, Mode::Connect] {
+        assert_eq!(default.sample_time_s(Mode::Echo), 0.1);
+        for mode in [Mode::Receive, Mode::Connect] {
             assert_eq!(default.sample_time_s(mode), 0.2, "{mode}");
         }
         let given = options(&["sshbench", "run", "--sample-time", "250ms"]).unwrap();

@@ -18,6 +18,10 @@ pub struct RunOptions {
     /// the same as every mode's).
     #[serde(default)]
     pub send_sample_time_s: Option<f64>,
+    /// Echo's own typing time where it differs (runs stored before it existed read
+    /// `None`: the same as every mode's but send's).
+    #[serde(default)]
+    pub echo_sample_time_s: Option<f64>,
     /// Counted rounds (every suite once per round).
     pub rounds: u32,
     /// Keep adding rounds until every suite's 95% CI is within this fraction.
@@ -64,10 +68,11 @@ pub struct RunOptions {
 impl RunOptions {
     /// The calibration targets the run measures to.
     pub fn sample_times(&self) -> SampleTimes {
-        let send = self.send_sample_time_s.unwrap_or(self.sample_time_s);
+        let own = |t: Option<f64>| Duration::from_secs_f64(t.unwrap_or(self.sample_time_s));
         SampleTimes {
-            general: Duration::from_secs_f64(self.sample_time_s),
-            send: Duration::from_secs_f64(send),
+            general: own(None),
+            send: own(self.send_sample_time_s),
+            echo: own(self.echo_sample_time_s),
         }
     }
 
@@ -77,13 +82,15 @@ impl RunOptions {
     }
 }
 
-/// How long a calibrated transfer's measured part lasts (and an echo session's typing):
+/// How long a calibrated transfer's measured part lasts, and an echo session's typing:
 /// send's may be longer, its noise lying within each sample (BENCHMARKS.md, "Where a send
-/// sample's noise comes from").
+/// sample's noise comes from"); echo's shorter, its noise lying between samples ("Echo's
+/// typing time").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SampleTimes {
     pub general: Duration,
     pub send: Duration,
+    pub echo: Duration,
 }
 
 impl SampleTimes {
@@ -92,6 +99,7 @@ impl SampleTimes {
         SampleTimes {
             general: t,
             send: t,
+            echo: t,
         }
     }
 
@@ -99,6 +107,7 @@ impl SampleTimes {
     pub fn of(&self, mode: Mode) -> Duration {
         match mode {
             Mode::Send => self.send,
+            Mode::Echo => self.echo,
             _ => self.general,
         }
     }
@@ -290,11 +299,14 @@ mod tests {
             [o.sample_time_s(Mode::Send), o.sample_time_s(Mode::Receive)],
             [0.25; 2]
         );
+        assert_eq!(o.sample_time_s(Mode::Echo), 0.25);
         let new = RunOptions {
             send_sample_time_s: Some(0.3),
+            echo_sample_time_s: Some(0.1),
             ..o
         };
         assert_eq!(new.sample_time_s(Mode::Send), 0.3);
+        assert_eq!(new.sample_time_s(Mode::Echo), 0.1);
         assert_eq!(new.sample_time_s(Mode::Receive), 0.25);
     }
 }

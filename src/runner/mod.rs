@@ -631,6 +631,7 @@ mod tests {
         s.sample_time = SampleTimes {
             general: Duration::from_millis(200),
             send: Duration::from_millis(400),
+            echo: Duration::from_millis(100),
         };
         let requests = requests_with(&p, &s, &mut SlowStart);
         let window = |item: usize| -> Vec<u64> {
@@ -927,14 +928,17 @@ mod tests {
         assert!(totals.iter().all(|&t| t == 10), "{totals:?}");
     }
 
+    /// Echo types for its own sample time, which here differs from the other modes'.
     #[test]
     fn echo_is_sized_from_its_leads_round_trip() {
         let p = three_modes();
         let mut requests = Vec::new();
         let mut warm = Pinging(Mock::default());
+        let mut s = settings(1);
+        s.sample_time.echo = Duration::from_millis(125);
         run(
             &p,
-            &settings(1),
+            &s,
             &mut warm,
             &Cancel::new(),
             &mut VecSink::default(),
@@ -948,9 +952,9 @@ mod tests {
             },
         )
         .unwrap();
-        // A 250 µs ping, and as long again for the reference's keystroke: 500
-        // keystrokes fill the 250 ms sample time.
-        assert_eq!(requests, [(1, 500 + ECHO_UNTIMED)]);
+        // A 250 µs ping, and as long again for the reference's keystroke: 250
+        // keystrokes fill echo's 125 ms.
+        assert_eq!(requests, [(1, 250 + ECHO_UNTIMED)]);
     }
 
     #[test]
