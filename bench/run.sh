@@ -52,10 +52,10 @@ if [ $quick = 1 ]; then
   export SEED_KEXES="curve25519-sha256 curve25519-sha256@libssh.org"
   export SEED_CIPHERS="aes128-gcm@openssh.com chacha20-poly1305@openssh.com aes256-ctr 3des-cbc"
   export SEED_MACS="hmac-sha2-256-etm@openssh.com hmac-sha1"
-  ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=5; acc_rounds=3
+  ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=5; acc_blocks=2; acc_rounds=2
 else
   filters=
-  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=15; acc_rounds=5
+  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=8; acc_blocks=4; acc_rounds=2
 fi
 
 # 1. Speed (and the first run for precision and overhead): an sshbench run
@@ -129,15 +129,17 @@ done
 read -r p_n p_rho p_rel < "$work/p.ours"
 read -r s_n s_rho s_rel < "$work/p.seed"
 
-# 3. Accuracy: per suite, an sshbench run of that suite alone (send and receive, default
-#    settings but 5 rounds), bracketed by long plain-ssh transfers, each timed from the
-#    remote ready line: 4 GiB or 4 s, whichever comes first (15 s for a slow suite, which
-#    moves far less: 30 s per direction in all), one per direction before the run and one
-#    after, in mirrored order (send, receive, run, receive, send), so both directions'
-#    references are centred on the run. The reference is their mean: this machine's speed
-#    drifts by more than ±5% within tens of seconds, and a single reference before or
-#    after the run measures the machine in another state half the time. Run A's figure
-#    (3 samples, minutes earlier) is shown beside it.
+# 3. Accuracy: per suite, $acc_blocks short sshbench runs of that suite alone (send and
+#    receive, default settings but $acc_rounds rounds each), each between long plain-ssh
+#    transfers per direction (the references), timed from the remote ready line: 4 GiB
+#    or 4 s, whichever comes first (8 s for a slow suite, which moves far less). The
+#    order is refs, run, refs, run, ..., refs, the two directions' references in turn
+#    first, so both are centred on the runs. A block is one run against the mean of the
+#    references on either side of it; the row's ratio is the geometric mean of its
+#    blocks'. Why blocks: this machine's speed drifts by more than ±5% within tens of
+#    seconds, so a run and its references should be seconds apart, and several such pairs
+#    per row average out the spells in between. Run A's figure (3 samples, minutes
+#    earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
 done
@@ -152,45 +154,75 @@ reference() {
   on_client "$kit" reference --config "$config" --host "$host" --cipher "$2" --mac "$3" \
     --mode "$1" --bytes "$ref_bytes" --seconds "$4"
 }
+# references B CIPHER MAC SECONDS: the references after block B (0: before the first),
+# the directions in turn first.
+references() {
+  if [ $(($1 % 2)) = 0 ]; then set -- "$@" send receive; else set -- "$@" receive send; fi
+  reference "$5" "$2" "$3" "$4" > "$work/ref.$5.$1"
+  reference "$6" "$2" "$3" "$4" > "$work/ref.$6.$1"
+}
+# rate FILE [steady]: a reference's bytes per second (over its last three quarters).
+rate() {
+  read -r moved total steady steady_bytes < "$1"
+  if [ -n "${2:-}" ]; then calc "$steady_bytes / $steady" 0; else calc "$moved / $total" 0; fi
+}
+# ratios FILE: the file's ratios as "a, b, c".
+ratios() { awk '{ printf "%s%.3f", (NR > 1 ? ", " : ""), $1 }' "$1"; }
 for s in $acc_suites; do
   cipher=${s%%:*}; rest=${s#*:}; mac=${rest%%:*}; speed=${rest#*:}
   seconds=$ref_seconds
   [ "$speed" = slow ] && seconds=$ref_slow_seconds
-  reference send "$cipher" "$mac" "$seconds" > "$work/ref.send.1"
-  reference receive "$cipher" "$mac" "$seconds" > "$work/ref.receive.1"
-  log "accuracy: sshbench run of $cipher + $mac"
-  acc_run=$((acc_run + 1))
-  # shellcheck disable=SC2046 # an optional --macs pair
-  "$bin" run -q --db "$acc_db" --mode send,receive --rounds "$acc_rounds" --ciphers "$cipher" \
-    $( [ "$mac" = - ] || echo "--macs $mac") > /dev/null
-  reference receive "$cipher" "$mac" "$seconds" > "$work/ref.receive.2"
-  reference send "$cipher" "$mac" "$seconds" > "$work/ref.send.2"
+  first_run=$((acc_run + 1))
+  references 0 "$cipher" "$mac" "$seconds"
+  b=0
+  while [ $b -lt "$acc_blocks" ]; do
+    b=$((b + 1))
+    log "accuracy: sshbench run $b of $cipher + $mac"
+    acc_run=$((acc_run + 1))
+    # shellcheck disable=SC2046 # an optional --macs pair
+    "$bin" run -q --db "$acc_db" --mode send,receive --rounds "$acc_rounds" --ciphers "$cipher" \
+      $( [ "$mac" = - ] || echo "--macs $mac") > /dev/null
+    references $b "$cipher" "$mac" "$seconds"
+  done
   for mode in send receive; do
-    "$kit" suites --db "$acc_db" --run "$acc_run" --mode "$mode" > "$work/acc.$mode"
-    line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/acc.$mode")
-    if [ -z "$line" ]; then
+    : > "$work/blocks"; : > "$work/blocks.steady"; : > "$work/refs"
+    sum=0; n=0; missing=
+    b=0
+    while [ $b -lt "$acc_blocks" ]; do
+      b=$((b + 1))
+      line=$("$kit" suites --db "$acc_db" --run $((first_run + b - 1)) --mode "$mode" |
+        awk -F'\t' -v k="$cipher+$mac" '$1 == k')
+      [ -n "$line" ] || { missing=1; break; }
+      ours=$(echo "$line" | cut -f2)
+      k=$(echo "$line" | cut -f4)
+      sum=$(calc "$sum + $ours * $k" 0); n=$((n + k))
+      before=$work/ref.$mode.$((b - 1)); after=$work/ref.$mode.$b
+      echo "$(calc "$ours * 2 / ($(rate "$before") + $(rate "$after"))" 4)" >> "$work/blocks"
+      echo "$(calc "$ours * 2 / ($(rate "$before" steady) + $(rate "$after" steady))" 4)" >> "$work/blocks.steady"
+    done
+    if [ -n "$missing" ] || [ "$n" = 0 ]; then
       acc_rows="$acc_rows| accuracy | $mode $cipher + $mac | not measured by sshbench | |
 "
       continue
     fi
-    ours=$(echo "$line" | cut -f2)
-    ci=$(echo "$line" | cut -f3)
-    n=$(echo "$line" | cut -f4)
+    b=0
+    while [ $b -le "$acc_blocks" ]; do rate "$work/ref.$mode.$b" >> "$work/refs"; echo >> "$work/refs"; b=$((b + 1)); done
+    ours=$(calc "$sum / $n" 0)
+    ref_mean=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$work/refs")
+    ref_low=$(sort -n "$work/refs" | head -n 1); ref_high=$(sort -n "$work/refs" | tail -n 1)
+    read -r _ ratio ratio_low ratio_high _ <<EOF
+$("$kit" pool "$work/blocks")
+EOF
+    ratio_steady=$("$kit" pool "$work/blocks.steady" | cut -f2)
     a_line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
-    read -r moved1 total1 steady1 steady_bytes1 < "$work/ref.$mode.1"
-    read -r moved2 total2 steady2 steady_bytes2 < "$work/ref.$mode.2"
-    ref1=$(calc "$moved1 / $total1" 0)
-    ref2=$(calc "$moved2 / $total2" 0)
-    ref=$(calc "($ref1 + $ref2) / 2" 0)
-    ref_steady=$(calc "($steady_bytes1 / $steady1 + $steady_bytes2 / $steady2) / 2" 0)
     if [ -n "$a_line" ]; then
       a_ours=$(echo "$a_line" | cut -f2)
-      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref" 3)"
+      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref_mean" 3)"
     else
       a_what=
     fi
-    echo "$(calc "$ours / $ref" 4)" >> "$work/ratios"
-    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) ± $(calc "$ci / 1e6" 1) MB/s (n = $n); reference $(calc "$ref / 1e6" 1) MB/s, the mean of $(calc "$ref1 / 1e6" 1) before and $(calc "$ref2 / 1e6" 1) after ($(calc "$moved1 / 1048576" 0) and $(calc "$moved2 / 1048576" 0) MiB in $(calc "$total1" 1) and $(calc "$total2" 1) s)$a_what | **$(calc "$ours / $ref" 3)** (vs the references' last 3/4: $(calc "$ours / $ref_steady" 3); vs the one before / after alone: $(calc "$ours / $ref1" 3) / $(calc "$ours / $ref2" 3)) |
+    echo "$ratio" >> "$work/ratios"
+    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) MB/s ($acc_blocks runs, n = $n); references $(calc "$ref_mean / 1e6" 1) MB/s ($((acc_blocks + 1)) transfers of $seconds s or $((ref_bytes >> 20)) MiB: $(calc "$ref_low / 1e6" 1)-$(calc "$ref_high / 1e6" 1)); the blocks $(ratios "$work/blocks")$a_what | **$(calc "$ratio" 3)** (the blocks' 95% interval: $(calc "$ratio_low" 3)-$(calc "$ratio_high" 3); vs the references' last 3/4: $(calc "$ratio_steady" 3)) |
 "
   done
 done
