@@ -346,6 +346,9 @@ pub(super) fn measure(
     };
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
+    for note in transport.notes() {
+        progress.say(&format!("note: {note}"));
+    }
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
     drop(srv);
     store.set_status(run_id, status_of(&result))?;

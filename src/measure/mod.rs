@@ -62,4 +62,11 @@ pub trait Transport {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         None
     }
+
+    /// What the transport had to do otherwise than its design since it was last asked
+    /// (e.g. feed sends through a pipe where no file of zeros could be made), one line
+    /// each, for the caller to tell the user.
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }

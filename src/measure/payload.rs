@@ -185,9 +185,69 @@ impl Zeros {
     }
 }
 
+/// A transport's zeros: made on first use. If they cannot be made, or opened, they are
+/// not tried again, so that every send of the run is fed the same way (through a pipe,
+/// see [`Payload::write_to`]), and why is noted once for the user.
+#[derive(Debug, Default)]
+pub struct ZerosSlot(Option<Option<Zeros>>);
+
+impl ZerosSlot {
+    /// `bytes` of zeros to read (see [`Zeros::take`]), the zeros made by `make` if none
+    /// were tried yet; `None` from the first failure on, which adds a line to `notes`.
+    pub fn take(
+        &mut self,
+        bytes: u64,
+        make: impl FnOnce() -> std::io::Result<Zeros>,
+        notes: &mut Vec<String>,
+    ) -> Option<std::fs::File> {
+        let zeros = self
+            .0
+            .get_or_insert_with(|| make().map_err(|e| notes.push(fed_note("made", &e))).ok());
+        let taken = zeros.as_mut()?.take(bytes);
+        taken
+            .map_err(|e| {
+                notes.push(fed_note("opened", &e));
+                self.0 = Some(None);
+            })
+            .ok()
+    }
+}
+
+fn fed_note(what: &str, e: &std::io::Error) -> String {
+    format!(
+        "no sparse file of zeros could be {what} ({e}); sends are fed through a pipe by \
+         sshbench instead, which costs it CPU and can read lower (BENCHMARKS.md, \
+         \"Out of the data path\")"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Made once: a failure is noted once and never retried; made zeros serve every send.
+    #[test]
+    fn zeros_that_cannot_be_made_are_noted_once_and_not_tried_again() {
+        let mut notes = Vec::new();
+        let mut failed = ZerosSlot::default();
+        let refuse = || Err(std::io::Error::other("no room"));
+        assert!(failed.take(10, refuse, &mut notes).is_none());
+        let never = || -> std::io::Result<Zeros> { panic!("tried again") };
+        assert!(failed.take(10, never, &mut notes).is_none());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("could be made (no room)"), "{notes:?}");
+
+        let mut made = ZerosSlot::default();
+        let mut makes = 0;
+        for _ in 0..3 {
+            let make = || {
+                makes += 1;
+                Zeros::new()
+            };
+            assert!(made.take(1 << 20, make, &mut notes).is_some());
+        }
+        assert_eq!((makes, notes.len()), (1, 1));
+    }
 
     #[test]
     fn zeros_open_exactly_the_bytes_asked_for_each_with_an_offset_of_its_own() {

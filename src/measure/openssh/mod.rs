@@ -13,7 +13,7 @@ mod reference;
 mod streams;
 
 use super::master::Master;
-use super::payload::{Payload, Zeros};
+use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, each, rekey, remote, sshlog};
 use crate::model::{
@@ -54,7 +54,9 @@ pub struct OpenSsh {
     /// The run's echo reference, open while echo samples ask for it.
     reference: Option<Reference>,
     /// What sends over a shared connection read (made on first use).
-    zeros: Option<Zeros>,
+    zeros: ZerosSlot,
+    /// What was done otherwise than asked, for the user (see [`Transport::notes`]).
+    notes: Vec<String>,
 }
 
 /// A connection that samples run over as sessions (`--connections suite`): its master,
@@ -80,7 +82,8 @@ impl OpenSsh {
             payload,
             scratch: None,
             reference: None,
-            zeros: None,
+            zeros: ZerosSlot::default(),
+            notes: Vec::new(),
         }
     }
 
@@ -343,10 +346,7 @@ impl OpenSsh {
         if !sized_send(req) || over.is_none() {
             return (None, None);
         }
-        if self.zeros.is_none() {
-            self.zeros = Zeros::new().ok();
-        }
-        let Some(file) = self.zeros.as_mut().and_then(|z| z.take(req.bytes).ok()) else {
+        let Some(file) = self.zeros.take(req.bytes, Zeros::new, &mut self.notes) else {
             return (None, None);
         };
         let ping = SampleRequest {
@@ -420,6 +420,10 @@ impl Transport for OpenSsh {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         let (ssh, target) = (self.ssh.clone(), self.target.clone());
         Some(Box::new(OpenSsh::new(ssh, target, self.payload.clone())))
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
