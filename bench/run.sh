@@ -55,7 +55,7 @@ if [ $quick = 1 ]; then
   ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=5; acc_blocks=2; acc_rounds=2
 else
   filters=
-  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=8; acc_blocks=4; acc_rounds=2
+  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=8; acc_blocks=6; acc_rounds=2
 fi
 
 # 1. Speed (and the first run for precision and overhead): an sshbench run
