@@ -166,6 +166,10 @@ rate() {
   read -r moved total steady steady_bytes < "$1"
   if [ -n "${2:-}" ]; then calc "$steady_bytes / $steady" 0; else calc "$moved / $total" 0; fi
 }
+# around MODE B [steady]: the mean rate of the references on either side of block B.
+around() {
+  calc "($(rate "$work/ref.$1.$(($2 - 1))" ${3:-}) + $(rate "$work/ref.$1.$2" ${3:-})) / 2" 0
+}
 # ratios FILE: the file's ratios as "a, b, c".
 ratios() { awk '{ printf "%s%.3f", (NR > 1 ? ", " : ""), $1 }' "$1"; }
 for s in $acc_suites; do
@@ -196,9 +200,8 @@ for s in $acc_suites; do
       ours=$(echo "$line" | cut -f2)
       k=$(echo "$line" | cut -f4)
       sum=$(calc "$sum + $ours * $k" 0); n=$((n + k))
-      before=$work/ref.$mode.$((b - 1)); after=$work/ref.$mode.$b
-      echo "$(calc "$ours * 2 / ($(rate "$before") + $(rate "$after"))" 4)" >> "$work/blocks"
-      echo "$(calc "$ours * 2 / ($(rate "$before" steady) + $(rate "$after" steady))" 4)" >> "$work/blocks.steady"
+      echo "$(calc "$ours / $(around "$mode" $b)" 4)" >> "$work/blocks"
+      echo "$(calc "$ours / $(around "$mode" $b steady)" 4)" >> "$work/blocks.steady"
     done
     if [ -n "$missing" ] || [ "$n" = 0 ]; then
       acc_rows="$acc_rows| accuracy | $mode $cipher + $mac | not measured by sshbench | |
@@ -206,7 +209,7 @@ for s in $acc_suites; do
       continue
     fi
     b=0
-    while [ $b -le "$acc_blocks" ]; do rate "$work/ref.$mode.$b" >> "$work/refs"; echo >> "$work/refs"; b=$((b + 1)); done
+    while [ $b -le "$acc_blocks" ]; do echo "$(rate "$work/ref.$mode.$b")" >> "$work/refs"; b=$((b + 1)); done
     ours=$(calc "$sum / $n" 0)
     ref_mean=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$work/refs")
     ref_low=$(sort -n "$work/refs" | head -n 1); ref_high=$(sort -n "$work/refs" | tail -n 1)

@@ -111,16 +111,14 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         bail!("--streams measures the best send and receive suites: add send or receive to --mode");
     }
     let budget = a.budget.as_deref().map(parse_duration).transpose()?;
+    // A mode's own default applies only where no time was given for all.
+    let own_default = |t: Duration| sample_time.is_none().then_some(t.as_secs_f64());
     Ok(RunOptions {
         modes,
         size: a.size.as_deref().map(parse_size).transpose()?,
         sample_time_s: sample_time.unwrap_or(SAMPLE_TIME).as_secs_f64(),
-        send_sample_time_s: sample_time
-            .is_none()
-            .then_some(SEND_SAMPLE_TIME.as_secs_f64()),
-        echo_sample_time_s: sample_time
-            .is_none()
-            .then_some(ECHO_SAMPLE_TIME.as_secs_f64()),
+        send_sample_time_s: own_default(SEND_SAMPLE_TIME),
+        echo_sample_time_s: own_default(ECHO_SAMPLE_TIME),
         rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
         max_rounds: a.max_rounds,
