@@ -516,8 +516,8 @@ pub struct RunArgs {
     pub max_rounds: u32,
 
     /// Start no sample after this much time (e.g. 10m, 1h); finished samples are kept
-    /// and `--resume` goes on. Without it, a race ends by its own budget (per mode, see
-    /// --rounds) or --max-rounds.
+    /// and `--resume` goes on. It replaces the race's own budget (per mode, see
+    /// --rounds): the contenders race on until they part, --max-rounds, or this time.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<String>,
 

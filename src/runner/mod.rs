@@ -1455,6 +1455,34 @@ mod tests {
         assert_eq!(fixed.0.len(), 3 * 4);
     }
 
+    #[test]
+    fn a_time_budget_given_replaces_the_races_own() {
+        // The suites that `a_race_ends_with_its_budget` stops at the race's budget, with
+        // `--budget 1h`: they race on, past 0.8 of the first pass's time, until they part.
+        let mut sink = VecSink::default();
+        let mut s = settings(3);
+        s.race = true;
+        s.budget = Some(Duration::from_secs(3600));
+        let p = plan(&["fast", "wide"]);
+        let end = run(
+            &p,
+            &s,
+            &mut Spread::default(),
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        );
+        assert_eq!(end.unwrap(), End::Complete);
+        let (first, spent) = seconds(&sink, Mode::Send);
+        assert!(spent > first * race::EXTRA_SHARE, "{spent} of {first}");
+        for item in [0, 1] {
+            let stop = sink.1.iter().find(|s| s.0 == item).unwrap().1;
+            assert_ne!(stop.reason, StopReason::Budget, "{item}: {stop:?}");
+            assert_eq!(Some(&stop.round), rounds_of(&sink, item).last());
+        }
+    }
+
     /// [`Spread`]'s rates, each receive sample lasting 7 s of wall time, others 1 s.
     #[derive(Default)]
     struct Timed(Spread);

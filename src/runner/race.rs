@@ -29,6 +29,14 @@ pub(super) struct Budgets {
 }
 
 impl Budgets {
+    /// No limit of the race's own: every mode may spend from an endless spare.
+    fn unlimited() -> Budgets {
+        Budgets {
+            own: BTreeMap::new(),
+            spare: f64::INFINITY,
+        }
+    }
+
     /// Each mode's time left (`left`, negative where it spent more than its own) split
     /// into the own budgets of the modes `racing` says still race, and the spare.
     fn split(left: BTreeMap<Mode, f64>, racing: impl Fn(Mode) -> bool) -> Budgets {
@@ -267,6 +275,11 @@ impl Runner<'_> {
     /// keeps its budget); what modes without a contender have left is spare, less what
     /// any mode spent beyond its own.
     fn budget_left(&self, contenders: &[usize]) -> Budgets {
+        // A time budget of the user's (`--budget`) replaces the race's own: contenders
+        // race on until they part, --max-rounds, or that time.
+        if self.settings.budget.is_some() {
+            return Budgets::unlimited();
+        }
         let first_pass = self.settings.rounds;
         let mut own = BTreeMap::new();
         for (planned, st) in self.items.iter().zip(&self.state) {
