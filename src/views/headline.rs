@@ -274,9 +274,27 @@ fn block(v: &RecommendView) -> String {
     out
 }
 
+/// What would part the suites still tied with their best when a race's budget ran out:
+/// a longer race, which `--budget` allows (the user's budget replaces the race's own).
+fn budget_advice(modes: &[ModeLine]) -> Option<String> {
+    let tied: Vec<String> = (modes.iter())
+        .filter_map(|l| Some((l.mode, l.race.filter(|t| t.budget > 0)?.budget)))
+        .map(|(mode, n)| format!("{n} {}", mode.as_str()))
+        .collect();
+    (!tied.is_empty()).then(|| {
+        format!(
+            "Still tied at the race's budget: {} suites; `--budget` (say, twice this run's \
+             time) lets a run race on until they part.",
+            tied.join(", ")
+        )
+    })
+}
+
 /// `text` wrapped at [`WIDTH`], each line's continuation indented past the mode names.
 fn wrap(text: &str, indent: &str) -> String {
-    let opts = textwrap::Options::new(WIDTH).subsequent_indent(indent);
+    // Names and options (`chacha20-poly1305@openssh.com`, `--budget`) are never split.
+    let opts = (textwrap::Options::new(WIDTH).subsequent_indent(indent))
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
     lines.join("\n")
 }
@@ -288,6 +306,9 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     doc.text(wrap(&scope.header(), ""));
     let modes: Vec<String> = v.modes.iter().map(mode_text).collect();
     doc.text(wrap(&modes.join("\n"), "           "));
+    if let Some(advice) = budget_advice(&v.modes) {
+        doc.text(wrap(&advice, "  "));
+    }
     for c in &v.ceilings {
         doc.text(wrap(c, "  "));
     }
