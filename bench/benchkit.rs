@@ -334,7 +334,7 @@ fn suites(args: &[String]) -> Result<(), String> {
 }
 
 /// `ties --db DB --run ID`: per mode of the run, as `show` ranks it: `mode  suites
-/// tied  tied_10  median_ci  dropped  separated  budget  equal`: the suites marked `≈ best`
+/// tied  tied_10  median_ci  dropped  separated  budget  equal  rounds`: the suites marked `≈ best`
 /// (the best not counted), those of them whose mean is 10% or more behind the best's,
 /// the median relative 95% interval of the measured suites, and the race's stops.
 fn ties(args: &[String]) -> Result<(), String> {
@@ -368,7 +368,7 @@ fn ties(args: &[String]) -> Result<(), String> {
                 .count()
         };
         println!(
-            "{mode}\t{}\t{}\t{}\t{:.3}\t{}\t{}\t{}\t{}",
+            "{mode}\t{}\t{}\t{}\t{:.3}\t{}\t{}\t{}\t{}\t{}",
             ranked.len(),
             tied.len(),
             tied.iter().filter(|&&g| g >= 0.10).count(),
@@ -377,6 +377,7 @@ fn ties(args: &[String]) -> Result<(), String> {
             stops("separated"),
             stops("budget"),
             stops("equal"),
+            stops("rounds"),
         );
     }
     Ok(())

@@ -330,8 +330,8 @@ pub fn fixture_db(path: &Path) {
 
 /// A race's stops over the fixture's plan, as its figures make them: within 2% of the
 /// mode's best equal to it, within 12% (tied, in the fixture's ±6.5% intervals) still
-/// racing at the budget, the best too if anything ties with it (else separated), the
-/// others dropped.
+/// racing at the budget (connect's at `--max-rounds`), the best too if anything ties
+/// with it (else separated), the others dropped.
 fn raced(plan: &[(Mode, Suite, f64)]) -> Vec<(usize, Stop)> {
     let best = |mode: Mode| {
         let of_mode = plan.iter().filter(|p| p.0 == mode).map(|p| p.2);
@@ -348,6 +348,7 @@ fn raced(plan: &[(Mode, Suite, f64)]) -> Vec<(usize, Stop)> {
             let reason = match (p.2 == best(p.0), close(p)) {
                 (true, _) if !tied => StopReason::Separated,
                 (false, true) if gap(p) < 0.02 => StopReason::Equal,
+                (_, true) if p.0 == Mode::Connect => StopReason::Rounds,
                 (_, true) => StopReason::Budget,
                 _ => StopReason::Dropped,
             };

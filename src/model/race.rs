@@ -19,6 +19,9 @@ pub enum StopReason {
     Separated,
     /// Still not distinguishable from the best when the budget ran out.
     Budget,
+    /// Still not distinguishable from the best after the last round `--max-rounds`
+    /// allows.
+    Rounds,
     /// Not distinguishable from the best, but both intervals together lie within the
     /// race's resolution of it ([`EQUAL_WITHIN`]): more rounds could only
     /// order a difference too small to choose by. The best stops so too when all its
@@ -27,10 +30,11 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    pub const ALL: [StopReason; 4] = [
+    pub const ALL: [StopReason; 5] = [
         StopReason::Dropped,
         StopReason::Separated,
         StopReason::Budget,
+        StopReason::Rounds,
         StopReason::Equal,
     ];
 
@@ -39,6 +43,7 @@ impl StopReason {
             StopReason::Dropped => "dropped",
             StopReason::Separated => "separated",
             StopReason::Budget => "budget",
+            StopReason::Rounds => "rounds",
             StopReason::Equal => "equal",
         }
     }

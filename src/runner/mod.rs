@@ -175,6 +175,8 @@ struct Runner<'a> {
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
     checked: bool,
+    /// Every round `--max-rounds` allows was run: what still races stops for that.
+    out_of_rounds: bool,
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -209,6 +211,7 @@ pub fn run(
         race_left: Default::default(),
         pending: Vec::new(),
         checked: false,
+        out_of_rounds: false,
     };
     r.replay(previous);
     let end = r.rounds();
@@ -224,7 +227,7 @@ impl Runner<'_> {
         }
         for round in 1..=self.settings.max_rounds {
             let Some(items) = self.round_items(round)? else {
-                break;
+                return Ok(End::Complete);
             };
             if let Some(end) = self.round(round, &items)? {
                 return Ok(end);
@@ -235,6 +238,7 @@ impl Runner<'_> {
                 return Ok(end);
             }
         }
+        self.out_of_rounds = true;
         Ok(End::Complete)
     }
 
@@ -1483,6 +1487,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_race_out_of_rounds_says_so() {
+        // The same pair with `--max-rounds 5` and a budget of an hour: still tied after
+        // the last round, they stop for the rounds; without that budget, and with 8
+        // rounds allowed, the race's own budget ends them first (after 5-7 rounds).
+        let cases = [
+            (Some(3600), 5, StopReason::Rounds),
+            (None, 8, StopReason::Budget),
+        ];
+        for (budget, max_rounds, why) in cases {
+            let mut sink = VecSink::default();
+            let mut s = settings(3);
+            (s.race, s.max_rounds) = (true, max_rounds);
+            s.budget = budget.map(Duration::from_secs);
+            let p = plan(&["fast", "wide"]);
+            run(
+                &p,
+                &s,
+                &mut Spread::default(),
+                &Cancel::new(),
+                &mut sink,
+                &[],
+                &mut |_| {},
+            )
+            .unwrap();
+            let stops: Vec<StopReason> = sink.1.iter().map(|s| s.1.reason).collect();
+            assert_eq!(stops, [why, why], "{budget:?}");
+        }
+    }
+
     /// [`Spread`]'s rates, each receive sample lasting 7 s of wall time, others 1 s.
     #[derive(Default)]
     struct Timed(Spread);
@@ -1533,7 +1567,7 @@ mod tests {
         assert_eq!(rounds_of(&sink, 0), (1..=20).collect::<Vec<u32>>());
         let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
         assert!(reasons.contains(&(3, StopReason::Dropped)), "{reasons:?}");
-        assert!(reasons.contains(&(0, StopReason::Budget)), "{reasons:?}");
+        assert!(reasons.contains(&(0, StopReason::Rounds)), "{reasons:?}");
     }
 
     #[test]

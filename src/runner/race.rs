@@ -357,10 +357,14 @@ impl Runner<'_> {
     }
 
     /// The race is over: items told apart by the last rounds stop as such, the others
-    /// for the budget.
+    /// for the budget, or for `--max-rounds` when every round it allows was run.
     pub(super) fn stop_racing(&mut self) -> Result<(), Abort> {
+        let why = match self.out_of_rounds {
+            true => StopReason::Rounds,
+            false => StopReason::Budget,
+        };
         for item in self.settle()? {
-            self.stop(item, StopReason::Budget)?;
+            self.stop(item, why)?;
         }
         self.racing = None;
         Ok(())

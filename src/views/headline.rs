@@ -41,6 +41,8 @@ pub struct RaceTally {
     pub dropped: usize,
     pub separated: usize,
     pub budget: usize,
+    /// Still tied after the last round `--max-rounds` allows.
+    pub out_of_rounds: usize,
     pub equal: usize,
     /// The most rounds any of them got.
     pub rounds: u32,
@@ -53,6 +55,7 @@ fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
             StopReason::Dropped => t.dropped += 1,
             StopReason::Separated => t.separated += 1,
             StopReason::Budget => t.budget += 1,
+            StopReason::Rounds => t.out_of_rounds += 1,
             StopReason::Equal => t.equal += 1,
         }
         t.rounds = t.rounds.max(stop.round);
@@ -243,17 +246,8 @@ fn mode_text(l: &ModeLine) -> String {
         };
         text.push_str(&format!("\n         {what}"));
     }
-    if let Some(t) = l.race {
-        // Equal stops are named only when there are any: the line stays within WIDTH.
-        let equal = match t.equal {
-            0 => String::new(),
-            n => format!(", {n} equal within {:.0}%", EQUAL_WITHIN * 100.0),
-        };
-        text.push_str(&format!(
-            "\n         race: {} dropped at once, {} separated{equal}, {} tied at the budget; \
-             at most {} rounds",
-            t.dropped, t.separated, t.budget, t.rounds
-        ));
+    if let Some(t) = &l.race {
+        text.push_str(&race_text(t));
     }
     text
 }
@@ -274,20 +268,49 @@ fn block(v: &RecommendView) -> String {
     out
 }
 
-/// What would part the suites still tied with their best when a race's budget ran out:
-/// a longer race, which `--budget` allows (the user's budget replaces the race's own).
-fn budget_advice(modes: &[ModeLine]) -> Option<String> {
-    let tied: Vec<String> = (modes.iter())
-        .filter_map(|l| Some((l.mode, l.race.filter(|t| t.budget > 0)?.budget)))
-        .map(|(mode, n)| format!("{n} {}", mode.as_str()))
-        .collect();
-    (!tied.is_empty()).then(|| {
+/// The race's line: how the mode's suites stopped. Equal stops and those at
+/// --max-rounds are named only when there are any: the line stays within WIDTH.
+fn race_text(t: &RaceTally) -> String {
+    let equal = match t.equal {
+        0 => String::new(),
+        n => format!(", {n} equal within {:.0}%", EQUAL_WITHIN * 100.0),
+    };
+    let out_of_rounds = match t.out_of_rounds {
+        0 => String::new(),
+        n => format!(", {n} tied at --max-rounds"),
+    };
+    format!(
+        "\n         race: {} dropped at once, {} separated{equal}, {} tied at the budget\
+         {out_of_rounds}; at most {} rounds",
+        t.dropped, t.separated, t.budget, t.rounds
+    )
+}
+
+/// What would part the suites still tied with their best when a race ended: a longer
+/// race, which `--budget` allows (the user's budget replaces the race's own), or more
+/// rounds than `--max-rounds` allowed.
+fn race_advice(modes: &[ModeLine]) -> Vec<String> {
+    let tied = |count: fn(&RaceTally) -> usize| {
+        let each: Vec<String> = (modes.iter())
+            .filter_map(|l| Some((l.mode, count(l.race.as_ref()?))))
+            .filter(|&(_, n)| n > 0)
+            .map(|(mode, n)| format!("{n} {}", mode.as_str()))
+            .collect();
+        (!each.is_empty()).then(|| each.join(", "))
+    };
+    let budget = tied(|t| t.budget).map(|list| {
         format!(
-            "Still tied at the race's budget: {} suites; `--budget` (say, twice this run's \
-             time) lets a run race on until they part.",
-            tied.join(", ")
+            "Still tied at the race's budget: {list} suites; `--budget` (say, twice this \
+             run's time) lets a run race on until they part."
         )
-    })
+    });
+    let rounds = tied(|t| t.out_of_rounds).map(|list| {
+        format!(
+            "Still tied after the last round: {list} suites; a higher `--max-rounds` lets \
+             a run race on until they part."
+        )
+    });
+    budget.into_iter().chain(rounds).collect()
 }
 
 /// `text` wrapped at [`WIDTH`], each line's continuation indented past the mode names.
@@ -306,7 +329,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     doc.text(wrap(&scope.header(), ""));
     let modes: Vec<String> = v.modes.iter().map(mode_text).collect();
     doc.text(wrap(&modes.join("\n"), "           "));
-    if let Some(advice) = budget_advice(&v.modes) {
+    for advice in race_advice(&v.modes) {
         doc.text(wrap(&advice, "  "));
     }
     for c in &v.ceilings {

@@ -402,7 +402,7 @@ fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
     g
 }
 
-/// `dropped after 3` (rounds), `separated after 9`, `budget after 12`.
+/// `dropped after 3` (rounds), `separated after 9`, `budget after 12`, `rounds after 20`.
 fn stop_text(s: Stop) -> String {
     format!("{} after {}", s.reason, s.round)
 }
