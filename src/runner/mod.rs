@@ -1459,25 +1459,32 @@ mod tests {
         assert_eq!(fixed.0.len(), 3 * 4);
     }
 
-    #[test]
-    fn a_time_budget_given_replaces_the_races_own() {
-        // The suites that `a_race_ends_with_its_budget` stops at the race's budget, with
-        // `--budget 1h`: they race on, past 0.8 of the first pass's time, until they part.
+    /// A raced run of `names` through [`Spread`] with `--budget` of `budget` seconds (if
+    /// any) and `--max-rounds`: how it ended, and its sink.
+    fn raced_with(names: &[&str], budget: Option<u64>, max_rounds: u32) -> (End, VecSink) {
         let mut sink = VecSink::default();
         let mut s = settings(3);
-        s.race = true;
-        s.budget = Some(Duration::from_secs(3600));
-        let p = plan(&["fast", "wide"]);
+        (s.race, s.max_rounds) = (true, max_rounds);
+        s.budget = budget.map(Duration::from_secs);
+        let (p, cancel) = (plan(names), Cancel::new());
         let end = run(
             &p,
             &s,
             &mut Spread::default(),
-            &Cancel::new(),
+            &cancel,
             &mut sink,
             &[],
             &mut |_| {},
         );
-        assert_eq!(end.unwrap(), End::Complete);
+        (end.unwrap(), sink)
+    }
+
+    #[test]
+    fn a_time_budget_given_replaces_the_races_own() {
+        // The suites that `a_race_ends_with_its_budget` stops at the race's budget, with
+        // `--budget 1h`: they race on, past 0.8 of the first pass's time, until they part.
+        let (end, sink) = raced_with(&["fast", "wide"], Some(3600), 20);
+        assert_eq!(end, End::Complete);
         let (first, spent) = seconds(&sink, Mode::Send);
         assert!(spent > first * race::EXTRA_SHARE, "{spent} of {first}");
         for item in [0, 1] {
@@ -1497,21 +1504,7 @@ mod tests {
             (None, 8, StopReason::Budget),
         ];
         for (budget, max_rounds, why) in cases {
-            let mut sink = VecSink::default();
-            let mut s = settings(3);
-            (s.race, s.max_rounds) = (true, max_rounds);
-            s.budget = budget.map(Duration::from_secs);
-            let p = plan(&["fast", "wide"]);
-            run(
-                &p,
-                &s,
-                &mut Spread::default(),
-                &Cancel::new(),
-                &mut sink,
-                &[],
-                &mut |_| {},
-            )
-            .unwrap();
+            let (_, sink) = raced_with(&["fast", "wide"], budget, max_rounds);
             let stops: Vec<StopReason> = sink.1.iter().map(|s| s.1.reason).collect();
             assert_eq!(stops, [why, why], "{budget:?}");
         }
