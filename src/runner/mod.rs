@@ -1508,6 +1508,33 @@ mod tests {
             let stops: Vec<StopReason> = sink.1.iter().map(|s| s.1.reason).collect();
             assert_eq!(stops, [why, why], "{budget:?}");
         }
+        // Two modes, 8 rounds: send's race spends its own 4.8 s by round 6 while
+        // receive's (100.8 s, 14 s a round) still has time at round 8. Send's pair
+        // stopped for the budget, receive's for the rounds.
+        let mut p = plan(&["fast", "wobble"]);
+        let receive = ["fast", "wobble", "far10", "far20", "far30", "far40"];
+        p.items.extend(plan_in(Mode::Receive, &receive).items);
+        let mut s = settings(3);
+        (s.race, s.max_rounds) = (true, 8);
+        let mut sink = VecSink::default();
+        let cancel = Cancel::new();
+        run(
+            &p,
+            &s,
+            &mut Timed::default(),
+            &cancel,
+            &mut sink,
+            &[],
+            &mut |_| {},
+        )
+        .unwrap();
+        let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
+        for (item, why) in [(0, StopReason::Budget), (1, StopReason::Budget)] {
+            assert!(reasons.contains(&(item, why)), "{reasons:?}");
+        }
+        for (item, why) in [(2, StopReason::Rounds), (3, StopReason::Rounds)] {
+            assert!(reasons.contains(&(item, why)), "{reasons:?}");
+        }
     }
 
     /// [`Spread`]'s rates, each receive sample lasting 7 s of wall time, others 1 s.

@@ -357,13 +357,15 @@ impl Runner<'_> {
     }
 
     /// The race is over: items told apart by the last rounds stop as such, the others
-    /// for the budget, or for `--max-rounds` when every round it allows was run.
+    /// for `--max-rounds` when they ran in the last round it allows, else for the
+    /// budget (their mode's ran out while another mode raced on).
     pub(super) fn stop_racing(&mut self) -> Result<(), Abort> {
-        let why = match self.out_of_rounds {
-            true => StopReason::Rounds,
-            false => StopReason::Budget,
-        };
         for item in self.settle()? {
+            let last = self.state[item].last_round >= self.settings.max_rounds;
+            let why = match self.out_of_rounds && last {
+                true => StopReason::Rounds,
+                false => StopReason::Budget,
+            };
             self.stop(item, why)?;
         }
         self.racing = None;
