@@ -41,7 +41,7 @@ pub struct RaceTally {
     pub dropped: usize,
     pub separated: usize,
     pub budget: usize,
-    /// Still tied after the last round `--max-rounds` allows.
+    /// Still racing after the last round `--max-rounds` allows.
     pub out_of_rounds: usize,
     pub equal: usize,
     /// The most rounds any of them got.
@@ -286,9 +286,9 @@ fn race_text(t: &RaceTally) -> String {
     )
 }
 
-/// What would part the suites still tied with their best when a race ended: a longer
-/// race, which `--budget` allows (the user's budget replaces the race's own), or more
-/// rounds than `--max-rounds` allowed.
+/// What would part the suites still racing when a race ended (tied with their best, or
+/// parts of a sum that is): a longer race, which `--budget` allows (the user's budget
+/// replaces the race's own), or more rounds than `--max-rounds` allowed.
 fn race_advice(modes: &[ModeLine]) -> Vec<String> {
     let tied = |count: fn(&RaceTally) -> usize| {
         let each: Vec<String> = (modes.iter())
@@ -300,14 +300,14 @@ fn race_advice(modes: &[ModeLine]) -> Vec<String> {
     };
     let budget = tied(|t| t.budget).map(|list| {
         format!(
-            "Still tied at the race's budget: {list} suites; `--budget` (say, twice this \
-             run's time) lets a run race on until they part."
+            "Still racing when the budget ran out: {list} suites; `--budget` (say, twice \
+             this run's time) lets a run race on until they part."
         )
     });
     let rounds = tied(|t| t.out_of_rounds).map(|list| {
         format!(
-            "Still tied after the last round: {list} suites; a higher `--max-rounds` lets \
-             a run race on until they part."
+            "Still racing after the last round: {list} suites; a higher `--max-rounds` \
+             lets a run race on until they part."
         )
     });
     budget.into_iter().chain(rounds).collect()
