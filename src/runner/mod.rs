@@ -175,8 +175,6 @@ struct Runner<'a> {
     pending: Vec<(usize, u32, Sample)>,
     /// The checks have been picked.
     checked: bool,
-    /// Every round `--max-rounds` allows was run: what still races stops for that.
-    out_of_rounds: bool,
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -211,7 +209,6 @@ pub fn run(
         race_left: Default::default(),
         pending: Vec::new(),
         checked: false,
-        out_of_rounds: false,
     };
     r.replay(previous);
     let end = r.rounds();
@@ -227,7 +224,7 @@ impl Runner<'_> {
         }
         for round in 1..=self.settings.max_rounds {
             let Some(items) = self.round_items(round)? else {
-                return Ok(End::Complete);
+                break;
             };
             if let Some(end) = self.round(round, &items)? {
                 return Ok(end);
@@ -238,7 +235,6 @@ impl Runner<'_> {
                 return Ok(end);
             }
         }
-        self.out_of_rounds = true;
         Ok(End::Complete)
     }
 
@@ -1459,19 +1455,23 @@ mod tests {
         assert_eq!(fixed.0.len(), 3 * 4);
     }
 
-    /// A raced run of `names` through [`Spread`] with `--budget` of `budget` seconds (if
+    /// A raced run of `p` through `transport` with `--budget` of `budget` seconds (if
     /// any) and `--max-rounds`: how it ended, and its sink.
-    fn raced_with(names: &[&str], budget: Option<u64>, max_rounds: u32) -> (End, VecSink) {
+    fn raced_with(
+        p: &Plan,
+        transport: &mut dyn Transport,
+        budget: Option<u64>,
+        max_rounds: u32,
+    ) -> (End, VecSink) {
         let mut sink = VecSink::default();
         let mut s = settings(3);
         (s.race, s.max_rounds) = (true, max_rounds);
         s.budget = budget.map(Duration::from_secs);
-        let (p, cancel) = (plan(names), Cancel::new());
         let end = run(
-            &p,
+            p,
             &s,
-            &mut Spread::default(),
-            &cancel,
+            transport,
+            &Cancel::new(),
             &mut sink,
             &[],
             &mut |_| {},
@@ -1483,7 +1483,8 @@ mod tests {
     fn a_time_budget_given_replaces_the_races_own() {
         // The suites that `a_race_ends_with_its_budget` stops at the race's budget, with
         // `--budget 1h`: they race on, past 0.8 of the first pass's time, until they part.
-        let (end, sink) = raced_with(&["fast", "wide"], Some(3600), 20);
+        let p = plan(&["fast", "wide"]);
+        let (end, sink) = raced_with(&p, &mut Spread::default(), Some(3600), 20);
         assert_eq!(end, End::Complete);
         let (first, spent) = seconds(&sink, Mode::Send);
         assert!(spent > first * race::EXTRA_SHARE, "{spent} of {first}");
@@ -1504,7 +1505,8 @@ mod tests {
             (None, 8, StopReason::Budget),
         ];
         for (budget, max_rounds, why) in cases {
-            let (_, sink) = raced_with(&["fast", "wide"], budget, max_rounds);
+            let p = plan(&["fast", "wide"]);
+            let (_, sink) = raced_with(&p, &mut Spread::default(), budget, max_rounds);
             let stops: Vec<StopReason> = sink.1.iter().map(|s| s.1.reason).collect();
             assert_eq!(stops, [why, why], "{budget:?}");
         }
@@ -1514,20 +1516,7 @@ mod tests {
         let mut p = plan(&["fast", "wobble"]);
         let receive = ["fast", "wobble", "far10", "far20", "far30", "far40"];
         p.items.extend(plan_in(Mode::Receive, &receive).items);
-        let mut s = settings(3);
-        (s.race, s.max_rounds) = (true, 8);
-        let mut sink = VecSink::default();
-        let cancel = Cancel::new();
-        run(
-            &p,
-            &s,
-            &mut Timed::default(),
-            &cancel,
-            &mut sink,
-            &[],
-            &mut |_| {},
-        )
-        .unwrap();
+        let (_, sink) = raced_with(&p, &mut Timed::default(), None, 8);
         let reasons: Vec<(usize, StopReason)> = sink.1.iter().map(|s| (s.0, s.1.reason)).collect();
         for (item, why) in [(0, StopReason::Budget), (1, StopReason::Budget)] {
             assert!(reasons.contains(&(item, why)), "{reasons:?}");

@@ -358,11 +358,10 @@ impl Runner<'_> {
 
     /// The race is over: items told apart by the last rounds stop as such, the others
     /// for `--max-rounds` when they ran in the last round it allows, else for the
-    /// budget (their mode's ran out while another mode raced on).
+    /// budget (their mode's, or the user's, ran out while rounds were left).
     pub(super) fn stop_racing(&mut self) -> Result<(), Abort> {
         for item in self.settle()? {
-            let last = self.state[item].last_round >= self.settings.max_rounds;
-            let why = match self.out_of_rounds && last {
+            let why = match self.state[item].last_round >= self.settings.max_rounds {
                 true => StopReason::Rounds,
                 false => StopReason::Budget,
             };
