@@ -498,8 +498,8 @@ pub struct RunArgs {
     /// shuffled order) instead of racing. By default a run races: after a first pass of
     /// 3 rounds, only the suites whose 95% interval still overlaps their mode's best
     /// (marked `≈ best`) get more rounds, in shuffled rounds of their own, until each
-    /// is told apart from the best, equal to it within 5% (both intervals together span
-    /// at most 5% of the best's figure: a difference too small to choose by),
+    /// is told apart from the best, equal to it within 5% (the 95% interval of the
+    /// difference lies within ±5% of the best's figure: too small to choose by),
     /// --max-rounds, or the race's budget (per mode, 0.8 of the time its first pass took,
     /// and what modes with nothing left to race did not spend); the rest stop early
     /// (`show` says why each stopped: dropped, separated, equal, budget, rounds).

@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A race's resolution: a suite whose 95% interval and the best's together span at most
-/// this share of the best's figure stops as [`StopReason::Equal`]. Rounds spent ordering
-/// smaller differences are taken from suites whose place is still open.
+/// A race's resolution: a suite whose difference from the best has a 95% interval within
+/// ± this share of the best's figure stops as [`StopReason::Equal`]. Rounds spent
+/// ordering smaller differences are taken from suites whose place is still open.
 pub const EQUAL_WITHIN: f64 = 0.05;
 
 /// Why an item stopped being measured in a raced run.
@@ -22,9 +22,9 @@ pub enum StopReason {
     /// Still not distinguishable from the best after the last round `--max-rounds`
     /// allows.
     Rounds,
-    /// Not distinguishable from the best, but both intervals together lie within the
-    /// race's resolution of it ([`EQUAL_WITHIN`]): more rounds could only
-    /// order a difference too small to choose by. The best stops so too when all its
+    /// Not distinguishable from the best, but the interval of the difference lies
+    /// within the race's resolution ([`EQUAL_WITHIN`]): more rounds could only order a
+    /// difference too small to choose by. The best stops so too when all its
     /// rivals left are equal.
     Equal,
 }

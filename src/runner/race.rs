@@ -196,14 +196,14 @@ fn contends(f: Option<&analysis::Summary>, best: &analysis::Summary, mode: Mode)
     f.ci95.is_none() || (!within(f, best) && (ahead || not_distinguishable(f, best)))
 }
 
-/// Both 95% intervals together span at most [`EQUAL_WITHIN`] of the best's figure.
+/// The 95% interval of the difference from the best lies within ±[`EQUAL_WITHIN`] of
+/// the best's figure: a test of equivalence (two one-sided tests), the two half-widths
+/// combined as the independent errors they are.
 fn within(f: &analysis::Summary, best: &analysis::Summary) -> bool {
     let (Some(a), Some(b)) = (f.ci95, best.ci95) else {
         return false;
     };
-    let lo = (f.mean - a).min(best.mean - b);
-    let hi = (f.mean + a).max(best.mean + b);
-    hi - lo <= EQUAL_WITHIN * best.mean.abs()
+    (f.mean - best.mean).abs() + a.hypot(b) <= EQUAL_WITHIN * best.mean.abs()
 }
 
 /// Tied with the best (the test `≈ best` uses) and equal to it within [`EQUAL_WITHIN`].
@@ -466,6 +466,28 @@ mod tests {
         // Alone beside the best, the wide one still contends: nothing is equal.
         let open = standing(&[entry(0, Mode::Send, &best), entry(2, Mode::Send, &close)]);
         assert_eq!((open.contenders, open.equal), (vec![0, 2], vec![]));
+    }
+
+    fn figure(mean: f64, ci95: f64) -> analysis::Summary {
+        let mut s = summarize(&[mean, mean]).unwrap();
+        s.ci95 = Some(ci95);
+        s
+    }
+
+    #[test]
+    fn equal_means_the_differences_interval_lies_within_the_resolution() {
+        let best = figure(1000.0, 15.0);
+        // 25 ± 21.2 (15 and 15 combined) lies within ±50, though the two intervals
+        // together span 985-1040.
+        assert!(within(&figure(1025.0, 15.0), &best));
+        assert!(within(&figure(975.0, 15.0), &best));
+        // 30 ± 21.2 reaches past 50; so does 10 ± 42.7 (a wide interval).
+        assert!(!within(&figure(1030.0, 15.0), &best));
+        assert!(!within(&figure(1010.0, 40.0), &best));
+        // No interval, no equality.
+        let mut one = figure(1000.0, 1.0);
+        one.ci95 = None;
+        assert!(!within(&one, &best) && !within(&best, &one));
     }
 
     #[test]
