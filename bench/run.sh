@@ -75,7 +75,7 @@ log "sshbench run D: the default four modes ${filters:+(quick subset)}"
 read -r d_wall d_cpu d_peak < "$work/D.usage"
 "$kit" ties --db "$db" --run 2 > "$work/D.ties"
 ties_rows=$(awk -F'\t' '{
-  printf "| decisiveness | run D %s: suites marked ≈ best (%d suites; the race: %d dropped, %d separated, %d equal within 5%%, %d tied at the budget, %d at --max-rounds) | tied; of them 10%% or more behind the best; median 95%% interval | %d; **%d**; ±%.1f%% |\n", $1, $2, $6, $7, $9, $8, $10, $3, $4, $5 * 100
+  printf "| decisiveness | run D %s: suites marked ≈ best (%d suites; the race: %d dropped, %d separated, %d equal within 5%%, %d still racing at the budget, %d at --max-rounds) | tied; of them 10%% or more behind the best; median 95%% interval | %d; **%d**; ±%.1f%% |\n", $1, $2, $6, $7, $9, $8, $10, $3, $4, $5 * 100
 }' "$work/D.ties")
 
 # The sandbox for the classic method and the references.

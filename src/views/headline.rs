@@ -268,8 +268,10 @@ fn block(v: &RecommendView) -> String {
     out
 }
 
-/// The race's line: how the mode's suites stopped. Equal stops and those at
-/// --max-rounds are named only when there are any: the line stays within WIDTH.
+/// The race's line: how the mode's suites stopped. Those still racing at the end are
+/// tied with the best or parts of a sum that is, so they can outnumber the ties listed
+/// above the line. Equal stops and those at --max-rounds are named only when there are
+/// any.
 fn race_text(t: &RaceTally) -> String {
     let equal = match t.equal {
         0 => String::new(),
@@ -277,10 +279,10 @@ fn race_text(t: &RaceTally) -> String {
     };
     let out_of_rounds = match t.out_of_rounds {
         0 => String::new(),
-        n => format!(", {n} tied at --max-rounds"),
+        n => format!(", {n} still racing at --max-rounds"),
     };
     format!(
-        "\n         race: {} dropped at once, {} separated{equal}, {} tied at the budget\
+        "\n         race: {} dropped at once, {} separated{equal}, {} still racing at the budget\
          {out_of_rounds}; at most {} rounds",
         t.dropped, t.separated, t.budget, t.rounds
     )
