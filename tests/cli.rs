@@ -747,7 +747,8 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
             ("3des-cbc", behind)
         ]
     );
-    let slack = u32::from(last == "budget");
+    // That last round may also be the one that parts them (stopped as separated).
+    let slack = u32::from(round > 3);
     assert!(reasons.iter().all(|r| r.2 + slack >= round), "{reasons:?}");
     // Nothing was measured after the race ended.
     let samples = store.samples(&[run.id]).unwrap();
