@@ -5,7 +5,8 @@ mod common;
 
 use common::SampleBuilder;
 use sshbench::model::{
-    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Sample, Stop, StopReason, Suite, WorkloadSpec,
+    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Phases, Sample, Stop, StopReason, Suite,
+    WorkloadSpec,
 };
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -195,7 +196,18 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
     let mut b = SampleBuilder::new(mode, s)
         .client_cpu(Duration::from_millis(80), Duration::from_millis(20));
     match mode {
-        Mode::Connect => b = b.wall(Duration::from_secs_f64(base * wobble)),
+        Mode::Connect => {
+            // Fixed phases but the key exchange's, which carries the suite's own cost.
+            let wall = base * wobble;
+            let (tcp, version, auth, session) = (0.002, 0.004, 0.030, 0.040);
+            b = b.wall(Duration::from_secs_f64(wall)).phases(Phases {
+                tcp,
+                version,
+                kex: wall - tcp - version - auth - session,
+                auth,
+                session,
+            });
+        }
         Mode::Echo => {
             // 100 keystrokes: a spread of 0-45% above the base, and one slow one in 50.
             let echoes = (0..100)

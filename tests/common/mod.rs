@@ -8,7 +8,7 @@ pub mod pg;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
-use sshbench::model::{CpuTimes, Mode, Outcome, Rekey, Sample, Suite, Window};
+use sshbench::model::{CpuTimes, Mode, Outcome, Phases, Rekey, Sample, Suite, Window};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::target::Target;
@@ -86,6 +86,11 @@ impl SampleBuilder {
 
     pub fn rekey(mut self, every: u64, seconds: f64) -> Self {
         self.0.rekey = Some(Rekey { every, seconds });
+        self
+    }
+
+    pub fn phases(mut self, phases: Phases) -> Self {
+        self.0.phases = Some(phases);
         self
     }
 

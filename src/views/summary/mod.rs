@@ -42,6 +42,8 @@ pub struct Spread {
 /// Connect: the median of each phase over the suites of one algorithm.
 #[derive(Clone, Debug)]
 pub struct PhaseRow {
+    /// Key exchange or host key: the table lists both.
+    pub kind: AlgoKind,
     pub name: String,
     pub phases: [f64; 5],
 }
@@ -220,6 +222,7 @@ fn connect_phases(stats: &[SuiteStats]) -> Vec<PhaseRow> {
                     .map_or(0.0, |s| s.median)
             };
             rows.push(PhaseRow {
+                kind,
                 name: n.to_string(),
                 phases: [
                     med(|p| p.tcp),

@@ -116,6 +116,7 @@ fn phase_table(rows: &[PhaseRow]) -> Grid {
     let mut g = Grid::new(
         "Where connect time goes (median ms per phase)",
         &[
+            "Kind",
             "Algorithm",
             "TCP",
             "Version",
@@ -125,9 +126,9 @@ fn phase_table(rows: &[PhaseRow]) -> Grid {
             "Total",
         ],
     )
-    .right(&[1, 2, 3, 4, 5, 6]);
+    .right(&[2, 3, 4, 5, 6, 7]);
     for r in rows {
-        let mut row = vec![r.name.clone()];
+        let mut row = vec![r.kind.label().to_string(), r.name.clone()];
         row.extend(r.phases.iter().map(|v| format!("{:.1}", v * 1e3)));
         row.push(format!("{:.1}", r.phases.iter().sum::<f64>() * 1e3));
         g.row(row);
