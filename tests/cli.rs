@@ -732,9 +732,24 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
     // nearly spent budget may admit only one of them to its last round.
     let last = reasons[0].1.clone();
     let round = reasons.iter().map(|r| r.2).max().unwrap();
+    // Should it fail: each counted sample's item, round, outcome and rate.
+    let samples = store.samples(&[run.id]).unwrap();
+    let seen: Vec<(usize, u32, String, Option<f64>)> = (samples.iter())
+        .filter(|s| s.round > 0)
+        .map(|s| {
+            let rate = s
+                .sample
+                .window
+                .map(|w| w.bytes as f64 / w.time.as_secs_f64() / 1e6);
+            (s.item, s.round, format!("{:?}", s.sample.outcome), rate)
+        })
+        .collect();
+    // Rarely (seen once, on a loaded machine) the two stay tied to the last round
+    // --max-rounds allows: then both stop as `rounds` there.
+    let ran_on = (last == "budget" && round > 3) || (last == "rounds" && round == 20);
     assert!(
-        round >= 3 && (last == "separated" || (round > 3 && last == "budget")),
-        "{reasons:?}"
+        round >= 3 && (last == "separated" || ran_on),
+        "{reasons:?} {seen:?}"
     );
     let behind = if round == 3 { "dropped" } else { last.as_str() };
     let labels: Vec<(&str, &str)> = (reasons.iter())
@@ -751,7 +766,6 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
     let slack = u32::from(round > 3);
     assert!(reasons.iter().all(|r| r.2 + slack >= round), "{reasons:?}");
     // Nothing was measured after the race ended.
-    let samples = store.samples(&[run.id]).unwrap();
     assert_eq!(samples.iter().map(|s| s.round).max(), Some(round));
     let show = sshbench().args(["show", "--db"]).arg(&db).output().unwrap();
     let table = text(&show.stdout);
