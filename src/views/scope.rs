@@ -7,6 +7,7 @@ use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
 use crate::model::{Mode, PayloadKind, RunOptions, Sample, Stop, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
+use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
 
 /// What a report is about.
@@ -42,7 +43,7 @@ impl<'a> Scope<'a> {
         let streams = analysis::streams::figures(&batches, single);
         Scope {
             ceilings: analysis::ceiling::ceilings(&stats, tcp),
-            stops: stops(runs),
+            stops: stops(runs, samples),
             destination: runs
                 .last()
                 .map(|r| r.destination.clone())
@@ -55,26 +56,44 @@ impl<'a> Scope<'a> {
 }
 
 /// The raced runs' stops by suite, as reports name suites; the newest run's first.
-fn stops(runs: &[RunRecord]) -> Vec<(Mode, Suite, Stop)> {
+fn stops(runs: &[RunRecord], samples: &[StoredSample]) -> Vec<(Mode, Suite, Stop)> {
     let mut out: Vec<(Mode, Suite, Stop)> = Vec::new();
     for r in runs.iter().rev().filter(|r| !r.stops.is_empty()) {
         let payload = serde_json::from_str::<RunOptions>(&r.options_json)
             .map_or(PayloadKind::Random, |o| o.payload);
-        for (item, stop) in &r.stops {
-            let Some(planned) = r.plan.get(*item) else {
-                continue;
-            };
-            let mut suite = planned.suite.clone();
-            analysis::mark_suite(planned.mode, &mut suite, payload);
-            if !out
-                .iter()
-                .any(|(m, s, _)| *m == planned.mode && *s == suite)
-            {
-                out.push((planned.mode, suite, *stop));
+        let beyond = |item: usize| {
+            (samples.iter())
+                .find(|s| s.run_id == r.id && s.item == item)
+                .map(|s| (s.sample.mode, s.sample.suite.clone()))
+        };
+        for (mode, suite, stop) in named_stops(&r.stops, &r.plan, beyond, payload) {
+            if !out.iter().any(|(m, s, _)| *m == mode && *s == suite) {
+                out.push((mode, suite, stop));
             }
         }
     }
     out
+}
+
+/// One run's stops with the mode and suite of their items: a planned item's from the
+/// plan, an item past it (a summed pair measured as such after the first pass) from
+/// its samples (`beyond`); an item neither names is left out.
+fn named_stops(
+    stops: &[(usize, Stop)],
+    plan: &[PlanItem],
+    beyond: impl Fn(usize) -> Option<(Mode, Suite)>,
+    payload: PayloadKind,
+) -> Vec<(Mode, Suite, Stop)> {
+    (stops.iter())
+        .filter_map(|&(item, stop)| {
+            let (mode, mut suite) = match plan.get(item) {
+                Some(p) => (p.mode, p.suite.clone()),
+                None => beyond(item)?,
+            };
+            analysis::mark_suite(mode, &mut suite, payload);
+            Some((mode, suite, stop))
+        })
+        .collect()
 }
 
 /// The stored runs' statistics with the channel windows their transfers met: the newest
@@ -207,5 +226,39 @@ pub fn sum_note(mode: Mode) -> &'static str {
         _ => {
             "n = sum: a pair not measured as such, its cipher's time per byte (beside the reference MAC) plus its MAC's (beside the reference cipher) less the reference pair's; run --pairs measures every pair."
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StopReason;
+
+    #[test]
+    fn a_stop_past_the_plan_is_named_by_its_samples() {
+        let suite = |c: &str| Suite {
+            cipher: Some(c.into()),
+            ..Suite::default()
+        };
+        let plan = [PlanItem {
+            mode: Mode::Echo,
+            suite: suite("aes128-ctr"),
+        }];
+        let stop = |reason| Stop { reason, round: 5 };
+        let stops = [
+            (0, stop(StopReason::Budget)),
+            (7, stop(StopReason::Separated)),
+            (9, stop(StopReason::Dropped)),
+        ];
+        // Item 7 is a summed pair measured as such; item 9 has no sample to name it.
+        let beyond = |item: usize| (item == 7).then(|| (Mode::Echo, suite("aes256-cbc")));
+        let named = named_stops(&stops, &plan, beyond, PayloadKind::Random);
+        assert_eq!(
+            named,
+            [
+                (Mode::Echo, suite("aes128-ctr"), stop(StopReason::Budget)),
+                (Mode::Echo, suite("aes256-cbc"), stop(StopReason::Separated)),
+            ]
+        );
     }
 }
