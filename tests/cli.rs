@@ -743,10 +743,7 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
     let seen: Vec<(usize, u32, String, Option<f64>)> = (samples.iter())
         .filter(|s| s.round > 0)
         .map(|s| {
-            let rate = s
-                .sample
-                .window
-                .map(|w| w.bytes as f64 / w.time.as_secs_f64() / 1e6);
+            let rate = s.sample.throughput().map(|r| r / 1e6);
             (s.item, s.round, format!("{:?}", s.sample.outcome), rate)
         })
         .collect();

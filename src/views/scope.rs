@@ -9,6 +9,7 @@ use crate::model::{Mode, PayloadKind, RunOptions, Sample, Stop, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
+use std::collections::HashMap;
 
 /// What a report is about.
 pub struct Scope<'a> {
@@ -57,15 +58,22 @@ impl<'a> Scope<'a> {
 
 /// The raced runs' stops by suite, as reports name suites; the newest run's first.
 fn stops(runs: &[RunRecord], samples: &[StoredSample]) -> Vec<(Mode, Suite, Stop)> {
+    // The items past each raced run's plan, named by their first sample (one pass).
+    let planned: HashMap<i64, usize> = (runs.iter())
+        .filter(|r| !r.stops.is_empty())
+        .map(|r| (r.id, r.plan.len()))
+        .collect();
+    let mut past: HashMap<(i64, usize), &Sample> = HashMap::new();
+    for s in samples {
+        if planned.get(&s.run_id).is_some_and(|&n| s.item >= n) {
+            past.entry((s.run_id, s.item)).or_insert(&s.sample);
+        }
+    }
     let mut out: Vec<(Mode, Suite, Stop)> = Vec::new();
     for r in runs.iter().rev().filter(|r| !r.stops.is_empty()) {
         let payload = serde_json::from_str::<RunOptions>(&r.options_json)
             .map_or(PayloadKind::Random, |o| o.payload);
-        let beyond = |item: usize| {
-            (samples.iter())
-                .find(|s| s.run_id == r.id && s.item == item)
-                .map(|s| (s.sample.mode, s.sample.suite.clone()))
-        };
+        let beyond = |item: usize| (past.get(&(r.id, item))).map(|s| (s.mode, s.suite.clone()));
         for (mode, suite, stop) in named_stops(&r.stops, &r.plan, beyond, payload) {
             if !out.iter().any(|(m, s, _)| *m == mode && *s == suite) {
                 out.push((mode, suite, stop));
