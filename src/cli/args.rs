@@ -502,7 +502,8 @@ pub struct RunArgs {
     /// difference lies within ±5% of the best's figure: too small to choose by),
     /// --max-rounds, or the race's budget (per mode, 0.8 of the time its first pass took,
     /// and what modes with nothing left to race did not spend); the rest stop early
-    /// (`show` says why each stopped: dropped, separated, equal, budget, rounds).
+    /// (`show` says why each stopped: dropped, separated, equal, budget, rounds, or
+    /// failed when each of at least two samples failed).
     #[arg(long, value_name = "N")]
     pub rounds: Option<u32>,
 

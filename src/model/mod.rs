@@ -16,7 +16,7 @@ pub use options::{
     Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, SampleTimes,
     WorkloadSpec,
 };
-pub use race::{EQUAL_WITHIN, Stop, StopReason};
+pub use race::{EQUAL_WITHIN, FAILED_AFTER, Stop, StopReason};
 pub use rekey::Rekey;
 pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Window};
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

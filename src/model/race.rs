@@ -27,15 +27,24 @@ pub enum StopReason {
     /// difference too small to choose by. The best stops so too when all its
     /// rivals left are equal.
     Equal,
+    /// Every one of its counted samples failed (at least [`FAILED_AFTER`]): with no
+    /// figure it cannot contend, and more rounds would most likely fail again.
+    Failed,
 }
 
+/// Counted samples, all failed, after which a raced item stops as
+/// [`StopReason::Failed`]: one failure can be a passing fault, two in different rounds
+/// are the suite's.
+pub const FAILED_AFTER: usize = 2;
+
 impl StopReason {
-    pub const ALL: [StopReason; 5] = [
+    pub const ALL: [StopReason; 6] = [
         StopReason::Dropped,
         StopReason::Separated,
         StopReason::Budget,
         StopReason::Rounds,
         StopReason::Equal,
+        StopReason::Failed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +54,7 @@ impl StopReason {
             StopReason::Budget => "budget",
             StopReason::Rounds => "rounds",
             StopReason::Equal => "equal",
+            StopReason::Failed => "failed",
         }
     }
 

@@ -1283,12 +1283,21 @@ mod tests {
 
     /// Each suite's rate by name, alternating around it from one of its samples to the
     /// next: `fast` 1000 ± 10 MB/s, `twin` the same, `close` 850 ± 100, `wide` 700 ± 300,
-    /// `wobble` 1000 ± 300 (never told from `fast`, nor equal to it), `farN` N × 10 steady.
+    /// `wobble` 1000 ± 300 (never told from `fast`, nor equal to it), `farN` N × 10 steady;
+    /// every sample of `broken` fails.
     #[derive(Default)]
     struct Spread(std::collections::HashMap<String, u32>);
     impl Transport for Spread {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let name = req.suite.cipher.clone().unwrap_or_default();
+            if name == "broken" {
+                let mut s = Mock::default().measure(req, cancel);
+                s.outcome = Outcome::Failed {
+                    kind: FailureKind::Remote,
+                    message: "the remote command died".into(),
+                };
+                return s;
+            }
             let calls = self.0.entry(name.clone()).or_default();
             *calls += 1;
             let sign = if *calls % 2 == 0 { 1.0 } else { -1.0 };
@@ -1398,6 +1407,20 @@ mod tests {
             1..=3 => (first + s.2.wall.as_secs_f64(), raced),
             _ => (first, raced + s.2.wall.as_secs_f64()),
         })
+    }
+
+    #[test]
+    fn a_suite_whose_every_sample_failed_stops_as_failed() {
+        // Without a figure it would contend (and take rounds) until the budget.
+        let sink = raced(&["fast", "close", "broken"], &[]);
+        assert_eq!(rounds_of(&sink, 2), [1, 2, 3]);
+        let stop = |item: usize| sink.1.iter().find(|s| s.0 == item).map(|s| s.1);
+        let failed = Stop {
+            reason: StopReason::Failed,
+            round: 3,
+        };
+        assert_eq!(stop(2), Some(failed));
+        assert_eq!(rounds_of(&sink, 1), [1, 2, 3, 4, 5, 6], "the race goes on");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{Abort, ItemState, Runner};
 use crate::analysis::{
     self, SuiteStats, connect, higher_is_better, not_distinguishable, summarize,
 };
-use crate::model::{EQUAL_WITHIN, Mode, Stop, StopReason, Suite};
+use crate::model::{EQUAL_WITHIN, FAILED_AFTER, Mode, Stop, StopReason, Suite};
 use std::collections::BTreeMap;
 
 /// The time a mode's race may spend by default, as a share of its first pass's (the
@@ -334,19 +334,22 @@ impl Runner<'_> {
         self.race_left = left;
     }
 
-    /// Stop the racing items that no longer contend; the contenders among every live
-    /// item (a part of a sum that ties with the best races again).
+    /// Stop the racing items that no longer contend (or whose every sample failed); the
+    /// contenders among every live item (a part of a sum that ties with the best races
+    /// again).
     fn settle(&mut self) -> Result<Vec<usize>, Abort> {
         let Some(racing) = self.racing.take() else {
             return Ok(Vec::new());
         };
+        let failed = |st: &ItemState| st.figures.is_empty() && st.walls.len() >= FAILED_AFTER;
         let live: Vec<usize> = (0..self.items.len())
-            .filter(|&i| !self.state[i].refused)
+            .filter(|&i| !self.state[i].refused && !failed(&self.state[i]))
             .collect();
         let now = standing(&self.entries(&live, |st| (&st.figures, &st.rests)));
         for &item in racing.iter().filter(|i| !now.contenders.contains(i)) {
             let round = self.state[item].last_round;
             let why = match now.equal.contains(&item) {
+                _ if failed(&self.state[item]) => StopReason::Failed,
                 true => StopReason::Equal,
                 false => reason(now.best.contains(&item), round, self.settings.rounds),
             };

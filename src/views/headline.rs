@@ -44,6 +44,8 @@ pub struct RaceTally {
     /// Still racing after the last round `--max-rounds` allows.
     pub out_of_rounds: usize,
     pub equal: usize,
+    /// Every sample failed.
+    pub failed: usize,
     /// The most rounds any of them got.
     pub rounds: u32,
 }
@@ -57,6 +59,7 @@ fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
             StopReason::Budget => t.budget += 1,
             StopReason::Rounds => t.out_of_rounds += 1,
             StopReason::Equal => t.equal += 1,
+            StopReason::Failed => t.failed += 1,
         }
         t.rounds = t.rounds.max(stop.round);
     }
@@ -270,8 +273,8 @@ fn block(v: &RecommendView) -> String {
 
 /// The race's line: how the mode's suites stopped. Those still racing at the end are
 /// tied with the best or parts of a sum that is, so they can outnumber the ties listed
-/// above the line. Equal stops and those at --max-rounds are named only when there are
-/// any.
+/// above the line. Equal and failed stops and those at --max-rounds are named only when
+/// there are any.
 fn race_text(t: &RaceTally) -> String {
     let equal = match t.equal {
         0 => String::new(),
@@ -281,9 +284,13 @@ fn race_text(t: &RaceTally) -> String {
         0 => String::new(),
         n => format!(", {n} still racing at --max-rounds"),
     };
+    let failed = match t.failed {
+        0 => String::new(),
+        n => format!(", {n} failed"),
+    };
     format!(
         "\n         race: {} dropped at once, {} separated{equal}, {} still racing at the budget\
-         {out_of_rounds}; at most {} rounds",
+         {out_of_rounds}{failed}; at most {} rounds",
         t.dropped, t.separated, t.budget, t.rounds
     )
 }
@@ -353,6 +360,22 @@ mod tests {
         assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
         // The first name always stands, however long.
         assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
+    }
+
+    #[test]
+    fn the_race_line_names_failed_suites_only_when_there_are_any() {
+        let mut t = RaceTally {
+            dropped: 9,
+            separated: 2,
+            budget: 1,
+            rounds: 8,
+            ..RaceTally::default()
+        };
+        let line = "race: 9 dropped at once, 2 separated, 1 still racing at the budget";
+        assert_eq!(race_text(&t).trim(), format!("{line}; at most 8 rounds"));
+        t.failed = 3;
+        let failed = format!("{line}, 3 failed; at most 8 rounds");
+        assert_eq!(race_text(&t).trim(), failed);
     }
 
     #[test]
