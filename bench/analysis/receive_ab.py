@@ -8,7 +8,7 @@ order ref, run, ref, run, ref, the builds' order swapped every cycle. Each run i
 `run --mode receive --rounds 3` of one suite against its own sandbox. The summary pools
 each build's run/reference ratios and the B/A ratio (geometric means, 95% t intervals).
 Build target/release/examples/benchkit first; A_BIN's `sandbox` serves the references."""
-import json, math, os, statistics as st, subprocess, sys, tempfile
+import json, math, os, shutil, statistics as st, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KIT = os.path.join(ROOT, 'target/release/examples/benchkit')
@@ -22,6 +22,8 @@ def t95(df):
 
 
 def pooled(logs):
+    if len(logs) < 2:
+        return f"n = {len(logs)}: too few to pool"
     m, se = st.mean(logs), st.stdev(logs) / math.sqrt(len(logs))
     h = t95(len(logs) - 1) * se
     return f"{math.exp(m):.3f} ({math.exp(m - h):.3f}-{math.exp(m + h):.3f}), n = {len(logs)}"
@@ -79,6 +81,7 @@ def main(a_bin, b_bin, cycles):
                 print(json.dumps(row), flush=True)
     finally:
         sb.terminate()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == '__main__':
