@@ -1,11 +1,13 @@
-"""Usage: receive_ab.py A_BIN B_BIN CYCLES > rows.jsonl
+"""Usage: receive_ab.py A_BIN B_BIN CYCLES [--mode MODES] [--a ARGS] [--b ARGS] > rows.jsonl
        receive_ab.py --summary rows.jsonl...
 
 Two builds of sshbench alternated on receive, each run set against long plain-ssh
 receives just before and after it (benchkit's references, 4 s each, on the client's
 CPUs as in bench/run.sh): per cycle and suite (aes128-gcm, chacha20-poly1305) the
 order ref, run, ref, run, ref, the builds' order swapped every cycle. Each run is
-`run --mode receive --rounds 3` of one suite against its own sandbox. The summary pools
+`run --mode receive --rounds 3` of one suite against its own sandbox (`--mode` other
+modes beside receive; `--a`, `--b` more options for one side, as one string; the two
+builds may be the same binary). The summary pools
 each build's run/reference ratios and the B/A ratio (geometric means, 95% t intervals).
 Build target/release/examples/benchkit first; A_BIN's `sandbox` serves the references."""
 import json, math, os, shutil, statistics as st, subprocess, sys, tempfile
@@ -39,7 +41,8 @@ def summary(files):
         print(f"{name}: b / a {pooled([math.log(r['b'] / r['a']) for r in of])}")
 
 
-def main(a_bin, b_bin, cycles):
+def main(a_bin, b_bin, cycles, modes='receive', extra=None):
+    extra = extra or {}
     work = tempfile.mkdtemp(prefix='receive_ab.')
     sb = subprocess.Popen([a_bin, 'sandbox'], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True)
@@ -57,12 +60,13 @@ def main(a_bin, b_bin, cycles):
                                       check=True).stdout.split()[:2]
         return float(moved) / float(total)
 
-    def ours(binary, suite):
+    def ours(key, binary, suite):
         nonlocal runs
         runs += 1
         db = os.path.join(work, f'{runs}.sqlite')
-        subprocess.run([binary, 'run', '-q', '--db', db, '--mode', 'receive', '--rounds', '3',
-                        '--ciphers', suite], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([binary, 'run', '-q', '--db', db, '--mode', modes, '--rounds', '3',
+                        '--ciphers', suite] + extra.get(key, '').split(), check=True,
+                       stdout=subprocess.DEVNULL)
         out = subprocess.run([binary, 'show', '--db', db, '--format', 'json', '--top', 'all'],
                              capture_output=True, text=True, check=True).stdout
         return next(s['mean'] for s in json.loads(out)['suites'] if s['mode'] == 'receive')
@@ -74,7 +78,7 @@ def main(a_bin, b_bin, cycles):
                 refs = [reference(suite)]
                 row = {'cycle': cycle, 'suite': suite}
                 for key, binary in order:
-                    row[key] = ours(binary, suite)
+                    row[key] = ours(key, binary, suite)
                     refs.append(reference(suite))
                     row[key + '_ratio'] = row[key] / ((refs[-2] + refs[-1]) / 2)
                 row['references'] = refs
@@ -88,4 +92,6 @@ if __name__ == '__main__':
     if sys.argv[1:2] == ['--summary']:
         summary(sys.argv[2:])
     else:
-        main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+        opts = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+        main(sys.argv[1], sys.argv[2], int(sys.argv[3]), opts.get('--mode', 'receive'),
+             {'a': opts.get('--a', ''), 'b': opts.get('--b', '')})
