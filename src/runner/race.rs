@@ -222,6 +222,13 @@ pub fn reason(best: bool, round: u32, first_pass: u32) -> StopReason {
     }
 }
 
+impl ItemState {
+    /// No figure from at least [`FAILED_AFTER`] counted samples: every one failed.
+    fn all_failed(&self) -> bool {
+        self.figures.is_empty() && self.walls.len() >= FAILED_AFTER
+    }
+}
+
 impl Runner<'_> {
     /// The moderated statistics of `items`, from the figures `pick` chooses.
     pub(super) fn summaries(&self, items: &[usize], pick: Pick) -> Vec<SuiteStats> {
@@ -341,17 +348,18 @@ impl Runner<'_> {
         let Some(racing) = self.racing.take() else {
             return Ok(Vec::new());
         };
-        let failed = |st: &ItemState| st.figures.is_empty() && st.walls.len() >= FAILED_AFTER;
         let live: Vec<usize> = (0..self.items.len())
-            .filter(|&i| !self.state[i].refused && !failed(&self.state[i]))
+            .filter(|&i| !self.state[i].refused && !self.state[i].all_failed())
             .collect();
         let now = standing(&self.entries(&live, |st| (&st.figures, &st.rests)));
         for &item in racing.iter().filter(|i| !now.contenders.contains(i)) {
             let round = self.state[item].last_round;
-            let why = match now.equal.contains(&item) {
-                _ if failed(&self.state[item]) => StopReason::Failed,
-                true => StopReason::Equal,
-                false => reason(now.best.contains(&item), round, self.settings.rounds),
+            let why = if self.state[item].all_failed() {
+                StopReason::Failed
+            } else if now.equal.contains(&item) {
+                StopReason::Equal
+            } else {
+                reason(now.best.contains(&item), round, self.settings.rounds)
             };
             self.stop(item, why)?;
         }

@@ -58,12 +58,14 @@ impl<'a> Scope<'a> {
 
 /// The raced runs' stops by suite, as reports name suites; the newest run's first.
 fn stops(runs: &[RunRecord], samples: &[StoredSample]) -> Vec<(Mode, Suite, Stop)> {
-    // The items past each raced run's plan, named by their first sample (one pass).
+    // The items past each raced run's plan, named by their first sample (one pass, and
+    // none when no stop lies past a plan).
     let planned: HashMap<i64, usize> = (runs.iter())
-        .filter(|r| !r.stops.is_empty())
+        .filter(|r| r.stops.iter().any(|(item, _)| *item >= r.plan.len()))
         .map(|r| (r.id, r.plan.len()))
         .collect();
     let mut past: HashMap<(i64, usize), &Sample> = HashMap::new();
+    let samples = if planned.is_empty() { &[] } else { samples };
     for s in samples {
         if planned.get(&s.run_id).is_some_and(|&n| s.item >= n) {
             past.entry((s.run_id, s.item)).or_insert(&s.sample);
