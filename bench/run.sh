@@ -55,7 +55,7 @@ if [ $quick = 1 ]; then
   ref_bytes=$((256 << 20)); ref_seconds=3; ref_slow_seconds=5; acc_blocks=2; acc_rounds=2
 else
   filters=
-  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=8; acc_blocks=6; acc_rounds=2
+  ref_bytes=$((4 << 30)); ref_seconds=4; ref_slow_seconds=8; acc_blocks=6; acc_rounds=6
 fi
 
 # 1. Speed (and the first run for precision and overhead): an sshbench run
@@ -138,8 +138,9 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 #    references on either side of it; the row's ratio is the geometric mean of its
 #    blocks'. Why blocks: this machine's speed drifts by more than ±5% within tens of
 #    seconds, so a run and its references should be seconds apart, and several such pairs
-#    per row average out the spells in between. Run A's figure (3 samples, minutes
-#    earlier) is shown beside it.
+#    per row average out the spells in between. Six rounds per run rather than two: a
+#    block's scatter was mostly its run's few samples (BENCHMARKS.md, "More rounds per
+#    block"). Run A's figure (3 samples, minutes earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
 done
