@@ -65,10 +65,11 @@ fn stops(runs: &[RunRecord], samples: &[StoredSample]) -> Vec<(Mode, Suite, Stop
         .map(|r| (r.id, r.plan.len()))
         .collect();
     let mut past: HashMap<(i64, usize), &Sample> = HashMap::new();
-    let samples = if planned.is_empty() { &[] } else { samples };
-    for s in samples {
-        if planned.get(&s.run_id).is_some_and(|&n| s.item >= n) {
-            past.entry((s.run_id, s.item)).or_insert(&s.sample);
+    if !planned.is_empty() {
+        for s in samples {
+            if planned.get(&s.run_id).is_some_and(|&n| s.item >= n) {
+                past.entry((s.run_id, s.item)).or_insert(&s.sample);
+            }
         }
     }
     let mut out: Vec<(Mode, Suite, Stop)> = Vec::new();
