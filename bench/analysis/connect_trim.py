@@ -24,15 +24,15 @@ def rows(binary, spec):
 
 def stalls(spec):
     db, run = spec.rsplit(':', 1)
-    rows = sqlite3.connect(db).execute(
+    found = sqlite3.connect(db).execute(
         "select kex, hostkey, phases_json from samples where run_id = ? and mode = 'connect'"
         " and outcome = 'ok' and phases_json is not null", (int(run),)).fetchall()
     by = {}
-    for kex, hostkey, phases in rows:
+    for kex, hostkey, phases in found:
         by.setdefault((kex, hostkey), []).append(json.loads(phases)['kex'])
-    late = sorted(round(1e3 * (x - st.median(v))) for v in by.values() for x in v
-                  if x - st.median(v) > 0.020)
-    print(f"{spec}: {len(late)} of {len(rows)} connections with a late key exchange,"
+    excess = [x - st.median(v) for v in by.values() for x in v]
+    late = sorted(round(1e3 * e) for e in excess if e > 0.020)
+    print(f"{spec}: {len(late)} of {len(found)} connections with a late key exchange,"
           f" by {late} ms")
 
 
