@@ -147,7 +147,7 @@ done
 acc_db=$work/accuracy.sqlite
 acc_run=0
 acc_rows=
-: > "$work/ratios"
+: > "$work/ratios"; : > "$work/ratios.steady"
 # reference MODE CIPHER MAC SECONDS > file: one long transfer (bytes, seconds, steady
 # seconds, steady bytes).
 reference() {
@@ -226,6 +226,7 @@ EOF
       a_what=
     fi
     echo "$ratio" >> "$work/ratios"
+    echo "$ratio_steady" >> "$work/ratios.steady"
     acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) MB/s ($acc_blocks runs, n = $n); references $(calc "$ref_mean / 1e6" 1) MB/s ($((acc_blocks + 1)) transfers of $seconds s or $((ref_bytes >> 20)) MiB: $(calc "$ref_low / 1e6" 1)-$(calc "$ref_high / 1e6" 1)); the blocks $(ratios "$work/blocks")$a_what | **$(calc "$ratio" 3)** (the blocks' 95% interval: $(calc "$ratio_low" 3)-$(calc "$ratio_high" 3); vs the references' last 3/4: $(calc "$ratio_steady" 3)) |
 "
   done
@@ -233,12 +234,22 @@ done
 kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; sb=
 # The rows taken together: a bias of sshbench's moves every row one way, while the
 # machine's scatter of single rows mostly cancels out and widens the interval (95%, from
-# Student's t on the logarithms of the ratios).
+# Student's t on the logarithms of the ratios). Beside it the same against the
+# references' last three quarters: a send's reference holds its connection's slower
+# start, which sshbench's window leaves out (BENCHMARKS.md, "Send's references start
+# slow").
 if pooled=$("$kit" pool "$work/ratios"); then
   read -r pool_n pool_mean pool_low pool_high pool_within <<EOF
 $pooled
 EOF
-  acc_rows="$acc_rows| accuracy | the $pool_n rows above taken together | geometric mean of the ratios, 95% interval; rows within ±5% | **$(calc "$pool_mean" 3)** ($(calc "$pool_low" 3)-$(calc "$pool_high" 3)); $pool_within of $pool_n |
+  steady_what=
+  if pooled=$("$kit" pool "$work/ratios.steady"); then
+    read -r _ st_mean st_low st_high _ <<EOF
+$pooled
+EOF
+    steady_what="; vs the references' last 3/4: $(calc "$st_mean" 3) ($(calc "$st_low" 3)-$(calc "$st_high" 3))"
+  fi
+  acc_rows="$acc_rows| accuracy | the $pool_n rows above taken together | geometric mean of the ratios, 95% interval; rows within ±5% | **$(calc "$pool_mean" 3)** ($(calc "$pool_low" 3)-$(calc "$pool_high" 3)); $pool_within of $pool_n$steady_what |
 "
 fi
 
