@@ -11,6 +11,7 @@ use sshbench::model::{CpuWindow, Mode, Negotiated, Outcome, Phases, Stream, Suit
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
 use sshbench::sys::machine::Machine;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -424,4 +425,90 @@ fn a_large_selection_reads_in_halves_the_same_from_both_stores() {
     let (packed_pg, packed_sqlite) = (show(&url), show(file));
     assert_eq!(packed_pg, from_pg);
     assert_eq!(packed_sqlite, from_sqlite);
+}
+
+/// TLS as libpq does it. The TLS cluster takes no plain TCP at all, so that a command
+/// that works against it went over TLS: unset (`prefer`) and `require` encrypt,
+/// `verify-ca` takes only a certificate its CA signed, `verify-full` only one for the
+/// name connected to; the password appears in no error.
+#[test]
+fn the_store_speaks_tls_where_offered_and_checks_the_server_when_asked() {
+    let pg = Cluster::start_tls();
+    let url = pg.database("secure");
+    let runs = |url: &str, home: Option<&Path>| {
+        let mut cmd = sshbench();
+        if let Some(h) = home {
+            cmd.env("HOME", h);
+        }
+        cmd.args(["runs", "--db", url]).output().unwrap()
+    };
+    let refused = |url: &str, home: Option<&Path>, why: &str| {
+        let out = runs(url, home);
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{url}: {err}");
+        assert!(err.contains(why), "{url}: {why:?} in {err}");
+        assert!(!err.contains("Secret-4-tls"), "{err}");
+    };
+    refused(&format!("{url}?sslmode=disable"), None, "no encryption");
+    // Written with the mode unset, read back under each mode that checks nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.sqlite");
+    create_run(&Store::open(&file).unwrap());
+    let copy = sshbench()
+        .args(["db", "copy", file.to_str().unwrap(), &url])
+        .output()
+        .unwrap();
+    assert_success(&copy, "db copy over TLS");
+    for q in ["", "?sslmode=prefer", "?sslmode=require"] {
+        let out = runs(&format!("{url}{q}"), None);
+        assert_success(&out, q);
+        assert!(
+            text(&out.stdout).contains("pi@nas"),
+            "{q}: {}",
+            text(&out.stdout)
+        );
+    }
+    let with = |url: &str, mode: &str, ca: &Path| {
+        format!("{url}?sslmode={mode}&sslrootcert={}", ca.display())
+    };
+    let by_name = url.replace("127.0.0.1", "localhost");
+    assert_success(&runs(&with(&url, "verify-ca", &pg.ca()), None), "verify-ca");
+    assert_success(
+        &runs(&with(&by_name, "verify-full", &pg.ca()), None),
+        "full",
+    );
+    // `require` given a CA checks it, as libpq does.
+    let other = pg.other_ca();
+    refused(
+        &with(&url, "require", &other),
+        None,
+        "certificate verify failed",
+    );
+    refused(
+        &with(&url, "verify-ca", &other),
+        None,
+        "certificate verify failed",
+    );
+    // The certificate names localhost, not 127.0.0.1.
+    refused(&with(&url, "verify-full", &pg.ca()), None, "mismatch");
+    let empty = tempfile::tempdir().unwrap();
+    let verify = format!("{by_name}?sslmode=verify-full");
+    refused(&verify, Some(empty.path()), "sslrootcert=PATH");
+    // Without sslrootcert, libpq's default file.
+    std::fs::create_dir(empty.path().join(".postgresql")).unwrap();
+    std::fs::copy(pg.ca(), empty.path().join(".postgresql/root.crt")).unwrap();
+    assert_success(&runs(&verify, Some(empty.path())), "root.crt");
+}
+
+/// `require` against a server without TLS is refused, not quietly sent in the clear.
+#[test]
+fn require_is_refused_by_a_server_without_tls() {
+    let pg = Cluster::start();
+    let url = pg.database("plain");
+    let out = sshbench()
+        .args(["runs", "--db", &format!("{url}?sslmode=require")])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("TLS"), "{}", text(&out.stderr));
 }

@@ -142,6 +142,8 @@ pub struct SelectionArgs {
 
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    /// PostgreSQL is reached over TLS where it offers it, and
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
     #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
     pub db: Option<String>,
 }
@@ -286,6 +288,8 @@ pub struct CompareArgs {
 
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    /// PostgreSQL is reached over TLS where it offers it, and
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
     #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
     pub db: Option<String>,
 
@@ -638,6 +642,8 @@ pub struct RunArgs {
 
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    /// PostgreSQL is reached over TLS where it offers it, and
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
     #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
     pub db: Option<String>,
 
@@ -690,6 +696,8 @@ pub struct SandboxArgs {
 pub struct RunsArgs {
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
+    /// PostgreSQL is reached over TLS where it offers it, and
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
     #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
     pub db: Option<String>,
 

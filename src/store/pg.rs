@@ -1,13 +1,14 @@
 //! The shared backend: a PostgreSQL database (`postgres://user@host/db`) that several
 //! sshbench processes, on several client machines, write into at once. The schema is
 //! SQLite's, its column types mapped; the version lives in `sshbench_schema`, and a
-//! migration holds an advisory lock so two processes never migrate at once.
+//! migration holds an advisory lock so two processes never migrate at once. TLS as libpq
+//! does it (`sslmode`, `sslrootcert`: see [`pg_tls`](super::pg_tls)).
 
 use super::backend::{Backend, Columns, Row, Value};
 use anyhow::{Context, Result, bail};
 use bytes::BytesMut;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use postgres::{Client, Config, NoTls, Statement};
+use postgres::{Client, Config, Statement};
 use std::collections::HashMap;
 use std::error::Error;
 use std::time::Duration;
@@ -44,15 +45,17 @@ pub struct Postgres {
 impl Postgres {
     pub fn connect(url: &str) -> Result<Postgres> {
         let shown = redact(url);
-        let mut config: Config = url
-            .parse()
-            .with_context(|| format!("reading the database URL {shown}"))?;
+        let reading = || format!("reading the database URL {shown}");
+        let connecting = || format!("connecting to the database {shown}");
+        let (plain, tls) = super::pg_tls::split(url).with_context(reading)?;
+        let mut config: Config = plain.parse().with_context(reading)?;
+        config.ssl_mode(tls.ssl_mode());
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
         let client = config
-            .connect(NoTls)
-            .with_context(|| format!("connecting to the database {shown}"))?;
+            .connect(tls.connector().with_context(connecting)?)
+            .with_context(connecting)?;
         Ok(Postgres {
             client,
             url: shown,

@@ -1,10 +1,11 @@
 //! A throwaway PostgreSQL cluster: `initdb` in a temp dir, the server on a free
 //! loopback port and a socket in that dir, run as an unprivileged user (`nobody` when
-//! the tests run as root), stopped and removed on drop.
+//! the tests run as root), stopped and removed on drop. A TLS cluster takes TCP
+//! connections only over TLS, with a password, under a certificate of a CA made for it.
 
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,11 @@ fn bindir() -> PathBuf {
 pub struct Cluster {
     server: Child,
     pub port: u16,
-    _dir: tempfile::TempDir,
+    /// The data directory, where the server's socket is: helpers connect through it.
+    data: PathBuf,
+    /// A TLS cluster's password of `sshbench` over TCP.
+    password: Option<&'static str>,
+    dir: tempfile::TempDir,
 }
 
 /// The unprivileged user the cluster runs as: none needed unless we are root.
@@ -60,8 +65,99 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Run `openssl` with `args` in `dir`.
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl (Debian: a dependency of postgresql)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A CA (`ca.pem`), another that signs nothing (`other-ca.pem`), and the server's key
+/// and certificate in `data` (for the name `localhost` only, not for 127.0.0.1).
+fn make_certificates(dir: &Path, data: &Path, owner: Option<(u32, u32)>) {
+    let key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    for (name, cn) in [("ca", "/CN=sshbench test CA"), ("other-ca", "/CN=other CA")] {
+        let (k, c) = (format!("{name}.key"), format!("{name}.pem"));
+        let mut args = vec![
+            "req", "-x509", "-days", "2", "-subj", cn, "-keyout", &k, "-out", &c,
+        ];
+        args.extend(key);
+        openssl(dir, &args);
+    }
+    let (server_key, server_crt) = (data.join("server.key"), data.join("server.crt"));
+    let (server_key, server_crt) = (server_key.to_str().unwrap(), server_crt.to_str().unwrap());
+    let mut args = vec!["req", "-subj", "/CN=localhost", "-keyout", server_key];
+    args.extend(key);
+    args.extend(["-out", "server.csr"]);
+    openssl(dir, &args);
+    std::fs::write(dir.join("ext"), "subjectAltName=DNS:localhost\n").unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+            "-out",
+            server_crt,
+        ],
+    );
+    if let Some((uid, gid)) = owner {
+        for f in [server_key, server_crt] {
+            nix::unistd::chown(f, Some(uid.into()), Some(gid.into())).unwrap();
+        }
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(server_key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Over TCP only TLS, with a password; the socket stays open to the helpers.
+    let hba = "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n";
+    std::fs::write(data.join("pg_hba.conf"), hba).unwrap();
+}
+
 impl Cluster {
     pub fn start() -> Cluster {
+        Cluster::launch(false)
+    }
+
+    /// A cluster that takes TCP connections only over TLS and with a password (in
+    /// [`Cluster::url`]); its certificate, for `localhost`, is signed by [`Cluster::ca`].
+    pub fn start_tls() -> Cluster {
+        Cluster::launch(true)
+    }
+
+    /// The certificate of the CA that signed a TLS cluster's.
+    pub fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// The certificate of a CA that signed nothing here.
+    pub fn other_ca(&self) -> PathBuf {
+        self.dir.path().join("other-ca.pem")
+    }
+
+    fn launch(tls: bool) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let owner = unprivileged();
         let data = dir.path().join("data");
@@ -94,6 +190,9 @@ impl Cluster {
             "initdb: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        if tls {
+            make_certificates(dir.path(), &data, owner);
+        }
         let port = free_port();
         let mut postgres = Command::new(bin.join("postgres"));
         postgres
@@ -102,16 +201,32 @@ impl Cluster {
             .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
             .arg(&data)
             .args(["-c", "fsync=off", "-c", "max_connections=50"])
+            .args(["-c", if tls { "ssl=on" } else { "ssl=off" }])
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let server = as_owner(postgres, owner).spawn().unwrap();
         let mut cluster = Cluster {
             server,
             port,
-            _dir: dir,
+            data,
+            password: tls.then_some("Secret-4-tls"),
+            dir,
         };
         cluster.wait_ready();
+        if let Some(pw) = cluster.password {
+            cluster.batch("postgres", &format!("ALTER ROLE sshbench PASSWORD '{pw}'"));
+        }
         cluster
+    }
+
+    /// A helper's connection to database `name`, through the socket.
+    fn admin(&self, name: &str) -> Result<postgres::Client, postgres::Error> {
+        postgres::Config::new()
+            .host_path(&self.data)
+            .port(self.port)
+            .user("sshbench")
+            .dbname(name)
+            .connect(postgres::NoTls)
     }
 
     fn wait_ready(&mut self) {
@@ -120,7 +235,7 @@ impl Cluster {
             if let Some(status) = self.server.try_wait().unwrap() {
                 panic!("postgres exited at start: {status}");
             }
-            if postgres::Client::connect(&self.url("postgres"), postgres::NoTls).is_ok() {
+            if self.admin("postgres").is_ok() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -128,27 +243,32 @@ impl Cluster {
         panic!("postgres did not accept connections within 30 s");
     }
 
-    /// The URL of database `name` in this cluster.
+    /// The URL of database `name` in this cluster (over TCP, with a TLS cluster's
+    /// password).
     pub fn url(&self, name: &str) -> String {
-        format!("postgres://sshbench@127.0.0.1:{}/{name}", self.port)
+        let user = match self.password {
+            Some(pw) => format!("sshbench:{pw}"),
+            None => "sshbench".into(),
+        };
+        format!("postgres://{user}@127.0.0.1:{}/{name}", self.port)
     }
 
     /// A new, empty database: its URL.
     pub fn database(&self, name: &str) -> String {
-        let mut c = postgres::Client::connect(&self.url("postgres"), postgres::NoTls).unwrap();
+        let mut c = self.admin("postgres").unwrap();
         c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
         self.url(name)
     }
 
     /// Run statements in database `name` outside a transaction (`VACUUM` and the like).
     pub fn batch(&self, name: &str, sql: &str) {
-        let mut c = postgres::Client::connect(&self.url(name), postgres::NoTls).unwrap();
+        let mut c = self.admin(name).unwrap();
         c.batch_execute(sql).unwrap();
     }
 
     /// Run SQL in database `name` (for tests that look beneath the store).
     pub fn sql(&self, name: &str, sql: &str) -> Vec<postgres::Row> {
-        let mut c = postgres::Client::connect(&self.url(name), postgres::NoTls).unwrap();
+        let mut c = self.admin(name).unwrap();
         c.query(sql, &[]).unwrap()
     }
 }
