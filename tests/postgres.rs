@@ -512,3 +512,32 @@ fn require_is_refused_by_a_server_without_tls() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("TLS"), "{}", text(&out.stderr));
 }
+
+/// A server that takes the connection and never answers (here a bare TCP listener) costs
+/// `connect_timeout`, not forever: the bound covers TLS and authentication too.
+#[test]
+fn a_server_that_never_answers_is_given_up_on_after_connect_timeout() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || listener.accept().map(|(s, _)| s));
+    let url = format!("postgres://me@127.0.0.1:{port}/db?connect_timeout=1");
+    let started = Instant::now();
+    let mut child = sshbench()
+        .args(["runs", "--db", &url])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20), "still waiting");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no answer within 1 s"),
+        "{}",
+        text(&out.stderr)
+    );
+    drop(held);
+}

@@ -31,6 +31,28 @@ pub fn redact(url: &str) -> String {
     format!("{scheme}://{user}@{host}")
 }
 
+/// Connect, the whole start (TCP, TLS, authentication) within the config's
+/// `connect_timeout`, as libpq bounds it: the driver bounds only the TCP connection, and
+/// a server that takes it and never answers would hold sshbench forever.
+fn connect_within(config: Config, tls: postgres_native_tls::MakeTlsConnector) -> Result<Client> {
+    let limit = config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(Duration::MAX);
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Left behind on a timeout: the process is about to end with the error anyway.
+    std::thread::spawn(move || {
+        let _ = tx.send(config.connect(tls));
+    });
+    match rx.recv_timeout(limit) {
+        Ok(client) => Ok(client?),
+        Err(_) => bail!(
+            "no answer within {} s (connect_timeout): is a PostgreSQL server listening there?",
+            limit.as_secs_f64()
+        ),
+    }
+}
+
 /// Key of the advisory lock migrations (and bulk loads) take ("sshbench" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
 
@@ -53,9 +75,8 @@ impl Postgres {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
-        let client = config
-            .connect(tls.connector().with_context(connecting)?)
-            .with_context(connecting)?;
+        let tls = tls.connector().with_context(connecting)?;
+        let client = connect_within(config, tls).with_context(connecting)?;
         Ok(Postgres {
             client,
             url: shown,
