@@ -435,19 +435,25 @@ fn a_large_selection_reads_in_halves_the_same_from_both_stores() {
 fn the_store_speaks_tls_where_offered_and_checks_the_server_when_asked() {
     let pg = Cluster::start_tls();
     let url = pg.database("secure");
-    let runs = |url: &str, home: Option<&Path>| {
+    let runs_with = |url: &str, env: &[(&str, &Path)]| {
         let mut cmd = sshbench();
-        if let Some(h) = home {
-            cmd.env("HOME", h);
-        }
+        cmd.envs(env.iter().copied());
         cmd.args(["runs", "--db", url]).output().unwrap()
     };
-    let refused = |url: &str, home: Option<&Path>, why: &str| {
-        let out = runs(url, home);
+    let runs = |url: &str, home: Option<&Path>| match home {
+        Some(h) => runs_with(url, &[("HOME", h)]),
+        None => runs_with(url, &[]),
+    };
+    let refused_with = |url: &str, env: &[(&str, &Path)], why: &str| {
+        let out = runs_with(url, env);
         let err = text(&out.stderr);
         assert!(!out.status.success(), "{url}: {err}");
         assert!(err.contains(why), "{url}: {why:?} in {err}");
         assert!(!err.contains("Secret-4-tls"), "{err}");
+    };
+    let refused = |url: &str, home: Option<&Path>, why: &str| match home {
+        Some(h) => refused_with(url, &[("HOME", h)], why),
+        None => refused_with(url, &[], why),
     };
     refused(&format!("{url}?sslmode=disable"), None, "no encryption");
     // Written with the mode unset, read back under each mode that checks nothing.
@@ -498,6 +504,13 @@ fn the_store_speaks_tls_where_offered_and_checks_the_server_when_asked() {
     std::fs::create_dir(empty.path().join(".postgresql")).unwrap();
     std::fs::copy(pg.ca(), empty.path().join(".postgresql/root.crt")).unwrap();
     assert_success(&runs(&verify, Some(empty.path())), "root.crt");
+    // libpq's variables where the URL is silent, and the URL where it is not.
+    let (disable, full) = (Path::new("disable"), Path::new("verify-full"));
+    refused_with(&url, &[("PGSSLMODE", disable)], "no encryption");
+    let env = [("PGSSLMODE", full), ("PGSSLROOTCERT", other.as_path())];
+    refused_with(&by_name, &env, "certificate verify failed");
+    let ok = runs_with(&with(&by_name, "verify-full", &pg.ca()), &env);
+    assert_success(&ok, "the URL over PGSSLMODE and PGSSLROOTCERT");
 }
 
 /// `require` against a server without TLS is refused, not quietly sent in the clear.

@@ -69,7 +69,8 @@ impl Postgres {
         let shown = redact(url);
         let reading = || format!("reading the database URL {shown}");
         let connecting = || format!("connecting to the database {shown}");
-        let (plain, tls) = super::pg_tls::split(url).with_context(reading)?;
+        let (plain, tls) =
+            super::pg_tls::split(url, |k| std::env::var(k).ok()).with_context(reading)?;
         let mut config: Config = plain.parse().with_context(reading)?;
         config.ssl_mode(tls.ssl_mode());
         if config.get_connect_timeout().is_none() {

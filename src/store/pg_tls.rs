@@ -2,9 +2,10 @@
 //! the URL: `prefer` (the default: encrypted whenever the server offers it) and `require`
 //! encrypt without checking who answers, `verify-ca` checks the server's certificate
 //! against the CA certificates in `sslrootcert` (default `~/.postgresql/root.crt`),
-//! `verify-full` checks its name as well, and `disable` never encrypts. The driver knows
-//! only three of those values and no `sslrootcert`, so both come out of the URL before it
-//! reads the rest.
+//! `verify-full` checks its name as well, and `disable` never encrypts; `PGSSLMODE` and
+//! `PGSSLROOTCERT` stand in for what the URL leaves out. The driver knows only three of
+//! those values and no `sslrootcert`, so both come out of the URL before it reads the
+//! rest.
 
 use anyhow::{Context, Result, bail};
 use native_tls::{Certificate, TlsConnector};
@@ -56,14 +57,25 @@ fn mode(value: &str) -> Result<Mode> {
 }
 
 /// Take `sslmode` and `sslrootcert` out of `url`'s query: the URL the driver reads, and
-/// the TLS asked for (`prefer` when the URL does not say).
-pub fn split(url: &str) -> Result<(String, Tls)> {
-    let mut tls = Tls {
-        mode: Mode::Prefer,
-        root: None,
+/// the TLS asked for. What the URL does not say comes from libpq's variables,
+/// `PGSSLMODE` and `PGSSLROOTCERT` (through `env`), then `prefer`: someone who set
+/// `PGSSLMODE=verify-full` for all their clients gets it here too.
+pub fn split(url: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, Tls)> {
+    let (plain, mode_given, root) = take_tls(url)?;
+    let mode = match (mode_given, env("PGSSLMODE")) {
+        (Some(m), _) => m,
+        (None, Some(v)) => mode(&v).context("PGSSLMODE")?,
+        (None, None) => Mode::Prefer,
     };
+    let root = root.or_else(|| env("PGSSLROOTCERT").map(PathBuf::from));
+    Ok((plain, Tls { mode, root }))
+}
+
+/// The URL without `sslmode` and `sslrootcert`, and their values.
+fn take_tls(url: &str) -> Result<(String, Option<Mode>, Option<PathBuf>)> {
+    let (mut mode_given, mut root) = (None, None);
     let Some((base, query)) = url.split_once('?') else {
-        return Ok((url.to_string(), tls));
+        return Ok((url.to_string(), None, None));
     };
     let mut kept = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -74,8 +86,8 @@ pub fn split(url: &str) -> Result<(String, Tls)> {
                 .with_context(|| format!("{key} in the database URL: not UTF-8"))
         };
         match key {
-            "sslmode" => tls.mode = mode(&value()?)?,
-            "sslrootcert" => tls.root = Some(PathBuf::from(value()?.as_ref())),
+            "sslmode" => mode_given = Some(mode(&value()?)?),
+            "sslrootcert" => root = Some(PathBuf::from(value()?.as_ref())),
             _ => kept.push(pair),
         }
     }
@@ -83,7 +95,7 @@ pub fn split(url: &str) -> Result<(String, Tls)> {
         true => base.to_string(),
         false => format!("{base}?{}", kept.join("&")),
     };
-    Ok((url, tls))
+    Ok((url, mode_given, root))
 }
 
 impl Tls {
@@ -161,6 +173,11 @@ mod tests {
         }
     }
 
+    /// `split` with no libpq variables set.
+    fn split(url: &str) -> Result<(String, Tls)> {
+        super::split(url, |_| None)
+    }
+
     #[test]
     fn the_tls_options_leave_the_url_and_the_rest_stays() {
         let base = "postgres://me:pw@db.lan:5433/sshbench";
@@ -176,6 +193,26 @@ mod tests {
         for (m, want) in [("require", Mode::Require), ("verify-ca", Mode::VerifyCa)] {
             assert_eq!(split(&format!("{base}?sslmode={m}")).unwrap().1.mode, want);
         }
+    }
+
+    #[test]
+    fn libpq_variables_count_where_the_url_is_silent() {
+        let env = |k: &str| match k {
+            "PGSSLMODE" => Some("verify-full".to_string()),
+            "PGSSLROOTCERT" => Some("/etc/ca.pem".to_string()),
+            _ => None,
+        };
+        let from_env = super::split("postgres://h/d", env).unwrap().1;
+        assert_eq!(from_env, tls(Mode::VerifyFull, Some("/etc/ca.pem")));
+        let url = "postgres://h/d?sslmode=require&sslrootcert=mine.pem";
+        let from_url = super::split(url, env).unwrap().1;
+        assert_eq!(from_url, tls(Mode::Require, Some("mine.pem")));
+        let bad = |k: &str| (k == "PGSSLMODE").then(|| "on".to_string());
+        let e = super::split("postgres://h/d", bad).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("PGSSLMODE: sslmode=on: not a mode"),
+            "{e:#}"
+        );
     }
 
     #[test]

@@ -19,7 +19,10 @@ use std::time::Duration;
 /// The `sshbench` binary, colour off (its tables are compared as text).
 pub fn sshbench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_sshbench"));
-    c.env("NO_COLOR", "1");
+    // libpq's TLS variables, which the PostgreSQL store reads, from the test's own URLs only.
+    c.env("NO_COLOR", "1")
+        .env_remove("PGSSLMODE")
+        .env_remove("PGSSLROOTCERT");
     c
 }
 
