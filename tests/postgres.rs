@@ -450,6 +450,12 @@ fn the_store_speaks_tls_where_offered_and_checks_the_server_when_asked() {
         assert!(!out.status.success(), "{url}: {err}");
         assert!(err.contains(why), "{url}: {why:?} in {err}");
         assert!(!err.contains("Secret-4-tls"), "{err}");
+        if why.contains("certificate verify failed") {
+            assert!(
+                err.contains("is the CA that signed it in sslrootcert"),
+                "{err}"
+            );
+        }
     };
     let refused = |url: &str, home: Option<&Path>, why: &str| match home {
         Some(h) => refused_with(url, &[("HOME", h)], why),

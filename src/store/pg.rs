@@ -77,7 +77,9 @@ impl Postgres {
             config.connect_timeout(Duration::from_secs(10));
         }
         let tls = tls.connector().with_context(connecting)?;
-        let client = connect_within(config, tls).with_context(connecting)?;
+        let client = connect_within(config, tls)
+            .map_err(super::pg_tls::explain)
+            .with_context(connecting)?;
         Ok(Postgres {
             client,
             url: shown,

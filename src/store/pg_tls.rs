@@ -162,6 +162,20 @@ impl Tls {
     }
 }
 
+/// `e` with what to look at when TLS refused the server's certificate: OpenSSL's words
+/// name the check, not the option behind it.
+pub fn explain(e: anyhow::Error) -> anyhow::Error {
+    if format!("{e:#}").contains("certificate verify failed") {
+        e.context(
+            "the server's certificate was refused: is the CA that signed it in sslrootcert \
+             (or PGSSLROOTCERT, ~/.postgresql/root.crt), and with verify-full, is it issued \
+             for the host name in the URL?",
+        )
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
