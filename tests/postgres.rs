@@ -519,6 +519,20 @@ fn the_store_speaks_tls_where_offered_and_checks_the_server_when_asked() {
     assert_success(&ok, "the URL over PGSSLMODE and PGSSLROOTCERT");
 }
 
+/// An old server whose TLS no client takes today: `prefer` asks again without TLS, as
+/// libpq does (and as sshbench did before it spoke TLS); `require` does not.
+#[test]
+fn prefer_falls_back_to_plain_from_a_server_whose_tls_fails() {
+    let pg = Cluster::start_outdated_tls();
+    let url = pg.database("old");
+    let runs = |url: &str| sshbench().args(["runs", "--db", url]).output().unwrap();
+    assert_success(&runs(&url), "prefer");
+    let out = runs(&format!("{url}?sslmode=require"));
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("error performing TLS handshake"), "{err}");
+}
+
 /// `require` against a server without TLS is refused, not quietly sent in the clear.
 #[test]
 fn require_is_refused_by_a_server_without_tls() {

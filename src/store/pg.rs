@@ -76,10 +76,18 @@ impl Postgres {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
-        let tls = tls.connector().with_context(connecting)?;
-        let client = connect_within(config, tls)
-            .map_err(super::pg_tls::explain)
-            .with_context(connecting)?;
+        let connector = tls.connector().with_context(connecting)?;
+        let client = match connect_within(config.clone(), connector.clone()) {
+            // libpq's `prefer`: a server whose TLS does not work out is asked again
+            // without (an old server's protocol versions, say), as before TLS was tried.
+            Err(e) if tls.falls_back(&e) => {
+                config.ssl_mode(postgres::config::SslMode::Disable);
+                connect_within(config, connector)
+            }
+            result => result,
+        }
+        .map_err(super::pg_tls::explain)
+        .with_context(connecting)?;
         Ok(Postgres {
             client,
             url: shown,

@@ -1,11 +1,11 @@
 //! TLS for the PostgreSQL store, with libpq's meanings of `sslmode` and `sslrootcert` in
-//! the URL: `prefer` (the default: encrypted whenever the server offers it) and `require`
-//! encrypt without checking who answers, `verify-ca` checks the server's certificate
-//! against the CA certificates in `sslrootcert` (default `~/.postgresql/root.crt`),
-//! `verify-full` checks its name as well, and `disable` never encrypts; `PGSSLMODE` and
-//! `PGSSLROOTCERT` stand in for what the URL leaves out. The driver knows only three of
-//! those values and no `sslrootcert`, so both come out of the URL before it reads the
-//! rest.
+//! the URL: `prefer` (the default: encrypted whenever the server offers it and its TLS
+//! works) and `require` encrypt without checking who answers, `verify-ca` checks the
+//! server's certificate against the CA certificates in `sslrootcert` (default
+//! `~/.postgresql/root.crt`), `verify-full` checks its name as well, and `disable` never
+//! encrypts; `PGSSLMODE` and `PGSSLROOTCERT` stand in for what the URL leaves out. The
+//! driver knows only three of those values and no `sslrootcert`, so both come out of the
+//! URL before it reads the rest.
 
 use anyhow::{Context, Result, bail};
 use native_tls::{Certificate, TlsConnector};
@@ -116,6 +116,12 @@ impl Tls {
             Mode::Require => self.root.is_some(),
             Mode::Disable | Mode::Prefer => false,
         }
+    }
+
+    /// Whether a failed connection is tried again without TLS: under `prefer`, when
+    /// the TLS handshake itself failed (as libpq does).
+    pub fn falls_back(&self, e: &anyhow::Error) -> bool {
+        self.mode == Mode::Prefer && format!("{e:#}").contains("error performing TLS handshake")
     }
 
     /// The connector for these options.
@@ -251,6 +257,22 @@ mod tests {
         assert!(!tls(Mode::Require, None).verifies());
         assert!(tls(Mode::Require, Some("ca")).verifies());
         assert!(tls(Mode::VerifyCa, None).verifies());
+    }
+
+    #[test]
+    fn only_prefer_falls_back_and_only_from_a_failed_handshake() {
+        let handshake = anyhow::anyhow!("error performing TLS handshake").context("connecting");
+        let other = anyhow::anyhow!("db error: FATAL: password authentication failed");
+        assert!(tls(Mode::Prefer, None).falls_back(&handshake));
+        assert!(!tls(Mode::Prefer, None).falls_back(&other));
+        for m in [
+            Mode::Require,
+            Mode::VerifyCa,
+            Mode::VerifyFull,
+            Mode::Disable,
+        ] {
+            assert!(!tls(m, None).falls_back(&handshake));
+        }
     }
 
     #[test]

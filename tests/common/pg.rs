@@ -131,20 +131,33 @@ fn make_certificates(dir: &Path, data: &Path, owner: Option<(u32, u32)>) {
     }
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(server_key, std::fs::Permissions::from_mode(0o600)).unwrap();
-    // Over TCP only TLS, with a password; the socket stays open to the helpers.
-    let hba = "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n";
-    std::fs::write(data.join("pg_hba.conf"), hba).unwrap();
+}
+
+/// What a cluster does with TLS.
+#[derive(Clone, Copy, PartialEq)]
+enum Tls {
+    Off,
+    /// Over TCP only TLS, with a password; the socket stays open to the helpers.
+    Only,
+    /// TLS 1.0 and 1.1 only, which today's clients refuse; plain TCP as well.
+    Outdated,
 }
 
 impl Cluster {
     pub fn start() -> Cluster {
-        Cluster::launch(false)
+        Cluster::launch(Tls::Off)
     }
 
     /// A cluster that takes TCP connections only over TLS and with a password (in
     /// [`Cluster::url`]); its certificate, for `localhost`, is signed by [`Cluster::ca`].
     pub fn start_tls() -> Cluster {
-        Cluster::launch(true)
+        Cluster::launch(Tls::Only)
+    }
+
+    /// A cluster that offers TLS but only in versions no client takes today (1.0, 1.1),
+    /// and takes plain TCP too: an old server.
+    pub fn start_outdated_tls() -> Cluster {
+        Cluster::launch(Tls::Outdated)
     }
 
     /// The certificate of the CA that signed a TLS cluster's.
@@ -157,7 +170,7 @@ impl Cluster {
         self.dir.path().join("other-ca.pem")
     }
 
-    fn launch(tls: bool) -> Cluster {
+    fn launch(tls: Tls) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let owner = unprivileged();
         let data = dir.path().join("data");
@@ -190,9 +203,22 @@ impl Cluster {
             "initdb: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        if tls {
+        if tls != Tls::Off {
             make_certificates(dir.path(), &data, owner);
         }
+        if tls == Tls::Only {
+            let hba = "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n";
+            std::fs::write(data.join("pg_hba.conf"), hba).unwrap();
+        }
+        let versions: &[&str] = match tls {
+            Tls::Outdated => &[
+                "-c",
+                "ssl_min_protocol_version=TLSv1",
+                "-c",
+                "ssl_max_protocol_version=TLSv1.1",
+            ],
+            _ => &[],
+        };
         let port = free_port();
         let mut postgres = Command::new(bin.join("postgres"));
         postgres
@@ -201,7 +227,8 @@ impl Cluster {
             .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
             .arg(&data)
             .args(["-c", "fsync=off", "-c", "max_connections=50"])
-            .args(["-c", if tls { "ssl=on" } else { "ssl=off" }])
+            .args(["-c", if tls == Tls::Off { "ssl=off" } else { "ssl=on" }])
+            .args(versions)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let server = as_owner(postgres, owner).spawn().unwrap();
@@ -209,7 +236,7 @@ impl Cluster {
             server,
             port,
             data,
-            password: tls.then_some("Secret-4-tls"),
+            password: (tls == Tls::Only).then_some("Secret-4-tls"),
             dir,
         };
         cluster.wait_ready();
