@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use bytes::BytesMut;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, Config, Statement};
+use postgres_native_tls::MakeTlsConnector;
 use std::collections::HashMap;
 use std::error::Error;
 use std::time::Duration;
@@ -34,7 +35,7 @@ pub fn redact(url: &str) -> String {
 /// Connect, the whole start (TCP, TLS, authentication) within the config's
 /// `connect_timeout`, as libpq bounds it: the driver bounds only the TCP connection, and
 /// a server that takes it and never answers would hold sshbench forever.
-fn connect_within(config: Config, tls: postgres_native_tls::MakeTlsConnector) -> Result<Client> {
+fn connect_within(config: Config, tls: MakeTlsConnector) -> Result<Client> {
     let limit = config
         .get_connect_timeout()
         .copied()
@@ -59,8 +60,10 @@ const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
 pub struct Postgres {
     client: Client,
     url: String,
-    /// The URL as given (with its password), for another connection.
-    given: String,
+    /// What the first connection settled on (TLS, or none where `prefer` fell back),
+    /// for another.
+    config: Config,
+    connector: MakeTlsConnector,
     statements: HashMap<String, Statement>,
 }
 
@@ -82,7 +85,7 @@ impl Postgres {
             // without (an old server's protocol versions, say), as before TLS was tried.
             Err(e) if tls.falls_back(&e) => {
                 config.ssl_mode(postgres::config::SslMode::Disable);
-                connect_within(config, connector)
+                connect_within(config.clone(), connector.clone())
             }
             result => result,
         }
@@ -91,7 +94,8 @@ impl Postgres {
         Ok(Postgres {
             client,
             url: shown,
-            given: url.to_string(),
+            config,
+            connector,
             statements: HashMap::new(),
         })
     }
@@ -287,8 +291,19 @@ impl Backend for Postgres {
         })
     }
 
+    /// Another connection as the first was made: the URL, the environment and the CA
+    /// file are not read again.
     fn reopen(&self) -> Result<Box<dyn Backend>> {
-        Ok(Box::new(Postgres::connect(&self.given)?))
+        let client = connect_within(self.config.clone(), self.connector.clone())
+            .map_err(super::pg_tls::explain)
+            .with_context(|| format!("connecting to the database {}", self.url))?;
+        Ok(Box::new(Postgres {
+            client,
+            url: self.url.clone(),
+            config: self.config.clone(),
+            connector: self.connector.clone(),
+            statements: HashMap::new(),
+        }))
     }
 
     fn describe(&self) -> String {
