@@ -860,22 +860,7 @@ fn recommend_explains_a_dead_end() {
             suite: chacha.clone(),
         })
         .to_vec();
-    let machine = Machine::default();
-    let id = store
-        .create_run(&NewRun {
-            destination: "router",
-            target_json: "{}".into(),
-            resolved: None,
-            client_version: "OpenSSH_9.2p1",
-            server_version: Some("SSH-2.0-tinysshd"),
-            server_strict_kex: Some(false),
-            machine: &machine,
-            options_json: "{}".into(),
-            plan: &items,
-            seed: 1,
-            client_defaults: &AlgoLists::new(),
-        })
-        .unwrap();
+    let id = router_run(&store, &items, "SSH-2.0-tinysshd");
     for round in 1..4u32 {
         for (i, item) in items.iter().enumerate() {
             let s = sample(item.mode, &item.suite, 300.0, round, 1.0);
@@ -902,4 +887,78 @@ fn recommend_explains_a_dead_end() {
         legacy.contains("Ciphers chacha20-poly1305@openssh.com"),
         "{legacy}"
     );
+}
+
+/// A mode whose every sample failed (a server that closes each connection after its
+/// first session failed every shared send so before sshbench learnt to tell) has no
+/// best suite: the headline says so, with the failure's message, and still answers for
+/// the modes that worked.
+#[test]
+fn headline_names_a_mode_whose_every_sample_failed() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
+    let kex = suite(Some("curve25519-sha256"), None, None, None);
+    let items = vec![
+        PlanItem {
+            mode: Mode::Connect,
+            suite: kex,
+        },
+        PlanItem {
+            mode: Mode::Send,
+            suite: chacha,
+        },
+    ];
+    let id = router_run(&store, &items, "SSH-2.0-tinyssh_20230101");
+    let closed = "kex_exchange_identification: Connection closed by remote host";
+    for round in 1..4u32 {
+        for (i, item) in items.iter().enumerate() {
+            let mut s = sample(item.mode, &item.suite, 0.1, round, 1.0);
+            if item.mode == Mode::Send {
+                s.outcome = Outcome::failed(FailureKind::Network, closed);
+            }
+            store.add_sample(id, i, round, &s).unwrap();
+        }
+    }
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let out = export::render(&doc, &view, Format::Table, Style::default());
+    let line = |mode: &str| {
+        out.lines()
+            .find(|l| l.starts_with(mode))
+            .map(str::to_string)
+    };
+    assert!(
+        line("connect").is_some_and(|l| l.contains("curve25519-sha256")),
+        "{out}"
+    );
+    let send = line("send").unwrap_or_else(|| panic!("no send line: {out}"));
+    assert!(send.contains("no figure: all 3 samples failed"), "{out}");
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains(closed), "{out}");
+    assert!(
+        out.lines().all(|l| l.chars().count() <= headline::WIDTH),
+        "{out}"
+    );
+}
+
+/// A run of `router`, a server of `version` without strict KEX, planning `items`.
+fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
+    store
+        .create_run(&NewRun {
+            destination: "router",
+            target_json: "{}".into(),
+            resolved: None,
+            client_version: "OpenSSH_9.2p1",
+            server_version: Some(version),
+            server_strict_kex: Some(false),
+            machine: &Machine::default(),
+            options_json: "{}".into(),
+            plan: items,
+            seed: 1,
+            client_defaults: &AlgoLists::new(),
+        })
+        .unwrap()
 }

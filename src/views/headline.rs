@@ -66,12 +66,25 @@ fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
     (t != RaceTally::default()).then_some(t)
 }
 
+/// A mode asked for that has no figure: every sample of it failed, or it could not be
+/// measured on this server (`failed` is 0).
+#[derive(Clone, Debug, Serialize)]
+pub struct FailedMode {
+    pub mode: Mode,
+    pub failed: usize,
+    /// The last failure's message, of the first suite that has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// Everything the headline says.
 #[derive(Clone, Debug, Serialize)]
 pub struct HeadlineView {
     pub destination: String,
     pub runs: Vec<i64>,
     pub modes: Vec<ModeLine>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedMode>,
     pub ceilings: Vec<String>,
     pub recommendation: RecommendView,
 }
@@ -109,7 +122,8 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
     // The answer is among what the recommendation allows; a faster weak suite is named
     // beside it, never put first.
     let at = rows.iter().position(|r| !r.grade.is_weak()).unwrap_or(0);
-    let best = rows[at].clone();
+    // No figure at all (every sample failed): the run's failures say why.
+    let best = rows.get(at)?.clone();
     let faster = (at > 0).then(|| rows[0].clone());
     let ties = (rows.iter().skip(at + 1))
         .filter(|r| !r.grade.is_weak() && overlaps(r, &best))
@@ -146,15 +160,40 @@ fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
 
 /// Build the headline of `scope`.
 pub fn view(scope: &Scope) -> HeadlineView {
-    let modes = (scope.modes().into_iter())
-        .filter_map(|m| mode_line(scope, m))
-        .collect();
+    let (mut modes, mut failed) = (Vec::new(), Vec::new());
+    for m in scope.modes() {
+        match mode_line(scope, m) {
+            Some(line) => modes.push(line),
+            None => failed.push(failed_mode(scope, m)),
+        }
+    }
     HeadlineView {
         destination: scope.destination.clone(),
         runs: scope.run_ids(),
         modes,
+        failed,
         ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
+    }
+}
+
+fn failed_mode(scope: &Scope, mode: Mode) -> FailedMode {
+    let stats = || (scope.stats.iter()).filter(|s| s.mode == mode && !s.sum);
+    FailedMode {
+        mode,
+        failed: stats().map(|s| s.failed).sum(),
+        error: stats().find_map(|s| s.last_error.clone()),
+    }
+}
+
+fn failed_text(f: &FailedMode) -> String {
+    let mode = f.mode.as_str();
+    match (f.failed, f.error.as_deref()) {
+        // Nothing failed: the mode could not be measured here (a tool missing, say).
+        (0, Some(e)) => format!("{mode:<8} not measured: {e}"),
+        (0, None) => format!("{mode:<8} not measured"),
+        (n, Some(e)) => format!("{mode:<8} no figure: all {n} samples failed; the last said: {e}"),
+        (n, None) => format!("{mode:<8} no figure: all {n} samples failed"),
     }
 }
 
@@ -336,7 +375,12 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
     doc.text(wrap(&scope.header(), ""));
-    let modes: Vec<String> = v.modes.iter().map(mode_text).collect();
+    // In the modes' own order, those without a figure among them.
+    let mut modes: Vec<(Mode, String)> = (v.modes.iter().map(|l| (l.mode, mode_text(l))))
+        .chain(v.failed.iter().map(|f| (f.mode, failed_text(f))))
+        .collect();
+    modes.sort_by_key(|(m, _)| *m);
+    let modes: Vec<String> = modes.into_iter().map(|(_, text)| text).collect();
     doc.text(wrap(&modes.join("\n"), "           "));
     for advice in race_advice(&v.modes) {
         doc.text(wrap(&advice, "  "));
