@@ -628,7 +628,9 @@ pub struct RunArgs {
     /// How samples get their connections: `suite` opens one per suite and round, and
     /// its send, receive and echo samples run as sessions over it, each with its own
     /// ramp (the handshake is paid once, not per sample); `sample` opens a fresh
-    /// connection for every sample. Connect samples are fresh connections either way.
+    /// connection for every sample. Connect samples are fresh connections either way. A
+    /// server that ends a connection after its first session (tinysshd) is found out
+    /// and gets `sample`, with a note.
     #[arg(long, value_enum, default_value = "suite", value_name = "HOW")]
     pub connections: ConnectionsArg,
 

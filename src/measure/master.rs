@@ -185,6 +185,41 @@ impl Master {
         unsafe { libc::kill(self.child.id() as libc::pid_t, 0) == 0 }
     }
 
+    /// Whether the connection has ended, given the moment an ending connection takes
+    /// to notice (after a session that failed because it was ending).
+    pub fn ended(&self) -> bool {
+        self.ends_within(Duration::from_millis(200))
+    }
+
+    /// Whether the connection ends within `within` (polled: the reaper owns the exit).
+    fn ends_within(&self, within: Duration) -> bool {
+        let start = Instant::now();
+        while self.alive() {
+            if start.elapsed() >= within {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    }
+
+    /// Whether the server ends a connection after its first session, as tinysshd does
+    /// (one channel per connection): a fresh connection is asked for two trivial
+    /// sessions, and the second finds it gone. Anything else that goes wrong says no.
+    pub fn one_session_only(
+        ssh: &Path,
+        target: &Target,
+        req: &SampleRequest,
+        scratch: &Path,
+        cancel: &Cancel,
+    ) -> bool {
+        let Ok(master) = Master::start(ssh, target, req, scratch, cancel) else {
+            return false;
+        };
+        let ran = |m: &Master| m.run("exit 0", req.timeout, cancel).exit.code == Some(0);
+        ran(&master) && !ran(&master) && master.ends_within(Duration::from_secs(1))
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -3,6 +3,7 @@
 //! test, so a key the test made logs in and nothing of the machine changes; `sftp:
 //! false` hides the sftp-server binary there too.
 
+use super::login;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -33,15 +34,6 @@ impl Drop for Dropbear {
     }
 }
 
-fn run(cmd: &mut Command, what: &str) {
-    let st = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("{what}: {e} (apt-get install dropbear-bin openssh-client)"));
-    assert!(st.success(), "{what} failed");
-}
-
 /// The namespace's script: home replaced, sftp-server hidden unless wanted.
 const NAMESPACE: &str = r#"mount --bind "$1" /root && { [ "$2" = yes ] || mount --bind /dev/null "$(readlink -f /usr/lib/sftp-server)"; } && shift 2 && exec "$@""#;
 
@@ -65,17 +57,7 @@ fn spawn(dir: &Path, port: u16, opts: DropbearOptions) -> Child {
         dropbear.splice(0..0, ["taskset".to_string(), "-c".into(), cpu.to_string()]);
     }
     let mut cmd = if opts.login {
-        let mut c = Command::new("unshare");
-        c.args([
-            "--mount",
-            "--propagation",
-            "private",
-            "sh",
-            "-c",
-            NAMESPACE,
-            "sh",
-        ]);
-        c.arg(dir.join("home"));
+        let mut c = login::in_namespace(NAMESPACE, &dir.join("home"));
         c.arg(if opts.sftp { "yes" } else { "no" });
         c
     } else {
@@ -92,28 +74,15 @@ fn spawn(dir: &Path, port: u16, opts: DropbearOptions) -> Child {
 }
 
 fn prepare(dir: &Path, login: bool) {
-    run(
+    login::run(
         Command::new("dropbearkey")
             .args(["-t", "ed25519", "-f"])
             .arg(dir.join("host_key")),
-        "dropbearkey",
+        "dropbearkey (apt-get install dropbear-bin)",
     );
-    if !login {
-        return;
+    if login {
+        super::login::prepare(dir, "Dropbear");
     }
-    assert!(
-        nix::unistd::geteuid().is_root(),
-        "a Dropbear server to log in to runs in a mount namespace: run the tests as root (CI does)"
-    );
-    let ssh = dir.join("home").join(".ssh");
-    std::fs::create_dir_all(&ssh).unwrap();
-    run(
-        Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-            .arg(dir.join("client_key")),
-        "ssh-keygen",
-    );
-    std::fs::copy(dir.join("client_key.pub"), ssh.join("authorized_keys")).unwrap();
 }
 
 pub fn start(opts: DropbearOptions) -> Dropbear {
@@ -152,32 +121,7 @@ impl Dropbear {
             .arg(dir.join("host_key"))
             .output()
             .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let key = text
-            .lines()
-            .find(|l| l.starts_with("ssh-ed25519 "))
-            .unwrap();
-        let key: Vec<&str> = key.split_whitespace().take(2).collect();
-        let kh = dir.join("known_hosts");
-        std::fs::write(
-            &kh,
-            format!("[127.0.0.1]:{} {}\n", self.port, key.join(" ")),
-        )
-        .unwrap();
-        let cfg = dir.join("ssh_config");
-        std::fs::write(
-            &cfg,
-            format!(
-                "Host dropbear-test\n  HostName 127.0.0.1\n  Port {}\n  User root\n  \
-                 IdentityFile \"{}\"\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
-                 UserKnownHostsFile \"{}\"\n  GlobalKnownHostsFile /dev/null\n  \
-                 StrictHostKeyChecking yes\n  BatchMode yes\n",
-                self.port,
-                dir.join("client_key").display(),
-                kh.display()
-            ),
-        )
-        .unwrap();
-        cfg
+        let key = login::ed25519_key(&String::from_utf8_lossy(&out.stdout));
+        login::ssh_config(dir, "dropbear-test", self.port, &key)
     }
 }

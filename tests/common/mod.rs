@@ -3,7 +3,9 @@
 #![allow(dead_code)]
 
 pub mod dropbear;
+pub mod login;
 pub mod pg;
+pub mod tinyssh;
 
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;

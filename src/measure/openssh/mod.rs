@@ -7,6 +7,7 @@
 //! thread only waits, enforces the timeout and watches for cancellation; a sample that
 //! overruns is killed with its whole process group.
 
+mod group;
 mod judge;
 mod options;
 mod reference;
@@ -15,7 +16,7 @@ mod streams;
 use super::master::Master;
 use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
-use super::{GroupProgress, Transport, each, rekey, remote, sshlog};
+use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::model::{
     CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window, WorkloadSpec,
 };
@@ -23,6 +24,7 @@ use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
 use crate::target::Target;
+use group::Shared;
 pub(crate) use judge::negotiation;
 use judge::*;
 pub use options::session_options;
@@ -57,17 +59,8 @@ pub struct OpenSsh {
     zeros: ZerosSlot,
     /// What was done otherwise than asked, for the user (see [`Transport::notes`]).
     notes: Vec<String>,
-}
-
-/// A connection that samples run over as sessions (`--connections suite`): its master,
-/// what it negotiated, and its log up to the moment it was up (the key exchange's time
-/// and the rekey limits of every sample over it come from there).
-struct Shared<'a> {
-    master: &'a Master,
-    negotiated: Option<Negotiated>,
-    lines: Vec<String>,
-    times: Vec<Duration>,
-    up_after: Duration,
+    /// The server ends a connection after its first session: no sample shares one.
+    one_session: bool,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -84,6 +77,7 @@ impl OpenSsh {
             reference: None,
             zeros: ZerosSlot::default(),
             notes: Vec::new(),
+            one_session: false,
         }
     }
 
@@ -260,18 +254,6 @@ fn sized_send(r: &SampleRequest) -> bool {
     r.mode == Mode::Send && r.until.is_none() && r.bytes > r.ramp
 }
 
-/// Only send, receive and echo without compression share a connection: ssh reports
-/// compression once, for the whole connection, when it closes. A sized send alone takes
-/// one too: its bytes come from a file, its round trip from a session beside it.
-fn shareable(reqs: &[SampleRequest]) -> bool {
-    (reqs.len() > 1 || reqs.iter().any(sized_send))
-        && (reqs.iter()).all(|r| {
-            matches!(r.mode, Mode::Send | Mode::Receive | Mode::Echo)
-                && r.suite.compression.is_none()
-                && r.suite == reqs[0].suite
-        })
-}
-
 impl OpenSsh {
     /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
     /// feed and read it, wait for it, judge it.
@@ -419,7 +401,9 @@ impl OpenSsh {
 impl Transport for OpenSsh {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         let (ssh, target) = (self.ssh.clone(), self.target.clone());
-        Some(Box::new(OpenSsh::new(ssh, target, self.payload.clone())))
+        let mut other = OpenSsh::new(ssh, target, self.payload.clone());
+        other.one_session = self.one_session;
+        Some(Box::new(other))
     }
 
     fn notes(&mut self) -> Vec<String> {
@@ -441,31 +425,7 @@ impl Transport for OpenSsh {
         cancel: &Cancel,
         progress: &mut GroupProgress,
     ) -> Vec<Sample> {
-        if !shareable(reqs) {
-            return each(reqs, progress, |r| self.measure(r, cancel));
-        }
-        let master = match self
-            .scratch()
-            .map(|dir| dir.to_path_buf())
-            .and_then(|dir| Master::start(&self.ssh, &self.target, &reqs[0], &dir, cancel))
-        {
-            Ok(m) => m,
-            // A connection that could not be opened is every sample's outcome.
-            Err(outcome) => {
-                let failed =
-                    |r: &SampleRequest| Sample::new(r.suite.clone(), r.mode, outcome.clone());
-                return each(reqs, progress, failed);
-            }
-        };
-        let (lines, times, up_after) = master.log();
-        let shared = Shared {
-            master: &master,
-            negotiated: sshlog::negotiated(&lines),
-            lines,
-            times,
-            up_after,
-        };
-        each(reqs, progress, |r| self.take(r, cancel, Some(&shared)))
+        self.group(reqs, cancel, progress)
     }
 }
 

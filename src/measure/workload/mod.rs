@@ -181,7 +181,18 @@ impl Workloads {
             req,
             cancel,
         };
-        run.measure(&self.spec, sample)
+        run.measure(&self.spec, sample).map_err(|e| {
+            // Said plainly: the tool's own words ("Connection closed") do not tell why.
+            let one = || Master::one_session_only(ssh, target, req, data.scratch(), cancel);
+            if master.ended() && one() {
+                return Outcome::Unavailable {
+                    message: "the server ends a connection after its first session (as tinysshd \
+                              does), and a workload runs several over one"
+                        .into(),
+                };
+            }
+            e
+        })
     }
 }
 
