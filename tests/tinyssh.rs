@@ -32,6 +32,9 @@ fn a_server_with_one_session_per_connection_gets_a_connection_per_sample() {
             .unwrap_or_else(|| panic!("no {mode}line: {stdout}"));
         assert!(!line.contains("no figure"), "{stdout}");
     }
+    // One cipher: nothing to race for send, receive and echo; two key exchanges for
+    // connect.
+    assert_eq!(stdout.matches("race:").count(), 1, "{stdout}");
     let c = Connection::open(&db).unwrap();
     let count = |sql: &str| -> i64 { c.query_row(sql, [], |r| r.get(0)).unwrap() };
     let failed = "SELECT count(*) FROM samples WHERE round > 0 AND outcome != 'ok'";

@@ -63,7 +63,9 @@ fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
         }
         t.rounds = t.rounds.max(stop.round);
     }
-    (t != RaceTally::default()).then_some(t)
+    // A lone suite had nothing to race (a server with one cipher, say).
+    let stops = t.dropped + t.separated + t.budget + t.out_of_rounds + t.equal + t.failed;
+    (stops > 1).then_some(t)
 }
 
 /// A mode asked for that has no figure: every sample of it failed, or it could not be
