@@ -1,7 +1,8 @@
 //! The PostgreSQL store against a real, throwaway PostgreSQL cluster: every field of a
 //! sample round-trips, concurrent migrations and writers, `sshbench run` processes
 //! writing into one database at once, every view reading the same from it as from a
-//! SQLite copy (`db copy`), and `kill -9` then `--resume` losing nothing.
+//! SQLite copy (`db copy`), `kill -9` then `--resume` losing nothing, TLS, and servers
+//! that never answer or vanish mid-run given up on in bounded time.
 
 mod common;
 
@@ -573,4 +574,95 @@ fn a_server_that_never_answers_is_given_up_on_after_connect_timeout() {
         text(&out.stderr)
     );
     drop(held);
+}
+
+/// Forward every connection to `listen` (an address of this machine) on to `to`; the
+/// port it listens on.
+fn relay(listen: &str, to: u16) -> u16 {
+    let l = std::net::TcpListener::bind((listen, 0)).unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in l.incoming().flatten() {
+            let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", to)) else {
+                continue;
+            };
+            for (mut a, mut b) in [
+                (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                (server, client),
+            ] {
+                std::thread::spawn(move || std::io::copy(&mut a, &mut b));
+            }
+        }
+    });
+    port
+}
+
+/// A database server that vanishes mid-run (here: the run's network goes down, so
+/// nothing answers and nothing is refused either) is given up on within about a minute,
+/// by default, with an error that names the database; what was stored before stays.
+/// (TCP alone would retransmit for some 15 minutes.) The run is in a network namespace
+/// of its own, its database reached through a relay on this side of the namespace's link.
+#[test]
+fn a_server_that_vanishes_mid_run_is_given_up_on_within_a_minute() {
+    let pg = Cluster::start();
+    let url = pg.database("vanish");
+    let ns = sshbench::sandbox::lab::Netns::create(None).expect("a network namespace (root)");
+    let port = relay(&ns.host_ip, pg.port);
+    let far = url.replace(
+        &format!("127.0.0.1:{}", pg.port),
+        &format!("{}:{port}", ns.host_ip),
+    );
+    let mut child = ns
+        .command(Path::new(env!("CARGO_BIN_EXE_sshbench")))
+        .args(["run", "localhost", "--mock-transport", "-q"])
+        .args(["--rounds", "2000", "--max-rounds", "2000", "--db", &far])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while stored_samples(&url) < 100 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no samples stored"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The namespace's end of the link goes down: its packets go nowhere.
+    let links = std::process::Command::new("ip")
+        .args(["netns", "exec", &ns.name, "ip", "-o", "link", "show"])
+        .output()
+        .unwrap();
+    let links = text(&links.stdout);
+    let dev = (links.lines())
+        .filter_map(|l| l.split(": ").nth(1))
+        .map(|d| d.split('@').next().unwrap())
+        .find(|d| *d != "lo")
+        .unwrap_or_else(|| panic!("no link in {links}"));
+    let down = std::process::Command::new("ip")
+        .args(["netns", "exec", &ns.name, "ip", "link", "set", dev, "down"])
+        .status()
+        .unwrap();
+    assert!(down.success());
+    let (cut, before) = (Instant::now(), stored_samples(&url));
+    while child.try_wait().unwrap().is_none() && cut.elapsed() < Duration::from_secs(150) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let waited = cut.elapsed();
+    let stderr = text(&out.stderr);
+    assert!(
+        waited < Duration::from_secs(100),
+        "still waiting after {waited:?}"
+    );
+    assert!(!out.status.success(), "{stderr}");
+    for said in [
+        "storing a sample: run 1 in postgres://",
+        "/vanish",
+        "run --resume",
+    ] {
+        assert!(stderr.contains(said), "{said:?} missing: {stderr}");
+    }
+    assert!(stored_samples(&url) >= before);
 }

@@ -48,6 +48,10 @@ pub fn conclude(
             };
             bail!("{message}\nhint: {hint}");
         }
+        Err(e @ Abort::Store(_)) => bail!(
+            "{e}\nhint: the samples stored before it are kept; `sshbench run --resume` (with \
+             the same --db) goes on from them once the database answers again"
+        ),
         Err(e) => bail!("{e}"),
     }
 }

@@ -43,7 +43,9 @@ impl<'a> StoreSink<'a> {
 
 impl Sink for StoreSink<'_> {
     fn record(&mut self, item: usize, round: u32, sample: &Sample) -> Result<()> {
-        self.store.add_sample(self.run_id, item, round, sample)
+        // The driver's words ("connection closed") do not say which connection.
+        (self.store.add_sample(self.run_id, item, round, sample))
+            .with_context(|| format!("run {} in {}", self.run_id, self.store.describe()))
     }
 
     fn stopped(&mut self, item: usize, stop: Stop) -> Result<()> {
@@ -351,7 +353,10 @@ pub(super) fn measure(
     }
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
     drop(srv);
-    store.set_status(run_id, status_of(&result))?;
+    // A store that failed under the run would hide its first error behind this one.
+    if !matches!(result, Err(Abort::Store(_))) {
+        store.set_status(run_id, status_of(&result))?;
+    }
     Ok((run_id, result))
 }
 

@@ -54,6 +54,32 @@ fn connect_within(config: Config, tls: MakeTlsConnector) -> Result<Client> {
     }
 }
 
+/// Where the URL is silent: a server that vanishes mid-run (its host down, the network
+/// cut) is given up on within about a minute, where TCP alone would wait 15 minutes
+/// (data unacknowledged) or 2 hours and more (a reply awaited). A live server's kernel
+/// answers both checks however long a query takes.
+fn bound_dead_peers(config: &mut Config, url: &str) {
+    match config.get_tcp_user_timeout().copied() {
+        None => {
+            config.tcp_user_timeout(Duration::from_secs(60));
+        }
+        // libpq counts it in milliseconds; the driver took the number as seconds.
+        Some(given) => {
+            config.tcp_user_timeout(Duration::from_millis(given.as_secs()));
+        }
+    }
+    // The driver has a default here (2 hours), so only the URL can say it was chosen.
+    if !url.contains("keepalives_idle=") {
+        config.keepalives_idle(Duration::from_secs(30));
+    }
+    if config.get_keepalives_interval().is_none() {
+        config.keepalives_interval(Duration::from_secs(10));
+    }
+    if config.get_keepalives_retries().is_none() {
+        config.keepalives_retries(3);
+    }
+}
+
 /// Key of the advisory lock migrations (and bulk loads) take ("sshbench" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
 
@@ -79,6 +105,7 @@ impl Postgres {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
+        bound_dead_peers(&mut config, &plain);
         let connector = tls.connector().with_context(connecting)?;
         let client = match connect_within(config.clone(), connector.clone()) {
             // libpq's `prefer`: a server whose TLS does not work out is asked again
@@ -324,5 +351,27 @@ mod tests {
         assert_eq!(redact("postgres://bench@db/x"), "postgres://bench@db/x");
         assert_eq!(redact("postgresql://db/x"), "postgresql://db/x");
         assert!(is_url("postgresql://db/x") && !is_url("/tmp/postgres.sqlite"));
+    }
+
+    #[test]
+    fn a_vanished_server_is_given_up_on_in_a_minute_unless_the_url_says_otherwise() {
+        let settled = |url: &str| {
+            let mut c: Config = url.parse().unwrap();
+            bound_dead_peers(&mut c, url);
+            c
+        };
+        let c = settled("postgres://db/x");
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(60)));
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(30));
+        assert_eq!(c.get_keepalives_interval(), Some(Duration::from_secs(10)));
+        assert_eq!(c.get_keepalives_retries(), Some(3));
+        assert!(c.get_keepalives());
+        let url = "postgres://db/x?tcp_user_timeout=5000&keepalives_idle=7200\
+                   &keepalives_interval=75&keepalives_retries=9";
+        let c = settled(url);
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(5)));
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(7200));
+        assert_eq!(c.get_keepalives_interval(), Some(Duration::from_secs(75)));
+        assert_eq!(c.get_keepalives_retries(), Some(9));
     }
 }
