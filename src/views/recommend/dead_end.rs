@@ -3,7 +3,7 @@
 
 use super::rank::Policy;
 use crate::analysis::SuiteStats;
-use crate::model::{AlgoKind, Mode};
+use crate::model::{AlgoKind, AlgoLists, Mode};
 use crate::offer::catalogue::{self, Grade};
 
 /// The names of `kind` measured in `modes`, in the order first seen.
@@ -36,18 +36,34 @@ fn describe(policy: Policy, kind: AlgoKind, name: &str) -> String {
     }
 }
 
-/// The catalogue's names of a kind that are recommended on this server, for an
-/// sshd_config line.
-fn recommended(policy: Policy, kind: AlgoKind) -> Vec<&'static str> {
-    catalogue::names(kind)
-        .filter(|n| catalogue::lookup(kind, n).is_some_and(|e| e.alias_of.is_none()))
-        .filter(|n| policy.grade(kind, n) == Some(Grade::Recommended))
+/// Names of a kind that are recommended on this server, for an sshd_config line: those
+/// of the client's own preference list (`ssh -G`), names its OpenSSH knows, since the
+/// catalogue also holds other implementations' (RFC 5647's `aes128-gcm`, which would
+/// stop an OpenSSH sshd from starting); the catalogue's only where the run did not
+/// record that list.
+fn recommended(policy: Policy, kind: AlgoKind, client: &AlgoLists) -> Vec<String> {
+    let good = |n: &&str| policy.grade(kind, n) == Some(Grade::Recommended);
+    let names: Vec<&str> = match client.get(kind) {
+        Some(list) if !list.is_empty() => list.iter().map(String::as_str).collect(),
+        _ => (catalogue::names(kind))
+            .filter(|n| catalogue::lookup(kind, n).is_some_and(|e| e.alias_of.is_none()))
+            .collect(),
+    };
+    names
+        .into_iter()
+        .filter(good)
         .take(3)
+        .map(String::from)
         .collect()
 }
 
 /// The note for a kind with nothing acceptable measured.
-pub(super) fn note(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], policy: Policy) -> String {
+pub(super) fn note(
+    stats: &[SuiteStats],
+    (kind, modes): (AlgoKind, &[Mode]),
+    policy: Policy,
+    client: &AlgoLists,
+) -> String {
     let keyword = kind.config_keyword();
     let mode_list: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
     let names = measured(stats, kind, modes);
@@ -65,10 +81,13 @@ pub(super) fn note(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode], policy:
                 .to_string(),
         );
     }
-    fixes.push(format!(
-        "the server's admin can offer a recommended one (sshd_config: `{keyword} {}`)",
-        recommended(policy, kind).join(",")
-    ));
+    let better = recommended(policy, kind, client);
+    if !better.is_empty() {
+        fixes.push(format!(
+            "the server's admin can offer a recommended one (sshd_config: `{keyword} {}`)",
+            better.join(",")
+        ));
+    }
     format!(
         "{keyword}: no {} choice was measured ({} mode), only {}; {}; `--allow legacy` lists them anyway. Left to ssh's defaults",
         match policy.max {

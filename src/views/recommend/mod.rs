@@ -251,7 +251,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     ] {
         match line(&measured, kind, modes, policy, &defaults, &mut notes) {
             Some(l) => lines.push(l),
-            None => notes.push(dead_end::note(&measured, kind, modes, policy)),
+            None => notes.push(dead_end::note(&measured, (kind, modes), policy, &defaults)),
         }
     }
     RecommendView {
