@@ -971,3 +971,46 @@ fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
         })
         .unwrap()
 }
+
+/// Echo where what ssh picks unforced (chacha20-poly1305) is within the noise of the
+/// quickest suite: the headline says they are as good, not that the quickest gains
+/// its point estimate's percent over it.
+#[test]
+fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let ctr = suite(
+        None,
+        None,
+        Some("aes128-ctr"),
+        Some("hmac-sha2-256-etm@openssh.com"),
+    );
+    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
+    let items: Vec<PlanItem> = [ctr, chacha]
+        .map(|suite| PlanItem {
+            mode: Mode::Echo,
+            suite,
+        })
+        .to_vec();
+    let id = router_run(&store, &items, "SSH-2.0-OpenSSH_9.6");
+    for round in 1..4u32 {
+        for (i, (item, base)) in items.iter().zip([140e-6, 141.5e-6]).enumerate() {
+            let s = sample(item.mode, &item.suite, base, round, 1.0);
+            store.add_sample(id, i, round, &s).unwrap();
+        }
+    }
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let out = export::render(&doc, &view, Format::Table, Style::default());
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("echo aes128-ctr + hmac-sha2-256-etm@openssh.com"),
+        "{out}"
+    );
+    let same = "what ssh picks unforced (chacha20-poly1305@openssh.com + <implicit>) is as good \
+                within the noise";
+    assert!(words.contains(same), "{out}");
+    assert!(!words.contains("over what ssh picks unforced"), "{out}");
+}

@@ -30,6 +30,9 @@ pub struct ModeLine {
     /// and how much better the best suite is: a share (0.12 = 12% faster or quicker).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unforced: Option<(Suite, f64)>,
+    /// What ssh uses unforced cannot be told apart from the best: its gain is noise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unforced_tied: bool,
     /// A raced run: how its suites of this mode stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceTally>,
@@ -140,12 +143,17 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
         };
         Some((d.suite.clone(), gain))
     });
+    // Whatever its grade: a gain inside the noise is no gain to claim.
+    let unforced_tied = unforced.as_ref().is_some_and(|(s, _)| {
+        (rows.iter()).any(|r| &r.suite == s && r.suite != best.suite && overlaps(r, &best))
+    });
     Some(ModeLine {
         mode,
         best,
         faster,
         ties,
         unforced,
+        unforced_tied,
         race: race_tally(scope, mode),
     })
 }
@@ -281,6 +289,9 @@ fn mode_text(l: &ModeLine) -> String {
     if let Some((s, gain)) = &l.unforced {
         let what = if *s == r.suite {
             "is what ssh picks unforced".to_string()
+        } else if l.unforced_tied {
+            let label = suite_label(mode, s);
+            format!("what ssh picks unforced ({label}) is as good within the noise")
         } else {
             let label = suite_label(mode, s);
             format!(
