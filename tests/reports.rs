@@ -943,6 +943,14 @@ fn headline_names_a_mode_whose_every_sample_failed() {
         out.lines().all(|l| l.chars().count() <= headline::WIDTH),
         "{out}"
     );
+    // `summary` says as much instead of empty tables.
+    let (doc, view) = sshbench::views::summary::summary(&Scope::build(&runs, &samples), 5);
+    let out = export::render(&doc, &view, Format::Table, Style::default());
+    assert!(
+        out.contains("send: no figure, no sample succeeded"),
+        "{out}"
+    );
+    assert!(!out.contains("Top 0"), "{out}");
 }
 
 /// A run of `router`, a server of `version` without strict KEX, planning `items`.

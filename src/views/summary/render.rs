@@ -25,6 +25,14 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
 
 fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     let mode = sec.mode;
+    if sec.top.is_empty() {
+        // Empty tables would say less than this.
+        doc.text(format!(
+            "{mode}: no figure, no sample succeeded (`sshbench show --sort name` lists \
+             what each suite met)"
+        ));
+        return;
+    }
     doc.grid(top_table(sec, top));
     if sec.top.iter().any(|r| r.sum) {
         doc.text(crate::views::scope::sum_note(sec.mode));
