@@ -21,7 +21,8 @@ pub struct ModeLine {
     pub mode: Mode,
     /// The best suite of a grade the recommendation allows (the best of all when none is).
     pub best: SuiteRow,
-    /// The fastest suite of all, when it is of a weak grade and so not `best`.
+    /// The fastest suite of all, when it is of a weak grade and so not `best`, and faster
+    /// than `best` beyond the noise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faster: Option<SuiteRow>,
     /// The other suites whose interval overlaps the best one's.
@@ -129,7 +130,8 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
     let at = rows.iter().position(|r| !r.grade.is_weak()).unwrap_or(0);
     // No figure at all (every sample failed): the run's failures say why.
     let best = rows.get(at)?.clone();
-    let faster = (at > 0).then(|| rows[0].clone());
+    // Named only when it is faster beyond the noise: otherwise there is nothing to give up.
+    let faster = (at > 0 && !overlaps(&rows[0], &best)).then(|| rows[0].clone());
     let ties = (rows.iter().skip(at + 1))
         .filter(|r| !r.grade.is_weak() && overlaps(r, &best))
         .map(|r| r.suite.clone())
