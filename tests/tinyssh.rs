@@ -32,6 +32,14 @@ fn a_server_with_one_session_per_connection_gets_a_connection_per_sample() {
             .unwrap_or_else(|| panic!("no {mode}line: {stdout}"));
         assert!(!line.contains("no figure"), "{stdout}");
     }
+    // Its one cipher is legacy there (no strict KEX): the block says why it has no
+    // Ciphers line.
+    assert!(
+        stdout.contains(
+            "# Ciphers: nothing measured is of an allowed grade; `sshbench recommend` says why"
+        ),
+        "{stdout}"
+    );
     // One cipher: nothing to race for send, receive and echo; two key exchanges for
     // connect.
     assert_eq!(stdout.matches("race:").count(), 1, "{stdout}");

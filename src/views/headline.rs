@@ -319,6 +319,11 @@ fn block(v: &RecommendView) -> String {
         cut |= left > 0;
         out.push_str(&format!("{lead}{}\n", list.replace(", ", ",")));
     }
+    for keyword in &v.dead_ends {
+        out.push_str(&format!(
+            "# {keyword}: nothing measured is of an allowed grade; `sshbench recommend` says why\n"
+        ));
+    }
     if cut {
         out.push_str("# lists cut to fit; `sshbench recommend` gives them whole, with reasons\n");
     }

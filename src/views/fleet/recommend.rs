@@ -443,6 +443,7 @@ mod override_tests {
                 allowed: Grade::Acceptable,
                 lines: vec![line],
                 notes: Vec::new(),
+                dead_ends: Vec::new(),
             }),
         }
     }

@@ -21,6 +21,12 @@ fn measured(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode]) -> Vec<String>
     names
 }
 
+/// Whether any name of `kind` was measured in `modes` (so that none being allowed is a
+/// dead end, not a gap in the run).
+pub(super) fn measured_any(stats: &[SuiteStats], kind: AlgoKind, modes: &[Mode]) -> bool {
+    !measured(stats, kind, modes).is_empty()
+}
+
 /// One name, its grade here, and why.
 fn describe(policy: Policy, kind: AlgoKind, name: &str) -> String {
     let Some(entry) = catalogue::lookup(kind, name) else {

@@ -61,6 +61,10 @@ pub struct RecommendView {
     pub allowed: Grade,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
+    /// The `ssh_config` keywords of kinds that were measured but left nothing the
+    /// grades allow (a note says why).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dead_ends: Vec<&'static str>,
 }
 
 fn figure_text(mode: Mode, s: &SuiteStats) -> String {
@@ -242,7 +246,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     let transfer = goal.session_modes();
     // Every name is ranked by what was measured of it, never by a summed pair.
     let measured: Vec<SuiteStats> = scope.stats.iter().filter(|s| !s.sum).cloned().collect();
-    let mut lines = Vec::new();
+    let (mut lines, mut dead_ends) = (Vec::new(), Vec::new());
     for (kind, modes) in [
         (AlgoKind::Kex, &[Mode::Connect][..]),
         (AlgoKind::HostKey, &[Mode::Connect][..]),
@@ -251,7 +255,12 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     ] {
         match line(&measured, kind, modes, policy, &defaults, &mut notes) {
             Some(l) => lines.push(l),
-            None => notes.push(dead_end::note(&measured, (kind, modes), policy, &defaults)),
+            None => {
+                if dead_end::measured_any(&measured, kind, modes) {
+                    dead_ends.push(kind.config_keyword());
+                }
+                notes.push(dead_end::note(&measured, (kind, modes), policy, &defaults));
+            }
         }
     }
     RecommendView {
@@ -262,6 +271,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         allowed: max,
         lines,
         notes,
+        dead_ends,
     }
 }
 
