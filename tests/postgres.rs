@@ -577,7 +577,8 @@ fn a_server_that_never_answers_is_given_up_on_after_connect_timeout() {
 }
 
 /// Forward every connection to `listen` (an address of this machine) on to `to`; the
-/// port it listens on.
+/// port it listens on. (`sandbox::relay` listens on 127.0.0.1 only, which a network
+/// namespace cannot reach.)
 fn relay(listen: &str, to: u16) -> u16 {
     let l = std::net::TcpListener::bind((listen, 0)).unwrap();
     let port = l.local_addr().unwrap().port();

@@ -85,9 +85,7 @@ impl OpenSsh {
             Sample::new(r.suite.clone(), r.mode, gone)
         })
     }
-}
 
-impl OpenSsh {
     /// A shared connection ended under a failed sample: does the server end every
     /// connection after its first session? If so (told once), the run goes on with a
     /// connection per sample, as `--connections sample` would.

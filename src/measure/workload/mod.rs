@@ -37,6 +37,17 @@ pub struct Workloads {
     spec: WorkloadSpec,
     payload: Payload,
     data: Option<LocalData>,
+    /// The server ends a connection after its first session: no workload can run there.
+    one_session: bool,
+}
+
+/// Why no workload runs on a server that ends a connection after its first session.
+fn one_session_only() -> Outcome {
+    Outcome::Unavailable {
+        message: "the server ends a connection after its first session (as tinysshd does), \
+                  and a workload runs several over one"
+            .into(),
+    }
 }
 
 /// The first executable `name` on `PATH`.
@@ -117,6 +128,7 @@ impl Workloads {
             spec,
             payload,
             data: None,
+            one_session: false,
         }
     }
 
@@ -148,6 +160,9 @@ impl Workloads {
         cancel: &Cancel,
         sample: &mut Sample,
     ) -> Result<(), Outcome> {
+        if self.one_session {
+            return Err(one_session_only());
+        }
         let tool = match w.tool {
             Tool::Sftp => on_path("sftp"),
             Tool::Rsync => on_path("rsync"),
@@ -182,16 +197,15 @@ impl Workloads {
             cancel,
         };
         run.measure(&self.spec, sample).map_err(|e| {
-            // Said plainly: the tool's own words ("Connection closed") do not tell why.
+            // Said plainly (and once found, without connecting again): the tool's own
+            // words ("Connection closed") do not tell why.
             let one = || Master::one_session_only(ssh, target, req, data.scratch(), cancel);
-            if master.ended() && one() {
-                return Outcome::Unavailable {
-                    message: "the server ends a connection after its first session (as tinysshd \
-                              does), and a workload runs several over one"
-                        .into(),
-                };
+            self.one_session = master.ended() && one();
+            if self.one_session {
+                one_session_only()
+            } else {
+                e
             }
-            e
         })
     }
 }
