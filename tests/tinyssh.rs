@@ -72,7 +72,7 @@ fn a_workload_on_a_server_with_one_session_per_connection_says_why_it_is_not_mea
             "--mode",
             "sftp-put-file",
             "--rounds",
-            "1",
+            "2",
             "--db",
         ])
         .arg(dir.path().join("db.sqlite"))
