@@ -10,6 +10,7 @@ use sshbench::model::AlgoLists;
 use sshbench::offer::server::{self, ProbeError};
 use std::io::{Read, Write};
 use std::net::TcpListener;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -34,7 +35,9 @@ fn sandbox_offer_matches_its_config_and_ssh_vv() {
     assert!(offer.kexinit.strict_kex() || !common::client().version.version.starts_with('9'));
 
     let target = sshbench::target::Target::sandbox(sb.ssh_config(), sshbench::sandbox::ALIAS);
-    let via_ssh = server::probe_via_ssh(&common::ssh(), &target, Duration::from_secs(10)).unwrap();
+    let server = format!("127.0.0.1:{}", sb.port());
+    let via_ssh =
+        server::probe_via_ssh(&common::ssh(), &target, &server, Duration::from_secs(10)).unwrap();
     assert_eq!(via_ssh.method, server::ProbeMethod::SshVerbose);
     assert_eq!(via_ssh.kexinit.lists(), probed);
     assert_eq!(via_ssh.banner, offer.banner);
@@ -325,6 +328,18 @@ fn config_with_dropbear_behind_sandbox(
     path
 }
 
+/// `sshbench run ARGS -F cfg --db db dropbear-behind`.
+fn run_behind(cfg: &Path, db: &Path, args: &[&str]) -> std::process::Output {
+    (common::sshbench().arg("run").args(args))
+        .arg("-F")
+        .arg(cfg)
+        .arg("--db")
+        .arg(db)
+        .arg("dropbear-behind")
+        .output()
+        .unwrap()
+}
+
 /// Through a ProxyJump, `algos` shows the destination's offer (Dropbear's), not the jump
 /// host's, and `run` plans only what Dropbear accepts.
 #[test]
@@ -356,14 +371,11 @@ fn through_a_jump_host_the_offer_is_the_destination_s() {
     // `run` plans from that offer; its first sample then fails on Dropbear's unknown host
     // key, which stops it with the plan stored.
     let db_path = dir.path().join("db.sqlite");
-    let run = common::sshbench()
-        .args(["run", "--mode", "connect,send", "--timeout", "20", "-F"])
-        .arg(&cfg)
-        .arg("--db")
-        .arg(&db_path)
-        .arg("dropbear-behind")
-        .output()
-        .unwrap();
+    let run = run_behind(
+        &cfg,
+        &db_path,
+        &["--mode", "connect,send", "--timeout", "20"],
+    );
     assert!(!run.status.success(), "{}", common::text(&run.stderr));
     let runs = sshbench::store::Store::open(&db_path)
         .unwrap()
@@ -381,4 +393,89 @@ fn through_a_jump_host_the_offer_is_the_destination_s() {
             }
         }
     }
+}
+
+/// The sandbox (forwarding if `forwarding`) as the jump host to a Dropbear server the
+/// test's key logs in to, under the alias `dropbear-behind`.
+fn jump_to_dropbear(
+    forwarding: bool,
+) -> (sshbench::sandbox::Sandbox, Dropbear, std::path::PathBuf) {
+    let sb = sshbench::sandbox::Sandbox::start(&sshbench::sandbox::SandboxOptions {
+        candidates: sshbench::offer::candidates(&common::client()),
+        forwarding,
+        ..Default::default()
+    })
+    .unwrap();
+    let db = common::dropbear::start(common::dropbear::DropbearOptions {
+        login: true,
+        ..Default::default()
+    });
+    let own = std::fs::read_to_string(db.ssh_config()).unwrap();
+    let behind = own.replacen(
+        "Host dropbear-test\n",
+        &format!(
+            "Host dropbear-behind\n  ProxyJump {}\n",
+            sshbench::sandbox::ALIAS
+        ),
+        1,
+    );
+    let cfg = db.ssh_config().with_file_name("jump_config");
+    let jump = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    std::fs::write(&cfg, format!("{jump}\n{behind}")).unwrap();
+    (sb, db, cfg)
+}
+
+/// Through a jump host, ssh logs the jump host's connection first with the same
+/// milestones: a connect sample's phases are the server's own (the jump host's whole
+/// connection counts as reaching the server), so the race compares the forced key
+/// exchanges, not the jump host's default one.
+#[test]
+fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
+    let (_sb, _db, cfg) = jump_to_dropbear(true);
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("db.sqlite");
+    let kex = "curve25519-sha256,diffie-hellman-group14-sha256";
+    let args = [
+        "--mode", "connect", "--rounds", "2", "--quiet", "--kex", kex,
+    ];
+    let out = run_behind(&cfg, &db_path, &args);
+    common::assert_success(&out, "a connect run through the jump host");
+    let store = sshbench::store::Store::open(&db_path).unwrap();
+    let (_, samples) = store.select(&Default::default()).unwrap();
+    let counted: Vec<_> = samples.iter().filter(|s| s.round > 0).collect();
+    assert_eq!(counted.len(), 4, "{samples:?}");
+    for stored in counted {
+        let s = &stored.sample;
+        let p = s.phases.expect("phases");
+        // No banner of the jump host's in the server's version phase, and the jump
+        // host's connection (its key exchange and login) before the server's banner.
+        assert_eq!(p.version, 0.0, "{p:?}");
+        assert!(
+            p.tcp > p.kex.min(p.auth) && p.kex > 0.0 && p.auth > 0.0,
+            "{p:?}"
+        );
+    }
+}
+
+/// A jump host that does not forward: the offer it logged is its own, not the
+/// server's, and `algos` says why instead of showing it.
+#[test]
+fn a_jump_host_that_will_not_forward_shows_no_offer_of_its_own() {
+    let (_sb, _db, cfg) = jump_to_dropbear(false);
+    let out = common::sshbench()
+        .args(["algos", "-F"])
+        .arg(&cfg)
+        .arg("dropbear-behind")
+        .output()
+        .unwrap();
+    let stdout = common::text(&out.stdout);
+    let server = stdout
+        .lines()
+        .find(|l| l.starts_with("server: "))
+        .unwrap_or_default();
+    assert!(server.starts_with("server: unknown"), "{stdout}");
+    assert!(
+        server.contains("open failed: administratively prohibited"),
+        "{stdout}"
+    );
 }

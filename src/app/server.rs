@@ -21,7 +21,8 @@ pub fn probe_remote(
     timeout: Duration,
 ) -> Result<ServerOffer, ProbeError> {
     if r.via_proxy {
-        server::probe_via_ssh(ssh, t, timeout)
+        let server = format!("{}:{}", r.hostname, r.port);
+        server::probe_via_ssh(ssh, t, &server, timeout)
     } else {
         server::probe(&r.hostname, r.port, timeout)
     }

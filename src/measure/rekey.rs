@@ -78,6 +78,12 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
     if !mode.is_transfer() || !kex_seconds.is_finite() || kex_seconds < 0.0 {
         return None;
     }
+    // Through a jump host its ssh logs its own connection first: the server's lines
+    // start at the last banner.
+    let from = (lines.iter())
+        .rposition(|l| l.contains("remote software version "))
+        .unwrap_or(0);
+    let lines = &lines[from..];
     let block = block_size(cipher);
     let server = lines
         .iter()
@@ -160,6 +166,20 @@ mod tests {
         let l = openssh_log("dropbear_2022.83", 1 << 32, 1 << 32);
         let r = rekey(&l, Mode::Receive, "aes128-ctr", 0.2).unwrap();
         assert_eq!(r.every, GIB);
+    }
+
+    #[test]
+    fn through_a_jump_host_the_rules_are_the_server_s() {
+        // An OpenSSH jump host (AES: 64 GiB both ways) before a Dropbear server.
+        let mut l = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        l.extend(openssh_log("dropbear_2022.83", 1 << 32, 1 << 32));
+        let r = rekey(&l, Mode::Send, "aes128-ctr", 0.2).unwrap();
+        assert_eq!(r.every, GIB);
+        // A Dropbear jump host before an OpenSSH server with RekeyLimit 128M.
+        let mut l = openssh_log("dropbear_2022.83", 1 << 32, 1 << 32);
+        l.extend(openssh_log("OpenSSH_9.2p1", 1 << 23, 1 << 32));
+        let r = rekey(&l, Mode::Receive, "aes128-ctr", 0.2).unwrap();
+        assert_eq!(r.every, 64 * GIB);
     }
 
     #[test]

@@ -82,6 +82,9 @@ const NETWORK: &[&str] = &[
     "Broken pipe",
     "Timeout, server",
     "banner exchange",
+    // A jump host that would not forward to the server (`channel 0: open failed: ...`)
+    // says so before ssh's own "Connection closed".
+    "open failed: ",
 ];
 
 /// Classify an ssh that exited with `status` (255 is ssh's own error) from its stderr.
@@ -115,24 +118,38 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
 
 /// Split a connection's `wall` time at ssh's `-v` milestones (`times[i]` is when
 /// `lines[i]` arrived, since spawn). `None` when a milestone is missing.
+///
+/// Through a ProxyJump the jump host's ssh logs its own connection first, with the same
+/// milestones (ssh passes `-v` on), so the server's are those from the last banner on.
+/// Through any proxy there is no TCP connect of ssh's own: `tcp` is then everything
+/// until the server's banner (the proxy, and a jump host's whole connection), `version`
+/// nothing.
 pub fn phases(
     lines: &[String],
     times: &[std::time::Duration],
     wall: std::time::Duration,
 ) -> Option<Phases> {
-    let at = |needle: &str| -> Option<f64> {
-        lines
-            .iter()
-            .position(|l| l.contains(needle))
-            .and_then(|i| times.get(i))
-            .map(|t| t.as_secs_f64())
+    let time = |i: usize| times.get(i).map(|t| t.as_secs_f64());
+    let banner = lines
+        .iter()
+        .rposition(|l| l.contains("debug1: Remote protocol version"))?;
+    let after = |needles: &[&str]| {
+        (banner..lines.len()).find(|&i| needles.iter().any(|n| lines[i].contains(n)))
     };
-    let tcp = at("debug1: Connection established")?;
-    let version = at("debug1: Remote protocol version")?.max(tcp);
-    let kex = at("SSH2_MSG_NEWKEYS received")?.max(version);
-    let auth = at("Authenticated to ")
-        .or_else(|| at("Authentication succeeded"))?
-        .max(kex);
+    let proxied = lines[..banner]
+        .iter()
+        .any(|l| l.starts_with("debug1: Executing proxy command"));
+    let version = time(banner)?;
+    let tcp = if proxied {
+        version
+    } else {
+        let established = lines[..banner]
+            .iter()
+            .rposition(|l| l.contains("debug1: Connection established"))?;
+        time(established)?
+    };
+    let kex = time(after(&["SSH2_MSG_NEWKEYS received"])?)?.max(version);
+    let auth = time(after(&["Authenticated to ", "Authentication succeeded"])?)?.max(kex);
     let end = wall.as_secs_f64().max(auth);
     Some(Phases {
         tcp,
@@ -217,6 +234,20 @@ mod tests {
     }
 
     #[test]
+    fn a_jump_host_s_refusal_to_forward_is_the_reason_given() {
+        let log = lines(
+            "channel 0: open failed: administratively prohibited: open failed\n\
+             stdio forwarding failed\n\
+             kex_exchange_identification: Connection closed by remote host\n\
+             Connection closed by UNKNOWN port 65535\n",
+        );
+        assert_eq!(
+            classify(&log).unwrap(),
+            Outcome::failed(FailureKind::Network, log[0].trim())
+        );
+    }
+
+    #[test]
     fn host_key_type_refusal_is_a_refusal() {
         let log = lines(
             "Unable to negotiate with 10.0.0.1 port 22: no matching host key type found. Their offer: ssh-rsa",
@@ -283,6 +314,33 @@ mod tests {
             phases(&log[..3], &ms(&[1, 2, 3]), Duration::from_millis(5)),
             None
         );
+    }
+
+    #[test]
+    fn through_a_jump_host_the_phases_are_the_servers_own() {
+        // What `ssh -v` logs through a ProxyJump (OpenSSH 9.2, shortened): the jump
+        // host's ssh logs its whole connection before the server's banner arrives.
+        let log = lines(
+            "debug1: Setting implicit ProxyCommand from ProxyJump: ssh -v -W '[%h]:%p' jump\n\
+             debug1: Executing proxy command: exec ssh -v -W '[10.0.0.2]:22' jump\n\
+             debug1: Connection established.\n\
+             debug1: Remote protocol version 2.0, remote software version OpenSSH_9.2p1\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             Authenticated to jump ([192.0.2.1]:22) using \"publickey\".\n\
+             debug1: channel_connect_stdio_fwd: 10.0.0.2:22\n\
+             debug1: Remote protocol version 2.0, remote software version dropbear_2022.83\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             Authenticated to 10.0.0.2 (via proxy) using \"publickey\".\n",
+        );
+        let times: Vec<Duration> = [1, 2, 10, 20, 50, 80, 90, 100, 130, 170]
+            .iter()
+            .map(|m| Duration::from_millis(*m))
+            .collect();
+        let p = phases(&log, &times, Duration::from_millis(200)).unwrap();
+        let close = |a: f64, ms: f64| (a - ms / 1e3).abs() < 1e-9;
+        assert!(close(p.tcp, 100.0) && close(p.version, 0.0), "{p:?}");
+        assert!(close(p.kex, 30.0) && close(p.auth, 40.0), "{p:?}");
+        assert!(close(p.session, 30.0), "{p:?}");
     }
 
     #[test]

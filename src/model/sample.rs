@@ -302,9 +302,10 @@ impl CpuWindow {
 /// A connection's time split at ssh's own `-v` milestones; the parts add up to `wall`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Phases {
-    /// Process start, name resolution and TCP connect.
+    /// Process start, name resolution and TCP connect (through a proxy or jump host:
+    /// everything until the server's version string arrived).
     pub tcp: f64,
-    /// Version strings exchanged.
+    /// Version strings exchanged (through a proxy: 0, counted in `tcp`).
     pub version: f64,
     /// Key exchange, host key verification included, to NEWKEYS.
     pub kex: f64,

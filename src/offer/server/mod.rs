@@ -432,17 +432,18 @@ debug2: reserved 0 \n"
                 .lines()
                 .map(str::to_string)
                 .collect();
-        let offer = parse_ssh_vv(&log).unwrap();
+        let offer = parse_ssh_vv(&log, "nas:22").unwrap();
         assert_eq!(offer.method, ProbeMethod::SshVerbose);
         assert_eq!(offer.software.version, "9.2p1");
         assert_eq!(offer.kexinit.kex[0], "sntrup761x25519-sha512");
         assert!(offer.kexinit.strict_kex());
         assert_eq!(offer.kexinit.hostkey, ["rsa-sha2-512", "ssh-ed25519"]);
-        assert!(parse_ssh_vv(&log[..4]).is_none());
+        assert!(parse_ssh_vv(&log[..4], "nas:22").is_none());
     }
 
     /// Through a ProxyJump, ssh -vv logs the jump host's connection first: the offer
-    /// is the last proposal, with the banner logged before it.
+    /// is the proposal logged after `Authenticating to` the server, and none when the
+    /// jump host would not forward.
     #[test]
     fn through_a_jump_host_the_offer_is_the_destination_s() {
         let proposal = |kex: &str, cipher: &str| {
@@ -460,20 +461,34 @@ debug2: reserved 0 \n"
                  debug2: reserved 0\n"
             )
         };
-        let text = format!(
-            "debug1: Remote protocol version 2.0, remote software version OpenSSH_9.2p1\n{}\
-             debug1: Authenticated to jump\n\
-             debug1: Remote protocol version 2.0, remote software version dropbear_2022.83\n{}",
+        let jump = format!(
+            "debug1: Remote protocol version 2.0, remote software version OpenSSH_9.2p1\n\
+             debug1: Authenticating to bastion:22 as 'me'\n{}\
+             Authenticated to bastion ([192.0.2.1]:22) using \"publickey\".\n",
             proposal(
                 "sntrup761x25519-sha512,curve25519-sha256",
                 "aes128-gcm@openssh.com"
             ),
+        );
+        let router = format!(
+            "debug1: Remote protocol version 2.0, remote software version dropbear_2022.83\n\
+             debug1: Authenticating to 10.0.0.2:2222 as 'root'\n{}",
             proposal("curve25519-sha256,kexguess2@matt.ucc.asn.au", "aes128-ctr"),
         );
-        let log: Vec<String> = text.lines().map(|l| l.trim_start().to_string()).collect();
-        let offer = parse_ssh_vv(&log).unwrap();
+        let log = |text: &str| -> Vec<String> {
+            text.lines().map(|l| l.trim_start().to_string()).collect()
+        };
+        let offer = parse_ssh_vv(&log(&format!("{jump}{router}")), "10.0.0.2:2222").unwrap();
         assert_eq!(offer.software.product, "dropbear");
         assert_eq!(offer.kexinit.ciphers_cs, ["aes128-ctr"]);
         assert!(!offer.kexinit.kex.iter().any(|k| k.starts_with("sntrup")));
+        // The jump host would not forward: its proposal is not the router's.
+        let refused = format!(
+            "{jump}channel 0: open failed: administratively prohibited: open failed\n\
+             stdio forwarding failed\n\
+             kex_exchange_identification: Connection closed by remote host\n"
+        );
+        assert!(parse_ssh_vv(&log(&refused), "10.0.0.2:2222").is_none());
+        assert!(parse_ssh_vv(&log(&refused), "BASTION:22").is_some());
     }
 }

@@ -20,10 +20,12 @@ fn slot<'a>(k: &'a mut Kexinit, key: &str) -> Option<&'a mut Vec<String>> {
     })
 }
 
-/// One proposal as `ssh -vv` logs it: the banner logged before it, its lists, and how
-/// many of them were seen.
+/// One proposal as `ssh -vv` logs it: the banner logged before it, the `host:port` ssh
+/// said it was authenticating to after that banner, its lists, and how many of them
+/// were seen.
 struct Proposal {
     banner: Option<String>,
+    to: Option<String>,
     kexinit: Kexinit,
     lists: usize,
 }
@@ -53,34 +55,50 @@ fn proposal_line(p: &mut Proposal, line: &str) -> bool {
 
 /// Read the server's proposal from `ssh -vv` stderr (the lines after
 /// `debug2: peer server KEXINIT proposal`), for servers behind a jump host. Through a
-/// ProxyJump the jump host's connection is logged first, so the last proposal (and the
-/// banner logged before it) is the destination's.
-pub fn parse_ssh_vv(lines: &[String]) -> Option<ServerOffer> {
+/// ProxyJump the jump host's ssh logs its own connection too (ssh passes `-vv` on): the
+/// server's proposal is the last one that ssh logged after `Authenticating to
+/// HOST:PORT` for `server` (`hostname:port` as `ssh -G` gives them). `None` when no
+/// proposal is the server's: one that went no further than the jump host is not.
+pub fn parse_ssh_vv(lines: &[String], server: &str) -> Option<ServerOffer> {
     let mut banner = None;
+    let mut to: Option<String> = None;
     let mut current: Option<Proposal> = None;
-    let mut last: Option<Proposal> = None;
+    let mut seen: Vec<Proposal> = Vec::new();
     for line in lines {
         let l = line.trim_end();
         if let Some(v) = l.split("remote software version ").nth(1) {
             banner = Some(v.trim().to_string());
+            to = None;
+        }
+        if let Some(v) = l.strip_prefix("debug1: Authenticating to ") {
+            to = v.split(" as '").next().map(str::to_string);
         }
         if l.contains("peer server KEXINIT proposal") {
+            seen.extend(current.take().filter(|p| p.lists >= 8));
             current = Some(Proposal {
                 banner: banner.clone(),
+                to: to.clone(),
                 kexinit: Kexinit::default(),
                 lists: 0,
             });
             continue;
         }
-        let Some(p) = current.as_mut() else {
-            continue;
-        };
-        if proposal_line(p, l) {
-            last = current.take().filter(|p| p.lists >= 8).or(last);
+        if let Some(p) = current.as_mut()
+            && proposal_line(p, l)
+        {
+            seen.extend(current.take().filter(|p| p.lists >= 8));
         }
     }
     // A proposal cut short (no `reserved` line) still counts if its lists are there.
-    let p = current.filter(|p| p.lists >= 8).or(last)?;
+    seen.extend(current.filter(|p| p.lists >= 8));
+    // An ssh that does not log whom it authenticates to: the last proposal, as before.
+    let named = seen.iter().any(|p| p.to.is_some());
+    let p = seen.into_iter().rev().find(|p| {
+        !named
+            || p.to
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case(server))
+    })?;
     let banner_line = p.banner.unwrap_or_default();
     let software = parse_banner(&format!("SSH-2.0-{banner_line}")).unwrap_or_default();
     Some(ServerOffer {
@@ -93,11 +111,13 @@ pub fn parse_ssh_vv(lines: &[String]) -> Option<ServerOffer> {
 }
 
 /// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
-/// destinations behind ProxyJump/ProxyCommand. Key exchange happens before
-/// authentication, so this works even where login would fail.
+/// destinations behind ProxyJump/ProxyCommand; `server` is its `hostname:port` as
+/// `ssh -G` resolves them. Key exchange happens before authentication, so this works
+/// even where login would fail.
 pub fn probe_via_ssh(
     ssh: &std::path::Path,
     target: &crate::target::Target,
+    server: &str,
     timeout: Duration,
 ) -> Result<ServerOffer, ProbeError> {
     let out = std::process::Command::new(ssh)
@@ -117,10 +137,16 @@ pub fn probe_via_ssh(
         .take(20_000)
         .map(|l| l.chars().take(4096).collect())
         .collect();
-    parse_ssh_vv(&lines).ok_or_else(|| {
+    parse_ssh_vv(&lines, server).ok_or_else(|| {
+        // A jump host that would not forward says why before ssh's own last words.
+        let mut said = crate::sys::proc::messages(&lines);
+        let why = said
+            .find(|m| m.contains("open failed"))
+            .map(str::to_string)
+            .or_else(|| crate::sys::proc::last_message(&lines));
         ProbeError::Io(format!(
-            "ssh -vv did not show the server's proposal: {}",
-            crate::sys::proc::last_message(&lines).unwrap_or_default()
+            "ssh -vv did not show {server}'s proposal: {}",
+            why.unwrap_or_default()
         ))
     })
 }
