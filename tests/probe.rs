@@ -435,14 +435,22 @@ fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("db.sqlite");
     let kex = "curve25519-sha256,diffie-hellman-group14-sha256";
-    let args = [
-        "--mode", "connect", "--rounds", "2", "--quiet", "--kex", kex,
-    ];
+    let mut args = vec!["--mode", "connect,send", "--rounds", "2", "--quiet"];
+    args.extend([
+        "--kex",
+        kex,
+        "--ciphers",
+        "aes128-ctr",
+        "--macs",
+        "hmac-sha2-256",
+    ]);
     let out = run_behind(&cfg, &db_path, &args);
     common::assert_success(&out, "a connect run through the jump host");
     let store = sshbench::store::Store::open(&db_path).unwrap();
     let (_, samples) = store.select(&Default::default()).unwrap();
-    let counted: Vec<_> = samples.iter().filter(|s| s.round > 0).collect();
+    let counted: Vec<_> = (samples.iter())
+        .filter(|s| s.round > 0 && s.sample.mode == sshbench::model::Mode::Connect)
+        .collect();
     assert_eq!(counted.len(), 4, "{samples:?}");
     for stored in counted {
         let s = &stored.sample;
@@ -455,6 +463,9 @@ fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
             "{p:?}"
         );
     }
+    // The send's verdict says that the jump host's hop is part of the path.
+    let answer = common::text(&out.stdout);
+    assert!(answer.contains("through a jump host or proxy"), "{answer}");
 }
 
 /// A jump host that does not forward: the offer it logged is its own, not the

@@ -26,11 +26,16 @@ pub struct PathCeiling {
     /// Bytes per second of one raw TCP stream along the path (the sandbox), if known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<f64>,
+    /// The path runs through a jump host or proxy, whose connection (and whose CPU)
+    /// the verdicts do not see.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub via_proxy: bool,
 }
 
 /// The send and receive ceilings of `stats` (one path's suites; compressed ones take no
-/// part, their rate is the data's), with the path's raw TCP rate.
-pub fn ceilings(stats: &[SuiteStats], tcp: Option<f64>) -> Vec<PathCeiling> {
+/// part, their rate is the data's), with the path's raw TCP rate and whether it runs
+/// through a proxy.
+pub fn ceilings(stats: &[SuiteStats], tcp: Option<f64>, via_proxy: bool) -> Vec<PathCeiling> {
     let mut out = Vec::new();
     for mode in [Mode::Send, Mode::Receive] {
         let rated = || {
@@ -57,6 +62,7 @@ pub fn ceilings(stats: &[SuiteStats], tcp: Option<f64>) -> Vec<PathCeiling> {
                 spare_slower: spare && !cpu_free(s),
                 bound: s.bound(),
                 tcp,
+                via_proxy,
             });
         }
     }
@@ -97,12 +103,18 @@ impl PathCeiling {
                 mb(self.rate)
             )
         };
+        let proxy = if self.via_proxy {
+            " It runs through a jump host or proxy: that hop's connection is part of the \
+             path, and neither its CPU nor that of the ssh carrying it here is counted."
+        } else {
+            ""
+        };
         match self.tcp {
             Some(t) => format!(
-                "{head}; one raw TCP stream along it moved {:.1} MB/s.",
+                "{head}; one raw TCP stream along it moved {:.1} MB/s.{proxy}",
                 mb(t)
             ),
-            None => format!("{head}."),
+            None => format!("{head}.{proxy}"),
         }
     }
 }
@@ -133,7 +145,7 @@ mod tests {
             stats(Mode::Receive, "aes256-ctr", 800e6, (0.99, 0.99)),
             stats(Mode::Receive, "3des-cbc", 20e6, (0.99, 0.99)),
         ];
-        let c = ceilings(&list, Some(4e9));
+        let c = ceilings(&list, Some(4e9), false);
         assert_eq!(c.len(), 2);
         assert_eq!(
             (c[0].mode, c[0].rate, c[0].reached),
@@ -154,12 +166,25 @@ mod tests {
         let mut unknown = list[3].clone();
         unknown.server_busy = None;
         unknown.client_busy = None;
-        let c = ceilings(&[unknown], None);
+        let c = ceilings(&[unknown], None, false);
         assert_eq!(
             c[0].sentence("x"),
             "receive path: at least 800.0 MB/s (x; no suite was known to have CPU to spare), so its own ceiling may be higher."
         );
-        assert!(ceilings(&list[..0], None).is_empty());
+        assert!(ceilings(&list[..0], None, false).is_empty());
+    }
+
+    #[test]
+    fn a_path_through_a_proxy_says_what_the_verdict_cannot_see() {
+        let list = [stats(Mode::Send, "aes128-ctr", 150e6, (0.4, 0.3))];
+        let c = ceilings(&list, None, true);
+        assert!(c[0].via_proxy && c[0].reached);
+        assert_eq!(
+            c[0].sentence("x"),
+            "send path: 150.0 MB/s (x) with neither CPU saturated, the most one connection \
+             carried. It runs through a jump host or proxy: that hop's connection is part of \
+             the path, and neither its CPU nor that of the ssh carrying it here is counted."
+        );
     }
 
     /// A suite with CPU to spare that moved less than a CPU-bound one was held by its own
@@ -170,7 +195,7 @@ mod tests {
             stats(Mode::Send, "aes128-gcm@openssh.com", 900e6, (0.97, 0.5)),
             stats(Mode::Send, "aes256-ctr", 500e6, (0.6, 0.5)),
         ];
-        let c = ceilings(&list, None);
+        let c = ceilings(&list, None, false);
         assert_eq!(
             (c[0].rate, c[0].reached, c[0].spare_slower),
             (900e6, false, true)

@@ -177,9 +177,12 @@ pub fn connect_server(
     let Some(t) = destination else {
         return sandbox_server(ssh, client, probe_timeout, setup, progress);
     };
+    let mut t = t;
     let r = target::resolve(ssh, &t)?;
+    t.via_proxy = r.via_proxy;
+    let via = if r.via_proxy { ", through a proxy" } else { "" };
     progress.say(&format!(
-        "server: {} ({}@{} port {})",
+        "server: {} ({}@{} port {}{via})",
         t.label, r.user, r.hostname, r.port
     ));
     let (offer, version, strict_kex) = if mock {

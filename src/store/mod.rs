@@ -97,6 +97,14 @@ pub struct RunRecord {
     pub stops: Vec<(usize, Stop)>,
 }
 
+impl RunRecord {
+    /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
+    /// from before it was recorded).
+    pub fn via_proxy(&self) -> bool {
+        serde_json::from_str::<crate::target::Target>(&self.target_json).is_ok_and(|t| t.via_proxy)
+    }
+}
+
 /// What a new run records.
 pub struct NewRun<'a> {
     pub destination: &'a str,

@@ -26,6 +26,10 @@ pub struct Target {
     pub destination: String,
     /// True for the throwaway local sshd.
     pub is_sandbox: bool,
+    /// ssh reaches it through a ProxyJump or ProxyCommand (`ssh -G` says so): that hop
+    /// is part of every measured path.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub via_proxy: bool,
 }
 
 impl Target {
@@ -65,6 +69,7 @@ impl Target {
             ssh_options,
             destination,
             is_sandbox: false,
+            via_proxy: false,
         })
     }
 
@@ -85,6 +90,7 @@ impl Target {
             ssh_options: vec!["-F".to_string(), config.display().to_string()],
             destination: alias.to_string(),
             is_sandbox: true,
+            via_proxy: false,
         }
     }
 }

@@ -43,7 +43,7 @@ impl<'a> Scope<'a> {
         };
         let streams = analysis::streams::figures(&batches, single);
         Scope {
-            ceilings: analysis::ceiling::ceilings(&stats, tcp),
+            ceilings: analysis::ceiling::ceilings(&stats, tcp, runs.iter().any(|r| r.via_proxy())),
             stops: stops(runs, samples),
             destination: runs
                 .last()
