@@ -7,6 +7,7 @@ use common::dropbear::Dropbear;
 
 use sshbench::model::AlgoKind;
 use sshbench::model::AlgoLists;
+use sshbench::model::Mode;
 use sshbench::offer::server::{self, ProbeError};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -406,8 +407,10 @@ fn jump_to_dropbear(
         ..Default::default()
     })
     .unwrap();
+    // Dropbear's default window (24 KiB) would hold the transfers to a few MB/s.
     let db = common::dropbear::start(common::dropbear::DropbearOptions {
         login: true,
+        window: Some(4 << 20),
         ..Default::default()
     });
     let own = std::fs::read_to_string(db.ssh_config()).unwrap();
@@ -435,7 +438,14 @@ fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("db.sqlite");
     let kex = "curve25519-sha256,diffie-hellman-group14-sha256";
-    let mut args = vec!["--mode", "connect,send", "--rounds", "2", "--quiet"];
+    let mut args = vec![
+        "--mode",
+        "connect,send",
+        "--rounds",
+        "2",
+        "--sample-time",
+        "1s",
+    ];
     args.extend([
         "--kex",
         kex,
@@ -449,7 +459,7 @@ fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
     let store = sshbench::store::Store::open(&db_path).unwrap();
     let (_, samples) = store.select(&Default::default()).unwrap();
     let counted: Vec<_> = (samples.iter())
-        .filter(|s| s.round > 0 && s.sample.mode == sshbench::model::Mode::Connect)
+        .filter(|s| s.round > 0 && s.sample.mode == Mode::Connect)
         .collect();
     assert_eq!(counted.len(), 4, "{samples:?}");
     for stored in counted {
@@ -463,6 +473,16 @@ fn a_connect_through_a_jump_host_is_split_at_the_server_s_milestones() {
             "{p:?}"
         );
     }
+    // The client's CPU has the jump host's `ssh -W` beside ssh: it carries and encrypts
+    // every byte again (pooled: a process's CPU time comes in 10 ms ticks).
+    let sends = || (samples.iter()).filter(|s| s.round > 0 && s.sample.mode == Mode::Send);
+    let windows: Vec<_> = sends().filter_map(|s| s.sample.client_window_cpu).collect();
+    assert_eq!(windows.len(), 2, "{windows:?}");
+    let beside: f64 = windows.iter().map(|w| w.seconds - w.peak).sum();
+    assert!(
+        beside > 0.0 && windows.iter().all(|w| w.peak > 0.0),
+        "{windows:?}"
+    );
     // The send's verdict says that the jump host's hop is part of the path.
     let answer = common::text(&out.stdout);
     assert!(answer.contains("through a jump host or proxy"), "{answer}");

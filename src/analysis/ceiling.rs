@@ -26,8 +26,8 @@ pub struct PathCeiling {
     /// Bytes per second of one raw TCP stream along the path (the sandbox), if known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<f64>,
-    /// The path runs through a jump host or proxy, whose connection (and whose CPU)
-    /// the verdicts do not see.
+    /// The path runs through a jump host or proxy, whose connection and CPU the
+    /// verdicts do not see (the client's proxy process they do).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub via_proxy: bool,
 }
@@ -105,7 +105,7 @@ impl PathCeiling {
         };
         let proxy = if self.via_proxy {
             " It runs through a jump host or proxy: that hop's connection is part of the \
-             path, and neither its CPU nor that of the ssh carrying it here is counted."
+             path, and the jump host's CPU is not counted."
         } else {
             ""
         };
@@ -183,7 +183,7 @@ mod tests {
             c[0].sentence("x"),
             "send path: 150.0 MB/s (x) with neither CPU saturated, the most one connection \
              carried. It runs through a jump host or proxy: that hop's connection is part of \
-             the path, and neither its CPU nor that of the ssh carrying it here is counted."
+             the path, and the jump host's CPU is not counted."
         );
     }
 

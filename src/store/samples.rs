@@ -138,6 +138,10 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
             "client_cores",
             Value::from(s.client_window_cpu.and_then(|c| c.cores)),
         ),
+        (
+            "client_peak_cpu_s",
+            Value::from(client_peak(s.client_window_cpu)),
+        ),
         ("server_cores", Value::from(server.and_then(|c| c.cores))),
         ("rekey_bytes", Value::from(rekey_bytes)),
         ("rekey_s", Value::from(s.rekey.map(|r| r.seconds))),
@@ -239,16 +243,25 @@ fn window(r: &Row) -> Result<Option<Window>> {
     )
 }
 
-/// The client's CPU over the window (stored as one figure: its busiest process is ssh).
+/// The client's busiest process's CPU, stored only when it is not all of the side's (a
+/// proxy's processes worked beside ssh).
+fn client_peak(w: Option<CpuWindow>) -> Option<f64> {
+    w.filter(|c| c.peak != c.seconds).map(|c| c.peak)
+}
+
+/// The client's CPU over the window: all its processes', and the busiest one's where
+/// that is not ssh alone.
 fn client_window_cpu(r: &Row, w: Option<Window>) -> Result<Option<CpuWindow>> {
     let c: Option<f64> = r.get("client_window_cpu_s")?;
     let waited: Option<f64> = r.get("client_waited_s")?;
     let feeder: Option<f64> = r.get("client_feeder_cpu_s")?;
     let cores: Option<f64> = r.get("client_cores")?;
+    let peak: Option<f64> = r.get("client_peak_cpu_s")?;
     Ok(c.zip(w).map(|(c, w)| CpuWindow {
         waited,
         feeder,
         cores,
+        peak: peak.unwrap_or(c),
         ..CpuWindow::of(c, w.time, w.bytes)
     }))
 }

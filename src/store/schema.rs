@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -146,6 +146,9 @@ CREATE TABLE sample_packs (
     data        BLOB NOT NULL,      -- column names, then each sample's values
     PRIMARY KEY (run_id, part)
 );
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN client_peak_cpu_s REAL;      -- the busiest client process (a proxy's beside ssh), NULL: ssh, all of it
 "#,
 ];
 

@@ -10,6 +10,7 @@
 mod group;
 mod judge;
 mod options;
+mod proxy;
 mod reference;
 mod streams;
 
@@ -185,12 +186,14 @@ fn fill_transfer(
             Mode::Send => seen.written.rest_cpu.map(|d| d.as_secs_f64()),
             _ => span(out.drain_cpu_mark, out.drain_cpu_end),
         };
-        sample.client_window_cpu = Some(CpuWindow {
+        let mut window = CpuWindow {
             waited: span(out.client_wait_mark, out.client_wait_end),
             cores: out.client_cores.map(|n| n as f64),
             feeder,
             ..CpuWindow::of(seconds, w.time, w.bytes)
-        });
+        };
+        proxy::fold(&mut window, &out.proxy_mark, &out.proxy_end);
+        sample.client_window_cpu = Some(window);
     }
     sample.server_cpu = server_cpu(req, lines, sample);
     sample.compression_factor = sshlog::compression_factor(lines);
@@ -358,7 +361,8 @@ impl OpenSsh {
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let from_file = child.stdin.is_none();
-            let stdout = read_stdout(child, req, go_tx, (cpu_pid, from_file));
+            let proxied = self.target.via_proxy;
+            let stdout = read_stdout(child, req, go_tx, (cpu_pid, from_file, proxied));
             (stdout, feed_stdin(child, req, &self.payload, go_rx))
         };
         let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);

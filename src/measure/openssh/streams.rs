@@ -39,6 +39,11 @@ pub(super) struct StdoutReport {
     pub(super) client_wait_end: Option<Duration>,
     /// How many CPUs ssh may run on, read at the mark.
     pub(super) client_cores: Option<usize>,
+    /// Through a proxy: its processes beside ssh (found at the ready line), and their
+    /// CPU at the mark and at the end.
+    pub(super) proxies: Vec<u32>,
+    pub(super) proxy_mark: Vec<proxy::Reading>,
+    pub(super) proxy_end: Vec<proxy::Reading>,
     /// Receive: this reading thread's own CPU time at the mark and at the end.
     pub(super) drain_cpu_mark: Option<Duration>,
     pub(super) drain_cpu_end: Option<Duration>,
@@ -94,12 +99,12 @@ pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<S
 
 /// Follow the remote protocol on stdout: noise, the ready line, then data or a count
 /// (a send `from_file`: the mark and the count); the client's CPU is read from process
-/// `pid` (ssh, or the master it runs over).
+/// `pid` (ssh, or the master it runs over) and, `via_proxy`, from its proxy's.
 pub(super) fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
     go: mpsc::Sender<WriteStep>,
-    (pid, from_file): (u32, bool),
+    (pid, from_file, via_proxy): (u32, bool, bool),
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
@@ -124,6 +129,7 @@ pub(super) fn read_stdout(
             return;
         }
         if wait_ready(&mut r, &mut report) {
+            report.proxies = proxy::find(pid, via_proxy);
             match mode {
                 Mode::Send if from_file => follow_file_send(&mut r, &mut report, pid),
                 Mode::Send => follow_send(&mut r, &go, &mut report, pid),
@@ -138,8 +144,7 @@ pub(super) fn read_stdout(
                         }
                         if received >= expected && report.end_at.is_none() {
                             report.end_at = Some(now);
-                            report.client_cpu_end = proc::cpu_time(pid);
-                            report.client_wait_end = proc::run_queue_wait(pid);
+                            end_client(&mut report, pid);
                             report.drain_cpu_end = proc::thread_cpu_time();
                         }
                     });
@@ -329,8 +334,7 @@ fn follow_file_send(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pi
 fn read_count(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pid: u32) {
     if let Ok(Some(line)) = proc::read_bounded_line(r, MAX_LINE) {
         report.end_at = Some(Instant::now());
-        report.client_cpu_end = proc::cpu_time(pid);
-        report.client_wait_end = proc::run_queue_wait(pid);
+        end_client(report, pid);
         report.count_line = Some(line);
     }
 }
@@ -340,6 +344,14 @@ fn mark_client(report: &mut StdoutReport, pid: u32) {
     report.client_cpu_mark = proc::cpu_time(pid);
     report.client_wait_mark = proc::run_queue_wait(pid);
     report.client_cores = crate::sys::affinity::cpus_of(pid);
+    report.proxy_mark = proxy::read(&report.proxies);
+}
+
+/// Note ssh's (and its proxy's) CPU and run-queue delay at the end of the window.
+fn end_client(report: &mut StdoutReport, pid: u32) {
+    report.client_cpu_end = proc::cpu_time(pid);
+    report.client_wait_end = proc::run_queue_wait(pid);
+    report.proxy_end = proxy::read(&report.proxies);
 }
 
 /// Wait, when called, until `at` (a parallel batch's moment to let its data go).
