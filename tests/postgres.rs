@@ -667,3 +667,39 @@ fn a_server_that_vanishes_mid_run_is_given_up_on_within_a_minute() {
     }
     assert!(stored_samples(&url) >= before);
 }
+
+/// A URL without its password takes it where libpq would: `PGPASSWORD`, else the
+/// password file (`PGPASSFILE`), which is not read while others may read it.
+#[test]
+fn a_password_comes_from_pgpassword_or_a_private_password_file() {
+    let pg = Cluster::start_tls();
+    let with_password = pg.database("team");
+    let url = with_password.replace(":Secret-4-tls@", "@");
+    assert_ne!(url, with_password);
+    let home = tempfile::tempdir().unwrap();
+    let runs = |env: &[(&str, &str)]| {
+        let mut cmd = sshbench();
+        cmd.env("HOME", home.path()).env_remove("PGPASSWORD");
+        cmd.envs(env.iter().copied());
+        cmd.args(["runs", "--db", &url]).output().unwrap()
+    };
+    let refused = runs(&[]);
+    assert!(!refused.status.success(), "no password anywhere");
+    assert_success(&runs(&[("PGPASSWORD", "Secret-4-tls")]), "PGPASSWORD");
+    let file = home.path().join("team.pgpass");
+    let line = format!("127.0.0.1:{}:team:sshbench:Secret-4-tls\n", pg.port);
+    std::fs::write(&file, format!("127.0.0.1:*:other:sshbench:wrong\n{line}")).unwrap();
+    let set = |mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    set(0o600);
+    let passfile = file.to_str().unwrap();
+    assert_success(&runs(&[("PGPASSFILE", passfile)]), "PGPASSFILE");
+    set(0o644);
+    let open = runs(&[("PGPASSFILE", passfile)]);
+    let err = text(&open.stderr);
+    assert!(!open.status.success(), "{err}");
+    assert!(err.contains("chmod 600"), "{err}");
+    assert!(!err.contains("Secret-4-tls"), "{err}");
+}

@@ -49,7 +49,7 @@ pub fn db(args: DbArgs) -> Result<u8> {
 
 /// `sshbench runs`.
 pub fn runs(args: RunsArgs) -> Result<u8> {
-    let store = open_existing(&args.db, "`sshbench run` creates it")?;
+    let store = open_existing(&args.db.path, "`sshbench run` creates it")?;
     if let Some(id) = args.delete {
         if !store.delete_run(id)? {
             bail!("no run {id} in {}", store.describe());

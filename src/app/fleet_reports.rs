@@ -54,12 +54,12 @@ pub fn load(
     let Some((hosts, since)) = args::fleet(selection, text.as_deref())? else {
         return Ok(None);
     };
-    let store = open_existing(&selection.db, MEASURE_FIRST)?;
+    let store = open_existing(&selection.db.path, MEASURE_FIRST)?;
     let runs = store.runs_of(&|d| hosts.covers(d), since.as_deref())?;
     let names = destinations(&hosts, &runs);
     // Hosts are read side by side, each reader with a connection of its own.
     let readers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let db = super::db_location(&selection.db)?;
+    let db = super::db_location(&selection.db.path)?;
     let read = |k: usize| -> Result<Vec<(usize, Option<HostFigures>)>> {
         let store = sshbench::store::Store::connect(&db)?;
         let mut out = Vec::new();

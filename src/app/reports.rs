@@ -59,7 +59,7 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
 /// The stored results a report command covers: its selection, from its database.
 fn load_selected(selection: &SelectionArgs) -> Result<Loaded> {
     let sel = args::selection(selection)?;
-    load(&open_existing(&selection.db, MEASURE_FIRST)?, &sel)
+    load(&open_existing(&selection.db.path, MEASURE_FIRST)?, &sel)
 }
 
 /// Whether the locale says UTF-8 (for Unicode bars).
@@ -119,7 +119,7 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
 /// `sshbench compare`.
 pub fn compare(a: CompareArgs) -> Result<u8> {
     let (sel_a, sel_b) = (args::compare_side(&a.a)?, args::compare_side(&a.b)?);
-    let store = open_existing(&a.db, MEASURE_FIRST)?;
+    let store = open_existing(&a.db.path, MEASURE_FIRST)?;
     let (la, lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
     let (mut sa, mut sb) = (la.scope(), lb.scope());
     // A run is named with its destination.

@@ -140,12 +140,20 @@ pub struct SelectionArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["destination", "run"])]
     pub hosts: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// Where results are kept: the same flag for every command that reads or writes them.
+#[derive(Debug, Args)]
+pub struct DbArg {
     /// The results database: a SQLite file, or a shared PostgreSQL database as
     /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
     /// PostgreSQL is reached over TLS where it offers it, and
-    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
-    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
-    pub db: Option<String>,
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named;
+    /// a URL without a password takes it from PGPASSWORD or ~/.pgpass, as libpq does.
+    #[arg(long = "db", value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    pub path: Option<String>,
 }
 
 /// Which stored results, and in what format.
@@ -286,12 +294,8 @@ pub struct CompareArgs {
     /// The other side, in the same form.
     pub b: String,
 
-    /// The results database: a SQLite file, or a shared PostgreSQL database as
-    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
-    /// PostgreSQL is reached over TLS where it offers it, and
-    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
-    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub db: DbArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -642,12 +646,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
 
-    /// The results database: a SQLite file, or a shared PostgreSQL database as
-    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
-    /// PostgreSQL is reached over TLS where it offers it, and
-    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
-    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub db: DbArg,
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
@@ -696,12 +696,8 @@ pub struct SandboxArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// The results database: a SQLite file, or a shared PostgreSQL database as
-    /// postgres://user@host/dbname [default: ~/.local/share/sshbench/sshbench.sqlite].
-    /// PostgreSQL is reached over TLS where it offers it, and
-    /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named.
-    #[arg(long, value_name = "PATH|URL", env = "SSHBENCH_DB")]
-    pub db: Option<String>,
+    #[command(flatten)]
+    pub db: DbArg,
 
     /// Delete run ID and its samples.
     #[arg(long, value_name = "ID")]

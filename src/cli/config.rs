@@ -185,7 +185,7 @@ impl RunConfig {
             hosts_file: a.hosts.clone(),
             jobs: a.jobs,
             seed: a.seed,
-            db: a.db,
+            db: a.db.path,
             resume: a.resume,
             quiet: a.quiet,
             verbose: a.verbose,

@@ -12,6 +12,7 @@ mod copy;
 mod fleets;
 mod packs;
 mod pg;
+mod pg_pass;
 mod pg_tls;
 mod read;
 mod samples;

@@ -2,7 +2,8 @@
 //! sshbench processes, on several client machines, write into at once. The schema is
 //! SQLite's, its column types mapped; the version lives in `sshbench_schema`, and a
 //! migration holds an advisory lock so two processes never migrate at once. TLS as libpq
-//! does it (`sslmode`, `sslrootcert`: see [`pg_tls`](super::pg_tls)).
+//! does it (`sslmode`, `sslrootcert`: see [`pg_tls`](super::pg_tls)), and so is a
+//! password the URL leaves out found ([`pg_pass`](super::pg_pass)).
 
 use super::backend::{Backend, Columns, Row, Value};
 use anyhow::{Context, Result, bail};
@@ -101,6 +102,7 @@ impl Postgres {
         let (plain, tls) =
             super::pg_tls::split(url, |k| std::env::var(k).ok()).with_context(reading)?;
         let mut config: Config = plain.parse().with_context(reading)?;
+        let password = super::pg_pass::fill(&mut config, |k| std::env::var(k).ok());
         config.ssl_mode(tls.ssl_mode());
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
@@ -117,6 +119,10 @@ impl Postgres {
             result => result,
         }
         .map_err(super::pg_tls::explain)
+        .map_err(|e| match password.hint() {
+            Some(hint) => e.context(hint),
+            None => e,
+        })
         .with_context(connecting)?;
         Ok(Postgres {
             client,
