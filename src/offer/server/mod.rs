@@ -432,13 +432,13 @@ debug2: reserved 0 \n"
                 .lines()
                 .map(str::to_string)
                 .collect();
-        let offer = parse_ssh_vv(&log, "nas:22").unwrap();
+        let offer = parse_ssh_vv(&log, Some("nas:22")).unwrap();
         assert_eq!(offer.method, ProbeMethod::SshVerbose);
         assert_eq!(offer.software.version, "9.2p1");
         assert_eq!(offer.kexinit.kex[0], "sntrup761x25519-sha512");
         assert!(offer.kexinit.strict_kex());
         assert_eq!(offer.kexinit.hostkey, ["rsa-sha2-512", "ssh-ed25519"]);
-        assert!(parse_ssh_vv(&log[..4], "nas:22").is_none());
+        assert!(parse_ssh_vv(&log[..4], Some("nas:22")).is_none());
     }
 
     /// Through a ProxyJump, ssh -vv logs the jump host's connection first: the offer
@@ -478,7 +478,7 @@ debug2: reserved 0 \n"
         let log = |text: &str| -> Vec<String> {
             text.lines().map(|l| l.trim_start().to_string()).collect()
         };
-        let offer = parse_ssh_vv(&log(&format!("{jump}{router}")), "10.0.0.2:2222").unwrap();
+        let offer = parse_ssh_vv(&log(&format!("{jump}{router}")), Some("10.0.0.2:2222")).unwrap();
         assert_eq!(offer.software.product, "dropbear");
         assert_eq!(offer.kexinit.ciphers_cs, ["aes128-ctr"]);
         assert!(!offer.kexinit.kex.iter().any(|k| k.starts_with("sntrup")));
@@ -488,7 +488,13 @@ debug2: reserved 0 \n"
              stdio forwarding failed\n\
              kex_exchange_identification: Connection closed by remote host\n"
         );
-        assert!(parse_ssh_vv(&log(&refused), "10.0.0.2:2222").is_none());
-        assert!(parse_ssh_vv(&log(&refused), "BASTION:22").is_some());
+        assert!(parse_ssh_vv(&log(&refused), Some("10.0.0.2:2222")).is_none());
+        assert!(parse_ssh_vv(&log(&refused), Some("BASTION:22")).is_some());
+        // An ssh known to have reached the server (its `exit 0` ran there), under a name
+        // other than `ssh -G`'s: the last proposal.
+        let renamed = log(&format!("{jump}{router}"));
+        assert!(parse_ssh_vv(&renamed, Some("router.lan:2222")).is_none());
+        let last = parse_ssh_vv(&renamed, None).unwrap();
+        assert_eq!(last.software.product, "dropbear");
     }
 }

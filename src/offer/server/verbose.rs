@@ -57,9 +57,10 @@ fn proposal_line(p: &mut Proposal, line: &str) -> bool {
 /// `debug2: peer server KEXINIT proposal`), for servers behind a jump host. Through a
 /// ProxyJump the jump host's ssh logs its own connection too (ssh passes `-vv` on): the
 /// server's proposal is the last one that ssh logged after `Authenticating to
-/// HOST:PORT` for `server` (`hostname:port` as `ssh -G` gives them). `None` when no
-/// proposal is the server's: one that went no further than the jump host is not.
-pub fn parse_ssh_vv(lines: &[String], server: &str) -> Option<ServerOffer> {
+/// HOST:PORT` for `server` (`hostname:port` as `ssh -G` gives them; `None`: the last
+/// proposal, for an ssh known to have reached the server). `None` when no proposal is
+/// the server's: one that went no further than the jump host is not.
+pub fn parse_ssh_vv(lines: &[String], server: Option<&str>) -> Option<ServerOffer> {
     let mut banner = None;
     let mut to: Option<String> = None;
     let mut current: Option<Proposal> = None;
@@ -93,11 +94,10 @@ pub fn parse_ssh_vv(lines: &[String], server: &str) -> Option<ServerOffer> {
     seen.extend(current.filter(|p| p.lists >= 8));
     // An ssh that does not log whom it authenticates to: the last proposal, as before.
     let named = seen.iter().any(|p| p.to.is_some());
-    let p = seen.into_iter().rev().find(|p| {
-        !named
-            || p.to
-                .as_deref()
-                .is_some_and(|t| t.eq_ignore_ascii_case(server))
+    let p = seen.into_iter().rev().find(|p| match (server, &p.to) {
+        (Some(s), Some(to)) => to.eq_ignore_ascii_case(s),
+        (Some(_), None) => !named,
+        (None, _) => true,
     })?;
     let banner_line = p.banner.unwrap_or_default();
     let software = parse_banner(&format!("SSH-2.0-{banner_line}")).unwrap_or_default();
@@ -137,7 +137,12 @@ pub fn probe_via_ssh(
         .take(20_000)
         .map(|l| l.chars().take(4096).collect())
         .collect();
-    parse_ssh_vv(&lines, server).ok_or_else(|| {
+    // An ssh that ran `exit 0` reached the server, whatever name it logged for it (a
+    // canonicalized host name, say): its last proposal is the server's.
+    let reached = out.status.success();
+    let offer = parse_ssh_vv(&lines, Some(server))
+        .or_else(|| parse_ssh_vv(&lines, None).filter(|_| reached));
+    offer.ok_or_else(|| {
         // A jump host that would not forward says why before ssh's own last words.
         let mut said = crate::sys::proc::messages(&lines);
         let why = said
