@@ -173,6 +173,15 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
         1,
         "only the page's own sorting script"
     );
+    // Why the transfers are as fast as they are, as `summary` says it.
+    let why = page.split("<ul id=\"why\">").nth(1).expect("a why section");
+    let why = why.split("</ul>").next().unwrap();
+    for mode in ["send", "receive"] {
+        assert!(
+            why.contains(&format!("<li>{mode} path: at least ")),
+            "{why}"
+        );
+    }
 
     // Chromium renders it: DOM after scripts, console messages, a screenshot.
     let profile = dir.path().join("profile");

@@ -160,7 +160,18 @@ pub fn report(a: ReportArgs) -> Result<u8> {
     let (_, all) = show::show(&scope, &every_suite);
     let charts = html::charts(&all)?;
     let warnings = summary_view::warnings(&scope);
-    let page = html::render(&scope, &all, &recommendation, &warnings, &charts)?;
+    let summary = summary_view::view(&scope, 1);
+    let why: Vec<String> = summary
+        .sections
+        .iter()
+        .flat_map(summary_view::why)
+        .collect();
+    let said = html::Said {
+        recommendation: &recommendation,
+        why: &why,
+        warnings: &warnings,
+    };
+    let page = html::render(&scope, &all, &said, &charts)?;
     std::fs::write(&a.output, &page).with_context(|| format!("writing {}", a.output.display()))?;
     eprintln!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
     if let Some(dir) = &a.png {

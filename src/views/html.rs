@@ -323,14 +323,16 @@ fn run_values(runs: &[RunRecord]) -> Vec<Value> {
         .collect()
 }
 
+/// What the page says beside its tables: the recommendation block, why each mode's
+/// best is as fast as it is (`summary`'s sentences), and the warnings.
+pub struct Said<'a> {
+    pub recommendation: &'a str,
+    pub why: &'a [String],
+    pub warnings: &'a [Warning],
+}
+
 /// The whole page: `view` is `show`'s view of every mode and suite.
-pub fn render(
-    scope: &Scope,
-    view: &ShowView,
-    recommendation: &str,
-    warnings: &[Warning],
-    charts: &[Chart],
-) -> Result<String> {
+pub fn render(scope: &Scope, view: &ShowView, said: &Said, charts: &[Chart]) -> Result<String> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .context("loading the report template")?;
@@ -342,7 +344,7 @@ pub fn render(
         .iter()
         .map(|c| context! { title => c.title, svg => Value::from_safe_string(c.svg.clone()) })
         .collect();
-    let warnings: Vec<String> = warnings.iter().map(Warning::to_string).collect();
+    let warnings: Vec<String> = said.warnings.iter().map(Warning::to_string).collect();
     let html = tmpl.render(context! {
         destination => scope.destination,
         runs => run_values(scope.runs),
@@ -350,7 +352,8 @@ pub fn render(
         server => last.and_then(|r| r.server_version.clone()).unwrap_or_else(|| "unknown".into()),
         machine => last.map(machine_line).unwrap_or_default(),
         samples => samples,
-        recommendation => recommendation,
+        recommendation => said.recommendation,
+        why => said.why,
         warnings => warnings,
         charts => chart_values,
         headers => HEADERS,

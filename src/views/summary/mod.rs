@@ -5,7 +5,7 @@
 mod render;
 mod warnings;
 
-pub use render::summary;
+pub use render::{summary, why};
 pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;

@@ -23,6 +23,25 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
     (doc, v)
 }
 
+/// Why a mode's best is as fast as it is, in sentences: a workload against its raw
+/// stream; a window- or link-bound transfer, what its window allows; parallel streams;
+/// the path's ceiling.
+pub fn why(sec: &ModeSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(v) = sec.top.first().and_then(|r| r.workload.as_ref()) {
+        out.push(v.sentence.clone());
+    }
+    if let Some(best) = sec.top.first()
+        && let (Some(b), Some(w), Some(m)) = (best.bound, best.path_window, best.mean)
+        && let Some(s) = crate::analysis::window::sentence(sec.mode, b, w, m)
+    {
+        out.push(s);
+    }
+    out.extend(sec.streams.iter().map(|f| f.sentence()));
+    out.extend(sec.ceiling.iter().map(ceiling_sentence));
+    out
+}
+
 fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     let mode = sec.mode;
     if sec.top.is_empty() {
@@ -53,22 +72,8 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
             s.ratio
         ));
     }
-    // A workload says what limits it: its best suite's comparison with the raw stream;
-    // a window- or link-bound transfer, what its window allows.
-    if let Some(v) = sec.top.first().and_then(|r| r.workload.as_ref()) {
-        doc.text(v.sentence.clone());
-    }
-    if let Some(best) = sec.top.first()
-        && let (Some(b), Some(w), Some(m)) = (best.bound, best.path_window, best.mean)
-        && let Some(s) = crate::analysis::window::sentence(mode, b, w, m)
-    {
-        doc.text(s);
-    }
-    for f in &sec.streams {
-        doc.text(f.sentence());
-    }
-    if let Some(c) = &sec.ceiling {
-        doc.text(ceiling_sentence(c));
+    for line in why(sec) {
+        doc.text(line);
     }
     if !sec.phases.is_empty() {
         doc.grid(phase_table(&sec.phases));
