@@ -173,6 +173,8 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
         1,
         "only the page's own sorting script"
     );
+    // The client's CPU per GB is over the measured windows, as the rates are.
+    assert!(page.contains("Client CPU seconds per GB, send (median over the measured windows)"));
     // Why the transfers are as fast as they are, as `summary` says it.
     let why = page.split("<ul id=\"why\">").nth(1).expect("a why section");
     let why = why.split("</ul>").next().unwrap();

@@ -180,7 +180,8 @@ fn cpu_chart(mode: Mode, rows: &[SuiteRow]) -> Result<Chart> {
             })
         })
         .collect();
-    let title = format!("Client CPU seconds per GB, {mode} (median; includes the handshake)");
+    // The figure is over each sample's measured window (`analysis::suites`), as its rate.
+    let title = format!("Client CPU seconds per GB, {mode} (median over the measured windows)");
     Ok(Chart {
         svg: charts::bar_chart(&title, "CPU s/GB", &cpu)?,
         title,
