@@ -115,13 +115,16 @@ mod tests {
     fn a_wide_pipe_gathers_bytes_between_steps_until_its_last_pipes_worth() {
         // 16 MiB written 16 KiB at a time with a pause after each: a drain woken by every
         // write takes ~1024 steps; one that lets a quarter of the pipe gather takes ~64,
-        // then goes step by step through the last 1 MiB (64 writes).
+        // then goes step by step through the last 1 MiB (64 writes). The last MiB's
+        // pauses are long (2 ms) so that a busy machine, which runs the drain late, does
+        // not merge its writes; a drain that gathered there would still take ~4 steps.
         let (rx, mut tx) = std::io::pipe().unwrap();
         assert_eq!(super::super::proc::widen_pipe(&rx), Some(STEP));
         let writer = std::thread::spawn(move || {
-            for _ in 0..1024 {
+            for i in 0..1024 {
                 tx.write_all(&[0u8; 16 << 10]).unwrap();
-                std::thread::sleep(std::time::Duration::from_micros(100));
+                let pause = if i >= 1024 - 64 { 2000 } else { 100 };
+                std::thread::sleep(std::time::Duration::from_micros(pause));
             }
         });
         let mut steps = Vec::new();
