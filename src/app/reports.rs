@@ -159,7 +159,7 @@ pub fn report(a: ReportArgs) -> Result<u8> {
     };
     let (_, all) = show::show(&scope, &every_suite);
     let charts = html::charts(&all)?;
-    let warnings = summary_view::warnings(&scope);
+    // The summary's sentences and warnings, ranked once.
     let summary = summary_view::view(&scope, 1);
     let why: Vec<String> = summary
         .sections
@@ -169,7 +169,7 @@ pub fn report(a: ReportArgs) -> Result<u8> {
     let said = html::Said {
         recommendation: &recommendation,
         why: &why,
-        warnings: &warnings,
+        warnings: &summary.warnings,
     };
     let page = html::render(&scope, &all, &said, &charts)?;
     std::fs::write(&a.output, &page).with_context(|| format!("writing {}", a.output.display()))?;

@@ -78,12 +78,8 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
     if !mode.is_transfer() || !kex_seconds.is_finite() || kex_seconds < 0.0 {
         return None;
     }
-    // Through a jump host its ssh logs its own connection first: the server's lines
-    // start at the last banner.
-    let from = (lines.iter())
-        .rposition(|l| l.contains("remote software version "))
-        .unwrap_or(0);
-    let lines = &lines[from..];
+    // Through a jump host its ssh logs its own connection first.
+    let lines = &lines[super::sshlog::server_banner(lines).unwrap_or(0)..];
     let block = block_size(cipher);
     let server = lines
         .iter()

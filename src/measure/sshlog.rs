@@ -116,12 +116,19 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
     None
 }
 
+/// Where the server's own connection starts in ssh's `-v` lines: its banner, the last
+/// one logged. Through a ProxyJump the jump host's ssh logs its own connection first
+/// (ssh passes `-v` on), with the same kinds of lines.
+pub fn server_banner(lines: &[String]) -> Option<usize> {
+    lines
+        .iter()
+        .rposition(|l| l.contains("debug1: Remote protocol version"))
+}
+
 /// Split a connection's `wall` time at ssh's `-v` milestones (`times[i]` is when
 /// `lines[i]` arrived, since spawn). `None` when a milestone is missing.
 ///
-/// Through a ProxyJump the jump host's ssh logs its own connection first, with the same
-/// milestones (ssh passes `-v` on), so the server's are those from the last banner on.
-/// Through any proxy there is no TCP connect of ssh's own: `tcp` is then everything
+/// The milestones are the server's, from [`server_banner`] on. Through any proxy there is no TCP connect of ssh's own: `tcp` is then everything
 /// until the server's banner (the proxy, and a jump host's whole connection), `version`
 /// nothing.
 pub fn phases(
@@ -130,9 +137,7 @@ pub fn phases(
     wall: std::time::Duration,
 ) -> Option<Phases> {
     let time = |i: usize| times.get(i).map(|t| t.as_secs_f64());
-    let banner = lines
-        .iter()
-        .rposition(|l| l.contains("debug1: Remote protocol version"))?;
+    let banner = server_banner(lines)?;
     let after = |needles: &[&str]| {
         (banner..lines.len()).find(|&i| needles.iter().any(|n| lines[i].contains(n)))
     };

@@ -44,26 +44,25 @@ pub fn fill(config: &mut Config, env: impl Fn(&str) -> Option<String>) -> Found 
     else {
         return Found::default();
     };
-    let Some(text) = (file.is_file()).then(|| readable_by_owner_only(&file)) else {
+    if !file.is_file() {
         return Found::default();
-    };
-    let Some(text) = text else {
+    }
+    if !private(&file) {
         return Found {
             unsafe_file: Some(file),
         };
-    };
+    }
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
     if let Some(pw) = lookup(&text, &Wanted::of(config)) {
         config.password(pw);
     }
     Found::default()
 }
 
-/// The file's text if only its owner may read or write it (`None` otherwise, or when it
-/// cannot be read): a file others can read holds no secret.
-fn readable_by_owner_only(file: &Path) -> Option<String> {
+/// Only its owner may read or write `file`: a file others can read holds no secret.
+fn private(file: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(file).ok()?.permissions().mode();
-    (mode & 0o077 == 0).then(|| std::fs::read_to_string(file).ok())?
+    std::fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o077 == 0)
 }
 
 /// The connection a password is looked up for, as libpq names it.
