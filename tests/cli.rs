@@ -532,6 +532,45 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
     assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
 }
 
+/// A login that may only use sftp (`command="internal-sftp"` on its key, as `ForceCommand
+/// internal-sftp` does for a NAS's backup account) never runs sshbench's commands: the
+/// run stops at its first sample, quoting the server, instead of failing ten in a row.
+#[test]
+fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let keys = sb.dir().join("authorized_keys");
+    let key = std::fs::read_to_string(&keys).unwrap();
+    std::fs::write(&keys, format!("restrict,command=\"internal-sftp\" {key}")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for mode in ["connect", "send"] {
+        let out = sshbench()
+            .args(["run", "-F"])
+            .arg(sb.ssh_config())
+            .arg(sshbench::sandbox::ALIAS)
+            .arg("--db")
+            .arg(dir.path().join(format!("{mode}.sqlite")))
+            .args(["--mode", mode, "--kex", "curve25519-sha256"])
+            .args(["--ciphers", "aes128-ctr,aes128-gcm@openssh.com"])
+            .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "before sshbench's command began and printed \"This service allows sftp \
+                 connections only.\": this login does not run commands"
+            ),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("hint: sshbench runs short POSIX commands"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
+    }
+}
+
 #[test]
 fn run_output_snapshot_with_mock_transport_and_runs_listing() {
     let dir = tempfile::tempdir().unwrap();

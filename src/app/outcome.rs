@@ -38,6 +38,11 @@ pub fn conclude(
                 FailureKind::Network => {
                     "check the host name and port, and that `ssh DEST true` connects"
                 }
+                FailureKind::Command => {
+                    "sshbench runs short POSIX commands through the login shell: use an account \
+                     or key without a forced command (`ForceCommand`, `command=` in \
+                     authorized_keys); `ssh DEST 'echo ok'` should print ok"
+                }
                 FailureKind::HostKey => {
                     "connect once with plain `ssh DEST` to verify and record the server's host key"
                 }

@@ -54,6 +54,9 @@ pub enum FailureKind {
     Client,
     /// The remote side did not follow the protocol (no ready line, bad count, exit code).
     Remote,
+    /// The login does not run sshbench's commands: the session ended before the command
+    /// began (a forced command, an sftp-only account, a restricted shell).
+    Command,
     /// Interrupted by the user.
     Cancelled,
     /// Anything else.
@@ -72,6 +75,7 @@ impl FailureKind {
             FailureKind::Mismatch,
             FailureKind::Client,
             FailureKind::Remote,
+            FailureKind::Command,
             FailureKind::Cancelled,
         ]
         .into_iter()
@@ -89,6 +93,7 @@ impl FailureKind {
             FailureKind::Mismatch => "mismatch",
             FailureKind::Client => "client",
             FailureKind::Remote => "remote",
+            FailureKind::Command => "command",
             FailureKind::Cancelled => "cancelled",
             FailureKind::Other => "other",
         }

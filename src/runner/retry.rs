@@ -16,6 +16,7 @@ fn is_transient(kind: FailureKind) -> bool {
         FailureKind::Network
             | FailureKind::Timeout
             | FailureKind::Remote
+            | FailureKind::Command
             | FailureKind::ByteCount
             | FailureKind::Other
     )
@@ -33,7 +34,8 @@ pub(super) fn verdict(
     };
     let fatal = match kind {
         FailureKind::Auth | FailureKind::HostKey => true,
-        FailureKind::Network => !any_success,
+        // Before anything succeeded, every further sample would meet the same server.
+        FailureKind::Network | FailureKind::Command => !any_success,
         _ => false,
     };
     if fatal {
@@ -81,5 +83,27 @@ impl Runner<'_> {
             }
             attempt += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Mode, Suite};
+
+    fn failed(kind: FailureKind) -> Sample {
+        Sample::new(Suite::default(), Mode::Send, Outcome::failed(kind, "x"))
+    }
+
+    #[test]
+    fn a_login_that_runs_no_commands_stops_the_run_until_something_succeeded() {
+        let s = failed(FailureKind::Command);
+        assert_eq!(
+            verdict(&s, 1, false),
+            (false, Some((FailureKind::Command, "x".into())))
+        );
+        // Once samples have gone through, one such ending is tried again.
+        assert_eq!(verdict(&s, 1, true), (true, None));
+        assert_eq!(verdict(&s, ATTEMPTS, true), (false, None));
     }
 }

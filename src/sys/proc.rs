@@ -256,11 +256,22 @@ pub fn parse_ppid(stat: &str) -> Option<u32> {
     after.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The lines ssh wrote for a person, without `-v` debug chatter.
+/// The lines ssh wrote for a person, without what `-v` adds to every connection (debug
+/// lines, its version, `Authenticated to ...`, the statistics at exit), which would
+/// otherwise be the last line of a failed sample.
 pub fn messages(lines: &[String]) -> impl Iterator<Item = &str> {
-    lines.iter().map(|l| l.trim()).filter(|l| {
-        !l.is_empty() && !l.starts_with("debug") && !l.starts_with("Warning: Permanently added")
-    })
+    const CHATTER: [&str; 6] = [
+        "debug",
+        "Warning: Permanently added",
+        "OpenSSH_",
+        "Authenticated to ",
+        "Transferred: sent ",
+        "Bytes per second: sent ",
+    ];
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !CHATTER.iter().any(|c| l.starts_with(c)))
 }
 
 /// The last line ssh wrote for a person, for error reports.
@@ -303,6 +314,24 @@ mod tests {
         assert_eq!(parse_ppid("123 (sshd: root) S 45 123 123 0"), Some(45));
         assert_eq!(parse_ppid("9 (a) b)) R 7 9"), Some(7));
         assert_eq!(parse_ppid("garbage"), None);
+    }
+
+    #[test]
+    fn messages_leave_out_debug_lines_and_the_exit_statistics() {
+        let lines: Vec<String> = [
+            "OpenSSH_9.2p1 Debian-2+deb12u10, OpenSSL 3.0.19 27 Jan 2026",
+            "sh: 1: head: not found",
+            "Authenticated to 127.0.0.1 ([127.0.0.1]:44400) using \"publickey\".",
+            "debug1: Exit status 1",
+            "Transferred: sent 2412, received 2604 bytes, in 0.0 seconds",
+            "Bytes per second: sent 101284.0, received 118510.4",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            last_message(&lines).as_deref(),
+            Some("sh: 1: head: not found")
+        );
     }
 
     #[test]

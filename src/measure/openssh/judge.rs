@@ -99,16 +99,38 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
         (None, Some(s)) => format!("ssh killed by signal {s}"),
         (None, None) => "ssh ended abnormally".to_string(),
     };
-    let detail = proc::last_message(lines)
-        .or_else(|| seen.out.error.clone())
-        .map(|m| format!(": {m}"))
-        .unwrap_or_default();
+    let detail = proc::last_message(lines).or_else(|| seen.out.error.clone());
+    if detail.is_none() {
+        if let Some(why) = never_ran(exit.code, seen.out) {
+            return Err(Outcome::failed(FailureKind::Command, why));
+        }
+    }
+    let detail = detail.map(|m| format!(": {m}")).unwrap_or_default();
     let kind = if exit.code == Some(255) {
         FailureKind::Network
     } else {
         FailureKind::Remote
     };
     Err(Outcome::failed(kind, format!("{how}{detail}")))
+}
+
+/// A remote exit (not ssh's own 255) before sshbench's command began (no ready line;
+/// connect's `exit 0` has none and cannot fail), with nothing said on stderr: the login
+/// ran something else. What the server printed instead is its reason (OpenSSH's "This
+/// service allows sftp connections only." for a `ForceCommand internal-sftp` account).
+fn never_ran(code: Option<i32>, out: &StdoutReport) -> Option<String> {
+    let code = code.filter(|&c| c != 255)?;
+    if out.ready_at.is_some() {
+        return None;
+    }
+    let said = match out.said.as_deref() {
+        Some(said) => format!("printed \"{said}\""),
+        None => "printed nothing".to_string(),
+    };
+    Some(format!(
+        "the server ended the session (status {code}) before sshbench's command began and \
+         {said}: this login does not run commands"
+    ))
 }
 
 /// What ssh negotiated is what was forced.
@@ -256,5 +278,31 @@ pub(super) fn wait_exit(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(said: Option<&str>, ready: bool) -> StdoutReport {
+        StdoutReport {
+            said: said.map(str::to_string),
+            ready_at: ready.then(Instant::now),
+            ..StdoutReport::default()
+        }
+    }
+
+    #[test]
+    fn a_session_that_ended_before_the_ready_line_quotes_the_server() {
+        let why = never_ran(Some(1), &report(Some("sftp only"), false)).unwrap();
+        assert!(why.contains("(status 1)"), "{why}");
+        assert!(why.contains("printed \"sftp only\""), "{why}");
+        let silent = never_ran(Some(1), &report(None, false)).unwrap();
+        assert!(silent.contains("printed nothing"), "{silent}");
+        // ssh's own failure, or a command that began: something else went wrong.
+        assert_eq!(never_ran(Some(255), &report(Some("x"), false)), None);
+        assert_eq!(never_ran(None, &report(Some("x"), false)), None);
+        assert_eq!(never_ran(Some(1), &report(Some("x"), true)), None);
     }
 }

@@ -48,6 +48,10 @@ pub(super) struct StdoutReport {
     pub(super) drain_cpu_mark: Option<Duration>,
     pub(super) drain_cpu_end: Option<Duration>,
     pub(super) error: Option<String>,
+    /// The last line the server printed before the ready line (connect: at all), made
+    /// printable and short: when the command never ran (an sftp-only account, a
+    /// restricted shell), it is the server's reason.
+    pub(super) said: Option<String>,
 }
 
 /// Steps the stdout reader tells the stdin writer to take (send mode).
@@ -124,6 +128,8 @@ pub(super) fn read_stdout(
             ..StdoutReport::default()
         };
         if mode == Mode::Connect {
+            // Nothing is expected: `wait_ready` only keeps the last line said.
+            wait_ready(&mut r, &mut report);
             let _ = std::io::copy(&mut r, &mut std::io::sink());
             let _ = tx.send(report);
             return;
@@ -173,6 +179,9 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
             }
             Ok(Some(line)) => {
                 noise += line.len() + 1;
+                if !line.trim().is_empty() {
+                    report.said = Some(printable(&line));
+                }
                 if noise > MAX_PRE_READY {
                     report.error = Some(format!(
                         "more than {MAX_PRE_READY} bytes of output before {}",
@@ -185,6 +194,24 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
         }
     }
 }
+
+/// A line from the server as it may be shown: control characters as `?`, at most
+/// [`SAID_CHARS`] characters.
+fn printable(line: &str) -> String {
+    let mut out: String = line
+        .trim()
+        .chars()
+        .take(SAID_CHARS)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if line.trim().chars().count() > SAID_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+/// How much of a server's line an error message quotes.
+const SAID_CHARS: usize = 160;
 
 /// One keystroke through a session: write it, read it back, check it; its round trip.
 fn keystroke(
@@ -444,4 +471,24 @@ pub(super) fn feed_stdin(
         let _ = tx.send(report);
     });
     Some(rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_s_line_is_quoted_printable_and_short() {
+        assert_eq!(printable("  sftp only\u{1b}[2J "), "sftp only?[2J");
+        let long = "x".repeat(SAID_CHARS + 5);
+        assert_eq!(printable(&long), format!("{}…", "x".repeat(SAID_CHARS)));
+    }
+
+    #[test]
+    fn the_last_line_before_the_ready_line_is_kept() {
+        let mut r = std::io::Cursor::new(format!("motd\n\nhello\n{}\ndata\n", remote::READY));
+        let mut report = StdoutReport::default();
+        assert!(wait_ready(&mut r, &mut report));
+        assert_eq!(report.said.as_deref(), Some("hello"));
+    }
 }
