@@ -251,6 +251,14 @@ fn fill(
     }
 }
 
+/// A send reads its bytes from a file only when its window holds at least this many:
+/// a file cannot pause at the ramp, so the server's mark comes back behind whatever its
+/// sshd has still to decrypt (up to a channel window, 2 MiB), and the window is short by
+/// that lag, a share of it that grows as the window shrinks (BENCHMARKS.md, "A slow
+/// server's send windows"). Smaller sends (a slow server, a slow cipher) are fed, pausing
+/// at the mark, and at their rates the feeder costs little.
+const FILE_SEND_MIN_WINDOW: u64 = 32 << 20;
+
 /// A send of a size (not a time-bounded warm-up), with bytes past its ramp: over a
 /// shared connection, ssh reads it from a file.
 fn sized_send(r: &SampleRequest) -> bool {
@@ -328,7 +336,8 @@ impl OpenSsh {
         cancel: &Cancel,
         over: Option<&Shared>,
     ) -> (Option<std::fs::File>, Option<Duration>) {
-        if !sized_send(req) || over.is_none() {
+        let window = req.bytes.saturating_sub(req.ramp);
+        if !sized_send(req) || over.is_none() || window < FILE_SEND_MIN_WINDOW {
             return (None, None);
         }
         let Some(file) = self.zeros.take(req.bytes, Zeros::new, &mut self.notes) else {
