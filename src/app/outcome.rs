@@ -57,6 +57,15 @@ pub fn conclude(
             "{e}\nhint: the samples stored before it are kept; `sshbench run --resume` (with \
              the same --db) goes on from them once the database answers again"
         ),
+        Err(
+            e @ Abort::TooManyFailures {
+                kind: FailureKind::Timeout,
+                ..
+            },
+        ) => bail!(
+            "{e}\nhint: a slow server or link may need more time per sample: `--timeout` (in \
+             seconds); `sshbench run --resume` goes on from the samples stored"
+        ),
         Err(e) => bail!("{e}"),
     }
 }
@@ -102,4 +111,41 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
         );
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(abort: Abort) -> String {
+        let progress = Progress::new(true, false, 3);
+        let err = conclude(Err(abort), 1, &Cancel::new(), &progress).unwrap_err();
+        format!("{err:#}")
+    }
+
+    #[test]
+    fn samples_that_keep_timing_out_point_at_the_timeout() {
+        let timeouts = error_of(Abort::TooManyFailures {
+            kind: FailureKind::Timeout,
+            message: "no result within 120 s; ssh killed".into(),
+        });
+        assert!(
+            timeouts.contains("hint: a slow server or link"),
+            "{timeouts}"
+        );
+        let other = error_of(Abort::TooManyFailures {
+            kind: FailureKind::ByteCount,
+            message: "5 bytes expected, 4 counted at the far end".into(),
+        });
+        assert!(!other.contains("hint"), "{other}");
+    }
+
+    #[test]
+    fn a_login_that_runs_no_commands_says_what_to_use_instead() {
+        let err = error_of(Abort::Fatal {
+            kind: FailureKind::Command,
+            message: "the server ended the session".into(),
+        });
+        assert!(err.contains("without a forced command"), "{err}");
+    }
 }

@@ -112,7 +112,7 @@ pub enum Abort {
     #[error("{message}")]
     Fatal { kind: FailureKind, message: String },
     #[error("{MAX_CONSECUTIVE_FAILURES} samples in a row failed; the last: {message}")]
-    TooManyFailures { message: String },
+    TooManyFailures { kind: FailureKind, message: String },
     #[error("storing a sample: {0:#}")]
     Store(anyhow::Error),
 }
@@ -406,10 +406,11 @@ impl Runner<'_> {
         self.done_count += 1;
         self.take_in(item, round, sample);
         match &sample.outcome {
-            Outcome::Failed { message, .. } => {
+            Outcome::Failed { kind, message } => {
                 self.consecutive_failures += 1;
                 if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
                     return Err(Abort::TooManyFailures {
+                        kind: *kind,
                         message: message.clone(),
                     });
                 }
