@@ -48,7 +48,8 @@ pub const CPU1: &str = "SSHBENCH-CPU1";
 /// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED SET ONLINE`
 /// (WAITED: the sshd's run-queue delay in ns from `/proc/PID/schedstat`, or `-`; SET:
 /// how many CPUs its `Cpus_allowed_list` names, or `-`; ONLINE: the machine's online
-/// CPUs, or `-`). It climbs from the shell to the sshd (or dropbear) process
+/// CPUs from `getconf`, else from Linux's `/sys/devices/system/cpu/online` (busybox has
+/// no `getconf`), or `-`). It climbs from the shell to the sshd (or dropbear) process
 /// serving the session (at most three levels; FOUND is 1 when it got there), then
 /// reports that process's CPU and this shell's (with its finished children: `wc`, `cat`,
 /// `head`), as clock ticks from /proc on Linux or as `ps -o time=` elsewhere, or `-`.
@@ -69,10 +70,12 @@ const CPU_PROBE: &str = concat!(
     r#"t() { if read -r l 2>/dev/null < /proc/$1/stat; then l=${l##*)}; set -- $l; "#,
     r#"C=$((${12}+${13}+${14}+${15})); else C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
     r#"C=${C:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
-    r#"o=$(getconf _NPROCESSORS_ONLN 2>/dev/null); N=-; [ -r /proc/$s/status ] && "#,
-    r#"while read -r a b; do case $a in Cpus_allowed_list:) N=0; IFS=,; for x in $b; do "#,
-    r#"case $x in *-*) N=$((N+${x#*-}-${x%-*}+1));; *) N=$((N+1));; esac; done; unset IFS;; "#,
-    r#"esac; done < /proc/$s/status; "#,
+    r#"m() { N=0; IFS=,; for x in $1; do case $x in *-*) N=$((N+${x#*-}-${x%-*}+1));; "#,
+    r#"*) N=$((N+1));; esac; done; unset IFS; }; "#,
+    r#"o=$(getconf _NPROCESSORS_ONLN 2>/dev/null); [ -n "$o" ] || { "#,
+    r#"read -r b 2>/dev/null < /sys/devices/system/cpu/online && m "$b" && o=$N; }; "#,
+    r#"N=-; [ -r /proc/$s/status ] && while read -r a b; do case $a in "#,
+    r#"Cpus_allowed_list:) m "$b";; esac; done < /proc/$s/status; "#,
     r#"q=- r=- d=; [ -r /proc/self/cgroup ] && while IFS=: read a b c; do "#,
     r#"case $b in cpu|cpu,*|*,cpu|*,cpu,*) [ -r /sys/fs/cgroup/$b$c/cpu.cfs_quota_us ] && "#,
     r#"d=/sys/fs/cgroup/$b$c && read q < $d/cpu.cfs_quota_us && read r < $d/cpu.cfs_period_us;; "#,
