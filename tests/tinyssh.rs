@@ -90,4 +90,7 @@ fn a_workload_on_a_server_with_one_session_per_connection_says_why_it_is_not_mea
     // The workload's raw stream, beside it, is measured.
     let send = stdout.lines().find(|l| l.starts_with("send "));
     assert!(send.is_some_and(|l| l.contains("MB/s")), "{stdout}");
+    // The private directory the first session made is gone with that session's
+    // connection, and removed over a connection of its own.
+    assert_eq!(server.left_in_tmp(), Vec::<String>::new());
 }

@@ -23,15 +23,18 @@ pub struct Tinyssh {
     servers: Arc<Mutex<Vec<Child>>>,
 }
 
-/// Mount the home over `/root`, then run the server.
-const NAMESPACE: &str = r#"mount --bind "$1" /root && shift && exec "$@""#;
+/// Mount the home over `/root` and its `tmp` over `/tmp` (what the sessions leave there
+/// can be seen), then run the server.
+const NAMESPACE: &str =
+    r#"mount --bind "$1" /root && mount --bind "$1/tmp" /tmp && shift && exec "$@""#;
 
 fn serve(stream: std::net::TcpStream, dir: &std::path::Path) -> std::io::Result<Child> {
     stream.set_nonblocking(false)?;
     let input = OwnedFd::from(stream.try_clone()?);
+    // The keys' folder by its working directory: the mounts hide the temp dir's paths.
     login::in_namespace(NAMESPACE, &dir.join("home"))
-        .arg("tinysshd")
-        .arg(dir.join("keys"))
+        .current_dir(dir.join("keys"))
+        .args(["tinysshd", "."])
         .stdin(Stdio::from(input))
         .stdout(Stdio::from(OwnedFd::from(stream)))
         .stderr(Stdio::null())
@@ -45,6 +48,7 @@ pub fn start() -> Tinyssh {
         "tinysshd-makekey (apt-get install tinysshd)",
     );
     login::prepare(dir.path(), "tinysshd");
+    std::fs::create_dir(dir.path().join("home/tmp")).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     listener.set_nonblocking(true).unwrap();
@@ -87,6 +91,15 @@ impl Drop for Tinyssh {
 }
 
 impl Tinyssh {
+    /// What the sessions left in the server's `/tmp`.
+    pub fn left_in_tmp(&self) -> Vec<String> {
+        std::fs::read_dir(self.dir.path().join("home/tmp"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+
     /// An ssh_config whose host `tinyssh-test` logs in with the test's key and checks
     /// the server's host key strictly.
     pub fn ssh_config(&self) -> PathBuf {

@@ -202,6 +202,11 @@ impl Workloads {
             let one = || Master::one_session_only(ssh, target, req, data.scratch(), cancel);
             self.one_session = master.ended() && one();
             if self.one_session {
+                // The directory's own connection is gone: its first session made it.
+                if let Ok(fresh) = Master::start(ssh, target, req, data.scratch(), cancel) {
+                    let cmd = tools::cleanup_command(&dir.path);
+                    let _ = fresh.run(&cmd, SMALL, &Cancel::new());
+                }
                 one_session_only()
             } else {
                 e
