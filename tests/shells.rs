@@ -76,8 +76,9 @@ fn run_paced(shell: &str, command: &str, input: &[u8], after: &[u8]) -> (i32, Ve
         // The mark is among the first lines: look until it came (and only there).
         let mark = format!("{}\n", remote::MARK);
         let head = &out[..out.len().min(4096)];
-        if marked.is_some() && head.windows(mark.len()).any(|w| w == mark.as_bytes()) {
-            marked.take().map(|m| m.send(()));
+        let seen = |_: &mut _| head.windows(mark.len()).any(|w| w == mark.as_bytes());
+        if let Some(m) = marked.take_if(seen) {
+            let _ = m.send(());
         }
     }
     drop(marked);

@@ -128,9 +128,9 @@ pub fn server_banner(lines: &[String]) -> Option<usize> {
 /// Split a connection's `wall` time at ssh's `-v` milestones (`times[i]` is when
 /// `lines[i]` arrived, since spawn). `None` when a milestone is missing.
 ///
-/// The milestones are the server's, from [`server_banner`] on. Through any proxy there is no TCP connect of ssh's own: `tcp` is then everything
-/// until the server's banner (the proxy, and a jump host's whole connection), `version`
-/// nothing.
+/// The milestones are the server's, from [`server_banner`] on. Through any proxy there is
+/// no TCP connect of ssh's own: `tcp` is then everything until the server's banner (the
+/// proxy, and a jump host's whole connection), `version` nothing.
 pub fn phases(
     lines: &[String],
     times: &[std::time::Duration],

@@ -100,10 +100,10 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
         (None, None) => "ssh ended abnormally".to_string(),
     };
     let detail = proc::last_message(lines).or_else(|| seen.out.error.clone());
-    if detail.is_none() {
-        if let Some(why) = never_ran(exit.code, seen.out) {
-            return Err(Outcome::failed(FailureKind::Command, why));
-        }
+    if detail.is_none()
+        && let Some(why) = never_ran(exit.code, seen.out)
+    {
+        return Err(Outcome::failed(FailureKind::Command, why));
     }
     let detail = detail.map(|m| format!(": {m}")).unwrap_or_default();
     let kind = if exit.code == Some(255) {

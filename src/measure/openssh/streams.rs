@@ -198,13 +198,11 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
 /// A line from the server as it may be shown: control characters as `?`, at most
 /// [`SAID_CHARS`] characters.
 fn printable(line: &str) -> String {
-    let mut out: String = line
-        .trim()
-        .chars()
-        .take(SAID_CHARS)
+    let mut chars = line.trim().chars();
+    let mut out: String = (chars.by_ref().take(SAID_CHARS))
         .map(|c| if c.is_control() { '?' } else { c })
         .collect();
-    if line.trim().chars().count() > SAID_CHARS {
+    if chars.next().is_some() {
         out.push('…');
     }
     out
