@@ -532,15 +532,22 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
     assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
 }
 
-/// A login that may only use sftp (`command="internal-sftp"` on its key, as `ForceCommand
-/// internal-sftp` does for a NAS's backup account) never runs sshbench's commands: the
-/// run stops at its first sample, quoting the server, instead of failing ten in a row.
+/// Let the sandbox's key run sftp alone (as `ForceCommand internal-sftp` does for a NAS's
+/// backup account), starting in the sandbox's empty home.
+fn sftp_only(sb: &sshbench::sandbox::Sandbox) {
+    let keys = sb.dir().join("authorized_keys");
+    let key = std::fs::read_to_string(&keys).unwrap();
+    let home = sb.dir().join("home");
+    let forced = format!("restrict,command=\"internal-sftp -d {}\"", home.display());
+    std::fs::write(&keys, format!("{forced} {key}")).unwrap();
+}
+
+/// A login that may only use sftp never runs sshbench's commands: the run stops at its
+/// first sample, quoting the server, instead of failing ten in a row.
 #[test]
 fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
-    let keys = sb.dir().join("authorized_keys");
-    let key = std::fs::read_to_string(&keys).unwrap();
-    std::fs::write(&keys, format!("restrict,command=\"internal-sftp\" {key}")).unwrap();
+    sftp_only(&sb);
     let dir = tempfile::tempdir().unwrap();
     for mode in ["connect", "send"] {
         let out = sshbench()
@@ -567,8 +574,65 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
             stderr.contains("hint: sshbench runs short POSIX commands"),
             "{stderr}"
         );
+        assert!(stderr.contains("`--mode sftp-put,sftp-get`"), "{stderr}");
         assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
     }
+}
+
+/// On a login that may only use sftp, the sftp workloads are still measured: their
+/// directory is made, counted and removed with sftp itself, the raw streams say why
+/// they are missing, and the ciphers are recommended by what sftp moved.
+#[test]
+fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    sftp_only(&sb);
+    let dir = tempfile::tempdir().unwrap();
+    let out = sshbench()
+        .args(["run", "-F"])
+        .arg(sb.ssh_config())
+        .arg(sshbench::sandbox::ALIAS)
+        .arg("--db")
+        .arg(dir.path().join("sftp.sqlite"))
+        .args(["--mode", "sftp-put,sftp-get", "--kex", "curve25519-sha256"])
+        .args(["--ciphers", "aes128-ctr,aes128-gcm@openssh.com"])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
+        .args(["--file-size", "2M", "--tree", "150x2K", "--rounds", "2"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("so send, receive cannot be measured: the sftp workloads go on alone"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("failed"), "{stderr}");
+    let said = "not measured: the server ended the session (status 1) before sshbench's command";
+    assert_eq!(stdout.matches(said).count(), 2, "{stdout}");
+    for mode in [
+        "sftp-put-file",
+        "sftp-put-tree",
+        "sftp-get-file",
+        "sftp-get-tree",
+    ] {
+        assert!(
+            stdout.contains(&format!("\n{mode} aes128-")),
+            "{mode}: {stdout}"
+        );
+    }
+    assert!(stdout.contains("    Ciphers aes128-"), "{stdout}");
+    let summary = sshbench()
+        .args(["summary", "--db"])
+        .arg(dir.path().join("sftp.sqlite"))
+        .output()
+        .unwrap();
+    let summary = text(&summary.stdout);
+    assert!(
+        summary.contains("\nreceive: not measured: the server ended the session (status 1)"),
+        "{summary}"
+    );
+    // Everything sftp made in its start directory is gone.
+    let left: Vec<_> = std::fs::read_dir(sb.dir().join("home")).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

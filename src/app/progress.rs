@@ -113,6 +113,7 @@ impl Progress {
                 }
             }
             Event::Checks { items } => self.say(&checks_line(items)),
+            Event::GivenUp { modes, message } => self.say(&given_up_line(modes, message)),
         }
     }
 
@@ -155,6 +156,15 @@ fn describe(s: &Sample, verbose: bool) -> String {
         (false, _) => s.outcome.label().to_string(),
     };
     format!("{} {} {}", s.mode, s.suite.label(), figure)
+}
+
+/// `note: <why>; so send, receive are not measured: sftp goes on alone`.
+fn given_up_line(modes: &[Mode], message: &str) -> String {
+    let names: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
+    format!(
+        "note: {message}; so {} cannot be measured: the sftp workloads go on alone",
+        names.join(", ")
+    )
 }
 
 /// The pairs the sums put first, measured as pairs: `measured as pairs: send aes256-ctr +

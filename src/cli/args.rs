@@ -490,7 +490,8 @@ pub struct RunArgs {
 
     /// Modes to measure, comma-separated. The workloads (sftp-put, sftp-get, rsync-put,
     /// rsync-get; add -file or -tree for one shape) run the real tools and bring the raw
-    /// stream they are compared with (send for uploads, receive for downloads).
+    /// stream they are compared with (send for uploads, receive for downloads). On a
+    /// login that allows sftp alone, only the sftp workloads can be measured.
     #[arg(
         long,
         value_enum,

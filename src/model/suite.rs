@@ -169,6 +169,12 @@ impl Mode {
             .map(|w| if w.put { Mode::Send } else { Mode::Receive })
     }
 
+    /// Needs the server to run commands for it (its own stream protocol, rsync's server
+    /// side); only sftp workloads go without them, on a login that allows sftp alone.
+    pub fn needs_commands(self) -> bool {
+        self.workload().is_none_or(|w| w.tool != Tool::Sftp)
+    }
+
     /// Moves bulk data through sshbench's own stream protocol (send, receive).
     pub fn is_transfer(self) -> bool {
         matches!(self, Mode::Send | Mode::Receive)
@@ -342,6 +348,22 @@ mod tests {
         assert_eq!(
             got.mismatches(&want),
             vec!["cipher server->client: requested aes128-ctr, negotiated aes256-ctr"]
+        );
+    }
+
+    #[test]
+    fn only_sftp_goes_without_commands() {
+        let without: Vec<Mode> = (Mode::ALL.into_iter())
+            .filter(|m| !m.needs_commands())
+            .collect();
+        assert_eq!(
+            without,
+            [
+                Mode::SftpPutFile,
+                Mode::SftpPutTree,
+                Mode::SftpGetFile,
+                Mode::SftpGetTree
+            ]
         );
     }
 

@@ -73,6 +73,10 @@ impl Runner<'_> {
             for (k, sample) in todo.into_iter().zip(samples) {
                 match verdict(&sample, attempt, self.any_success) {
                     (_, Some((kind, message))) => {
+                        if let Some(given_up) = self.without_commands(kind, &sample)? {
+                            results[k] = Some(given_up);
+                            continue;
+                        }
                         // Recorded, so the database says why the run stopped.
                         let _ = self.sink.record(self.slot(group[k]), round, &sample);
                         return Err(Abort::Fatal { kind, message });

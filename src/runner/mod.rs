@@ -24,7 +24,7 @@ pub use sizing::*;
 use crate::analysis::figure;
 use crate::measure::Transport;
 use crate::model::{
-    Connections, FailureKind, Outcome, RunOptions, Sample, SampleRequest, SampleTimes, Stop,
+    Connections, FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest, SampleTimes, Stop,
 };
 use crate::plan::{Plan, PlanItem};
 use crate::sys::cancel::Cancel;
@@ -92,6 +92,8 @@ pub enum Event<'a> {
     },
     /// After the first pass: these summed pairs are measured as pairs.
     Checks { items: &'a [PlanItem] },
+    /// The login runs no commands: these modes are given up, the sftp workloads go on.
+    GivenUp { modes: &'a [Mode], message: &'a str },
 }
 
 /// How a run ended without error.
@@ -167,6 +169,8 @@ struct Runner<'a> {
     started: Instant,
     done_count: usize,
     total: usize,
+    /// The login runs no commands: only the modes that need none go on.
+    no_commands: bool,
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
     /// Seconds each mode's race, and the spare, may still spend.
@@ -205,6 +209,7 @@ pub fn run(
         started: Instant::now(),
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
+        no_commands: false,
         racing: None,
         race_left: Default::default(),
         pending: Vec::new(),
@@ -376,6 +381,7 @@ impl Runner<'_> {
             group.retain(|&i| {
                 !self.done.contains(&(self.slot(i), round))
                     && (round == 0 || !self.state[i].refused)
+                    && !self.given_up(i)
             });
             if group.is_empty() {
                 continue;
@@ -394,6 +400,11 @@ impl Runner<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// Item `i` needs commands on a login that runs none.
+    fn given_up(&self, i: usize) -> bool {
+        self.no_commands && self.items[i].mode.needs_commands()
     }
 
     /// Keep one sample: the sink, the state, the count of failures in a row.
@@ -425,7 +436,7 @@ impl Runner<'_> {
 mod tests {
     use super::*;
     use crate::measure::mock::Mock;
-    use crate::model::{Mode, StopReason, Suite};
+    use crate::model::{StopReason, Suite};
     use crate::plan::PlanItem;
 
     pub(super) fn plan(ciphers: &[&str]) -> Plan {

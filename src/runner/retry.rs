@@ -2,7 +2,7 @@
 //! further sample would repeat stop the run.
 
 use super::{Abort, Event, Runner};
-use crate::model::{FailureKind, Outcome, Sample, SampleRequest};
+use crate::model::{FailureKind, Mode, Outcome, Sample, SampleRequest};
 
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
@@ -46,6 +46,66 @@ pub(super) fn verdict(
 }
 
 impl Runner<'_> {
+    /// A login that runs no commands still serves sftp: when the plan has sftp
+    /// workloads, a `command` failure gives up every mode that needs commands (this
+    /// sample, stored as unavailable, says why) and the run goes on without them.
+    pub(super) fn without_commands(
+        &mut self,
+        kind: FailureKind,
+        sample: &Sample,
+    ) -> Result<Option<Sample>, Abort> {
+        let others = (self.items.iter().zip(&self.state))
+            .any(|(p, st)| !st.refused && !p.mode.needs_commands());
+        if kind != FailureKind::Command || !(self.no_commands || others) {
+            return Ok(None);
+        }
+        let message = (sample.outcome.message()).unwrap_or("this login does not run commands");
+        if !self.no_commands {
+            self.give_up_commands(message)?;
+        }
+        let mut given_up = sample.clone();
+        given_up.outcome = Outcome::Unavailable {
+            message: message.to_string(),
+        };
+        Ok(Some(given_up))
+    }
+
+    /// Stop every mode that needs commands. Each such mode's first item stores why as
+    /// its first counted sample, which is what reports read.
+    fn give_up_commands(&mut self, message: &str) -> Result<(), Abort> {
+        self.no_commands = true;
+        let mut modes: Vec<Mode> = Vec::new();
+        for i in 0..self.items.len() {
+            let mode = self.items[i].mode;
+            if !mode.needs_commands() {
+                continue;
+            }
+            self.state[i].refused = true;
+            if modes.contains(&mode) {
+                continue;
+            }
+            modes.push(mode);
+            if self.done.insert((self.slot(i), 1)) {
+                let why = Outcome::Unavailable {
+                    message: message.to_string(),
+                };
+                let s = Sample::new(self.items[i].suite.clone(), mode, why);
+                self.sink
+                    .record(self.slot(i), 1, &s)
+                    .map_err(Abort::Store)?;
+            }
+        }
+        (self.progress)(Event::GivenUp {
+            modes: &modes,
+            message,
+        });
+        let live = (self.items.iter().zip(&self.state))
+            .filter(|(p, st)| !st.refused && !p.mode.needs_commands())
+            .count();
+        self.total = self.done_count + live * self.settings.rounds as usize;
+        Ok(())
+    }
+
     /// One sample with retries for transient failures.
     pub(super) fn attempt(
         &mut self,
@@ -74,6 +134,9 @@ impl Runner<'_> {
                 retrying: retry,
             });
             if let Some((kind, message)) = fatal {
+                if let Some(given_up) = self.without_commands(kind, &sample)? {
+                    return Ok(given_up);
+                }
                 // Recorded, so the database says why the run stopped.
                 let _ = self.sink.record(self.slot(item), round, &sample);
                 return Err(Abort::Fatal { kind, message });
@@ -88,8 +151,98 @@ impl Runner<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{VecSink, plan, settings};
+    use super::super::{End, run};
     use super::*;
-    use crate::model::{Mode, Suite};
+    use crate::measure::Transport;
+    use crate::measure::mock::Mock;
+    use crate::model::{Connections, Suite};
+    use crate::sys::cancel::Cancel;
+
+    /// The mock on a login that allows sftp alone: everything else ends before it began.
+    struct SftpOnly;
+    impl Transport for SftpOnly {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            let mut s = Mock::default().measure(req, cancel);
+            if req.mode.needs_commands() {
+                s.outcome =
+                    Outcome::failed(FailureKind::Command, "this login does not run commands");
+            }
+            s
+        }
+    }
+
+    /// Two ciphers in `modes`, raw streams first as the plan puts them.
+    fn sftp_only_run(modes: &[Mode]) -> (Result<End, Abort>, VecSink) {
+        let mut p = plan(&[]);
+        for &mode in modes {
+            for mut item in plan(&["a", "b"]).items {
+                item.mode = mode;
+                p.items.push(item);
+            }
+        }
+        let mut sink = VecSink::default();
+        let mut set = settings(2);
+        set.connections = Connections::PerSuite;
+        let end = run(
+            &p,
+            &set,
+            &mut SftpOnly,
+            &Cancel::new(),
+            &mut sink,
+            &[],
+            &mut |_| {},
+        );
+        (end, sink)
+    }
+
+    #[test]
+    fn a_login_that_runs_no_commands_still_measures_its_sftp_workloads() {
+        let modes = [
+            Mode::Send,
+            Mode::Receive,
+            Mode::SftpPutFile,
+            Mode::SftpGetFile,
+        ];
+        let (end, sink) = sftp_only_run(&modes);
+        assert_eq!(end.unwrap(), End::Complete);
+        let of = |sftp: bool| -> Vec<&Sample> {
+            (sink.0.iter())
+                .filter(|(_, _, s)| s.mode.needs_commands() != sftp)
+                .map(|(_, _, s)| s)
+                .collect()
+        };
+        // The warm-up that met the login, then each mode's first item in round 1 (what
+        // reports read) say why the raw streams were given up; nothing else was tried.
+        let given_up: Vec<(usize, u32)> = (sink.0.iter())
+            .filter(|(_, _, s)| s.mode.needs_commands())
+            .map(|(i, r, s)| {
+                let why = Outcome::Unavailable {
+                    message: "this login does not run commands".into(),
+                };
+                assert_eq!(s.outcome, why);
+                (*i, *r)
+            })
+            .collect();
+        assert_eq!(given_up, [(0, 1), (2, 1), (0, 0)], "{:?}", sink.0);
+        // Each sftp item: its own warm-up (its lead gave up) and two counted rounds.
+        let sftp = of(true);
+        assert_eq!(sftp.len(), 4 * 3, "{:?}", sink.0);
+        assert!(sftp.iter().all(|s| s.outcome.is_success()));
+        // Without sftp to go on with, the same failure stops the run.
+        let (end, sink) = sftp_only_run(&modes[..2]);
+        assert!(
+            matches!(
+                end,
+                Err(Abort::Fatal {
+                    kind: FailureKind::Command,
+                    ..
+                })
+            ),
+            "{end:?}"
+        );
+        assert_eq!(sink.0.len(), 1);
+    }
 
     fn failed(kind: FailureKind) -> Sample {
         Sample::new(Suite::default(), Mode::Send, Outcome::failed(kind, "x"))

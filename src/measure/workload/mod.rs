@@ -3,12 +3,14 @@
 //! verified like every other sample's.
 //!
 //! Per sample: a control master connects (the handshake, not timed); the server makes a
-//! private directory and says whether it has rsync; a download first puts its source
+//! private directory and says whether it has rsync (on a login that runs no commands,
+//! sftp makes it); a download first puts its source
 //! there (not timed); an empty run of the tool gives its start-up cost (channel,
 //! subsystem, rsync's own handshake), which is taken off the timed run; what arrived is
 //! counted at the far end; the directory is removed whatever happened.
 
 mod data;
+mod dir;
 mod tools;
 
 use super::master::Master;
@@ -24,13 +26,11 @@ use crate::sys::proc;
 use crate::sys::run::{self, Finished};
 use crate::target::Target;
 use data::LocalData;
+use dir::RemoteDir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use tools::Leg;
-
-/// Time allowed for the server's small commands (setup, count, clean-up).
-const SMALL: Duration = Duration::from_secs(30);
+use tools::{Leg, Sftp};
 
 /// Runs the workload modes; holds the local data across samples.
 pub struct Workloads {
@@ -57,46 +57,6 @@ fn on_path(name: &str) -> Option<PathBuf> {
             .map(|d| d.join(name))
             .find(|p| p.is_file())
     })
-}
-
-/// The server's private directory, removed when dropped (also after a failure or an
-/// interruption: the clean-up ignores the cancellation).
-struct RemoteDir<'a> {
-    master: &'a Master,
-    path: String,
-    has_rsync: bool,
-}
-
-impl<'a> RemoteDir<'a> {
-    fn create(master: &'a Master, cancel: &Cancel) -> Result<RemoteDir<'a>, Outcome> {
-        let f = master.run(&tools::setup_command(), SMALL, cancel);
-        let path = tools::parse_dir(&f.stdout)
-            .filter(|_| f.success())
-            .ok_or_else(|| {
-                let why = format!(
-                    "could not make a private directory on the server: {}",
-                    f.last_line()
-                );
-                Outcome::failed(FailureKind::Remote, why)
-            })?;
-        let has_rsync = f.stdout.lines().any(|l| l.trim() == tools::RSYNC);
-        Ok(RemoteDir {
-            master,
-            path,
-            has_rsync,
-        })
-    }
-
-    fn join(&self, rel: &str) -> String {
-        format!("{}/{rel}", self.path)
-    }
-}
-
-impl Drop for RemoteDir<'_> {
-    fn drop(&mut self) {
-        let cmd = tools::cleanup_command(&self.path);
-        let _ = self.master.run(&cmd, SMALL, &Cancel::new());
-    }
 }
 
 /// The name of the data of `shape` under a directory.
@@ -151,6 +111,20 @@ impl Workloads {
         sample
     }
 
+    /// The client's tool, and the local data (written once per run).
+    fn prepare(&mut self, tool: Tool) -> Result<PathBuf, Outcome> {
+        let path = on_path(tool.as_str()).ok_or_else(|| Outcome::Unavailable {
+            message: format!("{} is not installed on this client", tool.as_str()),
+        })?;
+        if self.data.is_none() {
+            let data = LocalData::create(&self.spec, &self.payload).map_err(|e| {
+                Outcome::failed(FailureKind::Client, format!("writing the local data: {e}"))
+            })?;
+            self.data = Some(data);
+        }
+        Ok(path)
+    }
+
     fn measure_in(
         &mut self,
         ssh: &Path,
@@ -163,24 +137,18 @@ impl Workloads {
         if self.one_session {
             return Err(one_session_only());
         }
-        let tool = match w.tool {
-            Tool::Sftp => on_path("sftp"),
-            Tool::Rsync => on_path("rsync"),
-        }
-        .ok_or_else(|| Outcome::Unavailable {
-            message: format!("{} is not installed on this client", w.tool.as_str()),
-        })?;
-        if self.data.is_none() {
-            let data = LocalData::create(&self.spec, &self.payload).map_err(|e| {
-                Outcome::failed(FailureKind::Client, format!("writing the local data: {e}"))
-            })?;
-            self.data = Some(data);
-        }
+        let tool = self.prepare(w.tool)?;
         let data = self.data.as_ref().expect("made above");
         let master = Master::start(ssh, target, req, data.scratch(), cancel)?;
         sample.negotiated = master.negotiated().map(Box::new);
         openssh::negotiation(req, sample.negotiated.as_deref())?;
-        let dir = RemoteDir::create(&master, cancel)?;
+        let sftp = (w.tool == Tool::Sftp).then_some(Sftp {
+            tool: &tool,
+            ssh,
+            master: &master,
+            scratch: data.scratch(),
+        });
+        let dir = RemoteDir::create(&master, sftp, &self.spec, cancel)?;
         if w.tool == Tool::Rsync && !dir.has_rsync {
             return Err(Outcome::Unavailable {
                 message: "rsync is not installed on this server".into(),
@@ -204,8 +172,7 @@ impl Workloads {
             if self.one_session {
                 // The directory's own connection is gone: its first session made it.
                 if let Ok(fresh) = Master::start(ssh, target, req, data.scratch(), cancel) {
-                    let cmd = tools::cleanup_command(&dir.path);
-                    let _ = fresh.run(&cmd, SMALL, &Cancel::new());
+                    dir.remove_over(&fresh);
                 }
                 one_session_only()
             } else {
@@ -271,7 +238,7 @@ impl Session<'_> {
         if !put {
             self.stage_source(&source)?;
         }
-        let cpu0 = self.server_cpu_probe();
+        let cpu0 = self.dir.cpu_probe(self.cancel);
         let master0 = proc::cpu_time(self.master.pid());
         let remote = match put {
             true => self.dir.join(&format!("put/{}", name(shape))),
@@ -287,9 +254,9 @@ impl Session<'_> {
         };
         let timed = self.checked(&leg, self.req.suite.tool.as_deref())?;
         let master1 = proc::cpu_time(self.master.pid());
-        let cpu1 = self.server_cpu_probe();
+        let cpu1 = self.dir.cpu_probe(self.cancel);
         let (files, bytes) = match put {
-            true => self.count(&remote)?,
+            true => self.dir.count(&remote, shape, self.cancel)?,
             false => data::verify_copy(&source, &local_copy)
                 .map_err(|e| Outcome::failed(FailureKind::ByteCount, e))?,
         };
@@ -377,22 +344,13 @@ impl Session<'_> {
     }
 
     fn sftp(&self, batch: &str, options: Option<&str>) -> Result<Finished, Outcome> {
-        let mut file = tempfile::Builder::new()
-            .prefix("batch.")
-            .tempfile_in(self.data.scratch())
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;
-        std::io::Write::write_all(&mut file, batch.as_bytes())
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("batch file: {e}")))?;
-        let mut cmd = Command::new(self.tool);
-        cmd.arg("-q")
-            .arg("-b")
-            .arg(file.path())
-            .arg("-S")
-            .arg(self.ssh);
-        cmd.args(options.unwrap_or_default().split_whitespace());
-        cmd.args(self.master.attach_options())
-            .args(["--", self.master.destination()]);
-        self.run(cmd)
+        let sftp = Sftp {
+            tool: self.tool,
+            ssh: self.ssh,
+            master: self.master,
+            scratch: self.data.scratch(),
+        };
+        sftp.run(batch, options, self.req.timeout, self.cancel)
     }
 
     fn rsync(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
@@ -413,28 +371,5 @@ impl Session<'_> {
                 format!("cannot run {}: {e}", self.tool.display()),
             )
         })
-    }
-
-    fn count(&self, path: &str) -> Result<(u64, u64), Outcome> {
-        let f = self
-            .master
-            .run(&tools::count_command(path), SMALL, self.cancel);
-        tools::parse_count(&f.stdout)
-            .filter(|_| f.success())
-            .ok_or_else(|| {
-                Outcome::failed(
-                    FailureKind::Remote,
-                    format!("counting what arrived: {}", f.last_line()),
-                )
-            })
-    }
-
-    fn server_cpu_probe(&self) -> Option<remote::CpuProbe> {
-        let f = self
-            .master
-            .run(&remote::cpu_probe_command(remote::CPU0), SMALL, self.cancel);
-        f.stdout
-            .lines()
-            .find_map(|l| remote::parse_cpu_probe(l, remote::CPU0))
     }
 }

@@ -1,22 +1,30 @@
 //! The workloads' command lines: the server-side scripts (a private directory, the
-//! count of what arrived, the clean-up) and the `sftp` and `rsync` invocations over the
-//! master connection.
+//! count of what arrived, the clean-up), the same as sftp batches for a login that runs
+//! no commands, and the `sftp` and `rsync` invocations over the master connection.
 
+use super::super::master::Master;
 use super::super::remote;
-use crate::model::{Shape, Tool};
+use crate::model::{FailureKind, Outcome, Shape, Tool};
+use crate::sys::cancel::Cancel;
+use crate::sys::run::{self, Finished};
 use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 /// Line prefixes of the server scripts' answers.
 pub const DIR: &str = "SSHBENCH-DIR";
 pub const RSYNC: &str = "SSHBENCH-RSYNC";
 pub const COUNT: &str = "SSHBENCH-COUNT";
 
+/// The setup's status when it ran and could not make the directory.
+pub const SETUP_FAILED: i32 = 97;
+
 /// Make a private directory on the server (`mktemp -d`: mode 0700) with `put` and `src`
 /// in it, print its path, and say whether the server has rsync.
 pub fn setup_command() -> String {
     remote::sh(&format!(
-        "d=$(mktemp -d \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; \
-         mkdir \"$d/put\" \"$d/src\" || exit 97; echo {DIR} $d; \
+        "d=$(mktemp -d \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit {SETUP_FAILED}; \
+         mkdir \"$d/put\" \"$d/src\" || exit {SETUP_FAILED}; echo {DIR} $d; \
          if command -v rsync >/dev/null 2>&1; then echo {RSYNC}; fi"
     ))
 }
@@ -60,6 +68,112 @@ pub fn parse_count(stdout: &str) -> Option<(u64, u64)> {
 /// Remove the private directory (and only one that is ours).
 pub fn cleanup_command(dir: &str) -> String {
     remote::sh(&format!("case {dir} in */sshbench.*) rm -rf {dir};; esac"))
+}
+
+/// The tree's directory names, as the local data names them.
+fn tree_dir(i: u32) -> String {
+    format!("d{i:02}")
+}
+
+/// A fresh name for sftp's private directory, in its start directory (the shape
+/// [`parse_dir`] takes, so the clean-up only ever removes what looks like ours).
+pub fn sftp_dir_name() -> String {
+    let tail: String = std::iter::repeat_with(fastrand::alphanumeric)
+        .take(10)
+        .collect();
+    format!("sshbench.{tail}")
+}
+
+/// Make `name` with `put` and `src` in it, private where the server allows `chmod`.
+pub fn sftp_setup_batch(name: &str) -> String {
+    format!("mkdir {name}\n-chmod 700 {name}\nmkdir {name}/put\nmkdir {name}/src\n")
+}
+
+/// Directories listed per sftp run: about 100 files each, so that a listing stays well
+/// within the output kept of a command ([`run::MAX_OUTPUT`]).
+const DIRS_PER_LISTING: usize = 20;
+
+/// Long listings of what arrived at `path`: the file, or the tree's files directory by
+/// directory, a few directories per batch.
+pub fn sftp_count_batches(path: &str, shape: Shape, tree_dirs: u32) -> Vec<String> {
+    if shape == Shape::File {
+        return vec![format!("ls -ln {path}\n")];
+    }
+    let dirs: Vec<String> = (0..tree_dirs).map(tree_dir).collect();
+    (dirs.chunks(DIRS_PER_LISTING))
+        .map(|chunk| {
+            // A directory that is missing is a count short, not a failed listing.
+            let each = chunk.iter().map(|d| format!("-ls -ln {d}/*\n"));
+            format!("cd {path}\n{}", each.collect::<String>())
+        })
+        .collect()
+}
+
+/// `(files, bytes)` of the regular files in sftp's long listings (`-rw-r--r--  1 0  0
+/// 16384 Dec  4 04:10 name`): size is the fifth field.
+pub fn parse_ls(stdout: &str) -> (u64, u64) {
+    (stdout.lines())
+        .filter(|l| l.starts_with('-'))
+        .filter_map(|l| l.split_whitespace().nth(4)?.parse::<u64>().ok())
+        .fold((0, 0), |(n, b), size| (n + 1, b + size))
+}
+
+/// Remove sftp's directory `name` and everything a sample may have left in it; each
+/// step may fail (nothing there) without stopping the rest.
+pub fn sftp_cleanup_batch(name: &str, tree_dirs: u32) -> String {
+    let mut out = String::new();
+    for side in ["put", "src"] {
+        let tree = format!("{name}/{side}/tree");
+        out += &format!("-rm {name}/{side}/file\n");
+        for d in (0..tree_dirs).map(tree_dir) {
+            out += &format!("-rm {tree}/{d}/*\n-rmdir {tree}/{d}\n");
+        }
+        out += &format!("-rmdir {tree}\n-rmdir {name}/{side}\n");
+    }
+    out + &format!("-rmdir {name}\n")
+}
+
+/// `sftp` over a master connection, a batch file at a time.
+#[derive(Clone, Copy)]
+pub struct Sftp<'a> {
+    /// The client's `sftp`.
+    pub tool: &'a Path,
+    pub ssh: &'a Path,
+    pub master: &'a Master,
+    /// Where the batch files go.
+    pub scratch: &'a Path,
+}
+
+impl Sftp<'_> {
+    /// Run `batch` (with the tool option variant `options`) to its end.
+    pub fn run(
+        &self,
+        batch: &str,
+        options: Option<&str>,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<Finished, Outcome> {
+        let failed =
+            |e: std::io::Error| Outcome::failed(FailureKind::Client, format!("batch file: {e}"));
+        let mut file = tempfile::Builder::new()
+            .prefix("batch.")
+            .tempfile_in(self.scratch)
+            .map_err(failed)?;
+        std::io::Write::write_all(&mut file, batch.as_bytes()).map_err(failed)?;
+        let mut cmd = Command::new(self.tool);
+        cmd.arg("-q")
+            .arg("-b")
+            .arg(file.path())
+            .arg("-S")
+            .arg(self.ssh);
+        cmd.args(options.unwrap_or_default().split_whitespace());
+        cmd.args(self.master.attach_options())
+            .args(["--", self.master.destination()]);
+        run::run(cmd, timeout, cancel).map_err(|e| {
+            let why = format!("cannot run {}: {e}", self.tool.display());
+            Outcome::failed(FailureKind::Client, why)
+        })
+    }
 }
 
 /// One leg of a workload: from where to where.
@@ -156,6 +270,59 @@ mod tests {
         ] {
             assert!(cmd.starts_with("sh -c '"), "{cmd}");
         }
+    }
+
+    #[test]
+    fn sftp_batches_make_list_and_remove_only_their_own_directory() {
+        let name = sftp_dir_name();
+        // The shape the command route accepts, with a random tail.
+        assert!(parse_dir(&format!("{DIR} /{name}")).is_some(), "{name}");
+        assert_ne!(name, sftp_dir_name());
+        assert_eq!(
+            sftp_setup_batch("sshbench.a"),
+            "mkdir sshbench.a\n-chmod 700 sshbench.a\nmkdir sshbench.a/put\nmkdir sshbench.a/src\n"
+        );
+        let clean = sftp_cleanup_batch("sshbench.a", 2);
+        // Every line may fail alone and names nothing outside the directory.
+        assert!(
+            clean
+                .lines()
+                .all(|l| l.starts_with('-') && l.contains(" sshbench.a"))
+        );
+        assert!(clean.contains("-rm sshbench.a/src/tree/d01/*\n-rmdir sshbench.a/src/tree/d01\n"));
+        assert!(
+            clean.ends_with("-rmdir sshbench.a/src\n-rmdir sshbench.a\n"),
+            "{clean}"
+        );
+        assert_eq!(
+            sftp_count_batches("sshbench.a/put/file", Shape::File, 3),
+            ["ls -ln sshbench.a/put/file\n"]
+        );
+        // 45 directories: listings of 20, 20 and 5.
+        let tree = sftp_count_batches("sshbench.a/put/tree", Shape::Tree, 45);
+        let lists: Vec<usize> = tree
+            .iter()
+            .map(|b| b.matches("-ls -ln d").count())
+            .collect();
+        assert_eq!(lists, [20, 20, 5]);
+        assert!(
+            tree[2].starts_with("cd sshbench.a/put/tree\n-ls -ln d40/*\n"),
+            "{tree:?}"
+        );
+    }
+
+    #[test]
+    fn sftp_listings_count_regular_files_only() {
+        let out = "sftp> cd sshbench.a/put/tree\n\
+                   sftp> -ls -ln d00/*\n\
+                   -rw-r--r--    ? 0        0           16384 Dec  4 04:10 d00/f0000\n\
+                   -rwxr-xr-x    1 1000     1000        16384 Dec  4  2025 d00/f0001 x\n\
+                   drwxr-xr-x    ? 0        0            4096 Dec  4 04:10 d00/sub\n\
+                   lrwxrwxrwx    ? 0        0              10 Dec  4 04:10 d00/link\n\
+                   -rw-r--r--    ? 0        0      notanumber Dec  4 04:10 d00/odd\n\
+                   -rw-r--r--\n";
+        assert_eq!(parse_ls(out), (2, 32768));
+        assert_eq!(parse_ls(""), (0, 0));
     }
 
     #[test]

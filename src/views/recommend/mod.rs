@@ -227,6 +227,32 @@ pub(crate) fn host_pattern(destination: &str) -> String {
     }
 }
 
+/// The modes ciphers and MACs are ranked by: the goal's own, or where none of them has
+/// a figure (a login that allows sftp alone) the workloads that move data its way.
+fn cipher_modes(measured: &[SuiteStats], goal: Goal, notes: &mut Vec<String>) -> Vec<Mode> {
+    let own = goal.session_modes();
+    let has = |m: Mode| measured.iter().any(|s| s.mode == m && s.figure.is_some());
+    if goal == Goal::Interactive || own.iter().any(|&m| has(m)) {
+        return own.to_vec();
+    }
+    let ways = |put: bool| match goal {
+        Goal::Send => put,
+        Goal::Receive => !put,
+        _ => true,
+    };
+    let workloads: Vec<Mode> = (Mode::ALL.into_iter())
+        .filter(|&m| m.workload().is_some_and(|w| ways(w.put)) && has(m))
+        .collect();
+    if !workloads.is_empty() {
+        let names: Vec<&str> = workloads.iter().map(|m| m.as_str()).collect();
+        notes.push(format!(
+            "Ciphers and MACs are ranked by {}: no raw stream was measured",
+            names.join(", ")
+        ));
+    }
+    workloads
+}
+
 /// Rank once per kind and collect the lines and notes.
 pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendView {
     let defaults = scope
@@ -243,9 +269,9 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     if scope.lacks_strict_kex() {
         notes.push(TERRAPIN_NOTE.to_string());
     }
-    let transfer = goal.session_modes();
     // Every name is ranked by what was measured of it, never by a summed pair.
     let measured: Vec<SuiteStats> = scope.stats.iter().filter(|s| !s.sum).cloned().collect();
+    let transfer = &cipher_modes(&measured, goal, &mut notes)[..];
     let (mut lines, mut dead_ends) = (Vec::new(), Vec::new());
     for (kind, modes) in [
         (AlgoKind::Kex, &[Mode::Connect][..]),

@@ -62,6 +62,9 @@ pub struct ModeSummary {
     pub streams: Vec<StreamsFigure>,
     /// What the path carries in this mode (send, receive).
     pub ceiling: Option<PathCeiling>,
+    /// Why the mode could not be measured here, if it could not (a tool missing, a login
+    /// that runs no commands).
+    pub unavailable: Option<String>,
 }
 
 /// Everything `summary` prints.
@@ -162,6 +165,9 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
             .cloned()
             .collect(),
         ceiling: scope.ceilings.iter().find(|c| c.mode == mode).cloned(),
+        unavailable: (scope.stats.iter())
+            .find(|s| s.mode == mode && s.unavailable)
+            .and_then(|s| s.last_error.clone()),
     }
 }
 

@@ -44,6 +44,10 @@ pub fn why(sec: &ModeSummary) -> Vec<String> {
 
 fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     let mode = sec.mode;
+    if let (true, Some(why)) = (sec.top.is_empty(), &sec.unavailable) {
+        doc.text(format!("{mode}: not measured: {why}"));
+        return;
+    }
     if sec.top.is_empty() {
         // Empty tables would say less than this.
         doc.text(format!(

@@ -1,0 +1,132 @@
+//! The workload's private directory on the server: made, counted and removed by short
+//! commands, or, on a login that runs none (an sftp-only account: `ForceCommand
+//! internal-sftp`, a NAS's backup user), by sftp batches in sftp's start directory.
+
+use super::super::master::Master;
+use super::super::remote;
+use super::tools::{self, Sftp};
+use crate::model::{FailureKind, Outcome, Shape, WorkloadSpec};
+use crate::sys::cancel::Cancel;
+use crate::sys::run::Finished;
+use std::time::Duration;
+
+/// Time allowed for the server's small commands (setup, count, clean-up).
+const SMALL: Duration = Duration::from_secs(30);
+
+/// The server's private directory, removed when dropped (also after a failure or an
+/// interruption: the clean-up ignores the cancellation).
+pub struct RemoteDir<'a> {
+    master: &'a Master,
+    pub path: String,
+    pub has_rsync: bool,
+    /// Made by sftp (the login runs no commands): counted and removed by sftp too.
+    sftp: Option<Sftp<'a>>,
+    /// The tree's directories (an sftp clean-up names each).
+    tree_dirs: u32,
+}
+
+impl<'a> RemoteDir<'a> {
+    /// Made by a command; when that never ran in a session that did start (no ssh
+    /// error, not the script's own failure), by `sftp` if given: a login may allow sftp
+    /// alone (or have no POSIX shell).
+    pub fn create(
+        master: &'a Master,
+        sftp: Option<Sftp<'a>>,
+        spec: &WorkloadSpec,
+        cancel: &Cancel,
+    ) -> Result<RemoteDir<'a>, Outcome> {
+        let f = master.run(&tools::setup_command(), SMALL, cancel);
+        let made = |path, sftp| RemoteDir {
+            master,
+            path,
+            has_rsync: f.stdout.lines().any(|l| l.trim() == tools::RSYNC),
+            sftp,
+            tree_dirs: spec.tree_dirs(),
+        };
+        if let Some(path) = tools::parse_dir(&f.stdout).filter(|_| f.success()) {
+            return Ok(made(path, None));
+        }
+        let why = |sftp_said: String| {
+            let said = format!(
+                "could not make a private directory on the server: {}",
+                f.last_line()
+            );
+            Outcome::failed(FailureKind::Remote, format!("{said}{sftp_said}"))
+        };
+        let never_ran = f.killed_by_deadline.is_none()
+            && !matches!(f.exit.code, Some(255 | tools::SETUP_FAILED));
+        let Some(sftp) = sftp.filter(|_| never_ran) else {
+            return Err(why(String::new()));
+        };
+        let name = tools::sftp_dir_name();
+        let g = sftp.run(&tools::sftp_setup_batch(&name), None, SMALL, cancel)?;
+        if !g.success() {
+            return Err(why(format!("; nor with sftp: {}", g.last_line())));
+        }
+        Ok(made(name, Some(sftp)))
+    }
+
+    pub fn join(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.path)
+    }
+
+    /// Made by sftp: the server runs no commands for this login.
+    pub fn by_sftp(&self) -> bool {
+        self.sftp.is_some()
+    }
+
+    /// Remove the directory over `master` (this one's, or a fresh connection's).
+    pub fn remove_over(&self, master: &Master) {
+        let quiet = Cancel::new();
+        match self.sftp {
+            Some(s) => {
+                let batch = tools::sftp_cleanup_batch(&self.path, self.tree_dirs);
+                let _ = Sftp { master, ..s }.run(&batch, None, SMALL, &quiet);
+            }
+            None => {
+                let _ = master.run(&tools::cleanup_command(&self.path), SMALL, &quiet);
+            }
+        }
+    }
+
+    /// `(files, bytes)` of the regular files under `path` (a file or the tree).
+    pub fn count(&self, path: &str, shape: Shape, cancel: &Cancel) -> Result<(u64, u64), Outcome> {
+        let failed = |f: &Finished| {
+            let why = format!("counting what arrived: {}", f.last_line());
+            Outcome::failed(FailureKind::Remote, why)
+        };
+        let Some(sftp) = self.sftp else {
+            let f = self.master.run(&tools::count_command(path), SMALL, cancel);
+            return tools::parse_count(&f.stdout)
+                .filter(|_| f.success())
+                .ok_or_else(|| failed(&f));
+        };
+        let (mut files, mut bytes) = (0, 0);
+        for batch in tools::sftp_count_batches(path, shape, self.tree_dirs) {
+            let f = sftp.run(&batch, None, SMALL, cancel)?;
+            if !f.success() {
+                return Err(failed(&f));
+            }
+            let (n, b) = tools::parse_ls(&f.stdout);
+            (files, bytes) = (files + n, bytes + b);
+        }
+        Ok((files, bytes))
+    }
+
+    /// The server's CPU counters, where the login runs commands.
+    pub fn cpu_probe(&self, cancel: &Cancel) -> Option<remote::CpuProbe> {
+        if self.by_sftp() {
+            return None;
+        }
+        let f = (self.master).run(&remote::cpu_probe_command(remote::CPU0), SMALL, cancel);
+        f.stdout
+            .lines()
+            .find_map(|l| remote::parse_cpu_probe(l, remote::CPU0))
+    }
+}
+
+impl Drop for RemoteDir<'_> {
+    fn drop(&mut self) {
+        self.remove_over(self.master);
+    }
+}
