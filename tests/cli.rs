@@ -532,22 +532,12 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
     assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
 }
 
-/// Let the sandbox's key run sftp alone (as `ForceCommand internal-sftp` does for a NAS's
-/// backup account), starting in the sandbox's empty home.
-fn sftp_only(sb: &sshbench::sandbox::Sandbox) {
-    let keys = sb.dir().join("authorized_keys");
-    let key = std::fs::read_to_string(&keys).unwrap();
-    let home = sb.dir().join("home");
-    let forced = format!("restrict,command=\"internal-sftp -d {}\"", home.display());
-    std::fs::write(&keys, format!("{forced} {key}")).unwrap();
-}
-
 /// A login that may only use sftp never runs sshbench's commands: the run stops at its
 /// first sample, quoting the server, instead of failing ten in a row.
 #[test]
 fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
-    sftp_only(&sb);
+    common::allow_sftp_alone(&sb);
     let dir = tempfile::tempdir().unwrap();
     for mode in ["connect", "send"] {
         let out = sshbench()
@@ -585,7 +575,7 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
 #[test]
 fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
-    sftp_only(&sb);
+    common::allow_sftp_alone(&sb);
     let dir = tempfile::tempdir().unwrap();
     let out = sshbench()
         .args(["run", "-F"])

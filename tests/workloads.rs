@@ -4,11 +4,11 @@
 mod common;
 
 use sshbench::measure::Transport;
-use sshbench::model::{AlgoLists, Mode, Outcome, SampleRequest, Suite, WorkloadSpec};
+use sshbench::model::{AlgoLists, Mode, Outcome, SampleRequest, Shape, Suite, WorkloadSpec};
 use sshbench::sandbox::{Sandbox, SandboxOptions};
 use sshbench::sys::cancel::Cancel;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 fn spec() -> WorkloadSpec {
     WorkloadSpec {
@@ -123,6 +123,59 @@ fn an_interrupted_workload_leaves_nothing_on_the_server() {
         "left {:?}",
         left_on_server(&sb)
     );
+}
+
+/// `dir`'s modification time set well in the past, so that a new entry shows.
+fn backdate(dir: &Path) -> SystemTime {
+    let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    std::fs::File::open(dir)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+    past
+}
+
+fn modified(dir: &Path) -> SystemTime {
+    std::fs::metadata(dir).unwrap().modified().unwrap()
+}
+
+/// `--remote-dir`: each sample makes its directory where it is told (absolute on a login
+/// that runs commands; relative to sftp's start directory on one that allows sftp alone)
+/// and leaves that place as it found it.
+#[test]
+fn workloads_write_in_the_remote_dir_and_leave_it_empty() {
+    let sb = start(SandboxOptions::default());
+    let there = tempfile::tempdir().unwrap();
+    let path = there.path().to_str().unwrap().to_string();
+    let mut t = common::transport(&sb).with_workloads(WorkloadSpec {
+        remote_dir: Some(path),
+        ..spec()
+    });
+    for mode in [Mode::SftpPutFile, Mode::RsyncGetTree] {
+        let past = backdate(there.path());
+        let s = t.measure(&request(mode), &Cancel::new());
+        assert_eq!(s.outcome, Outcome::Success, "{mode}");
+        assert!(modified(there.path()) > past, "{mode}: nothing made there");
+        assert!(left_in(there.path()).is_empty(), "{mode}");
+        assert!(s.server_cpu.is_some(), "{mode}");
+    }
+    common::allow_sftp_alone(&sb);
+    let incoming = sb.dir().join("home").join("incoming");
+    std::fs::create_dir(&incoming).unwrap();
+    let mut t = common::transport(&sb).with_workloads(WorkloadSpec {
+        remote_dir: Some("incoming".into()),
+        ..spec()
+    });
+    let past = backdate(&incoming);
+    let s = t.measure(&request(Mode::SftpGetTree), &Cancel::new());
+    assert_eq!(s.outcome, Outcome::Success);
+    let (bytes, files) = spec().size(Shape::Tree);
+    assert_eq!((s.bytes, s.files), (bytes, Some(files)));
+    // No command ran, so the server's CPU is unknown.
+    assert!(s.server_cpu.is_none());
+    assert!(modified(&incoming) > past, "nothing made there");
+    assert!(left_in(&incoming).is_empty());
+    assert!(left_on_server(&sb).is_empty());
 }
 
 /// Each of `modes` ends "not available" with `message`.

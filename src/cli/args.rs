@@ -458,6 +458,14 @@ pub struct WorkloadArgs {
     /// --whole-file, --no-whole-file, --inplace, --block-size=N.
     #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
     pub rsync_options: Vec<String>,
+
+    /// The server's directory the workloads write in (absolute, or relative to the
+    /// login's home): each sample makes a private directory there and removes it.
+    /// Default: $TMPDIR or /tmp, which may be memory (tmpfs); give the disk your backups
+    /// go to, to measure what they meet. On a login that allows sftp alone: sftp's start
+    /// directory.
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -74,7 +74,24 @@ pub fn spec(a: &WorkloadArgs) -> Result<WorkloadSpec> {
             .iter()
             .map(|o| check_options("rsync", o, &rsync))
             .collect::<Result<_>>()?,
+        remote_dir: a.remote_dir.as_deref().map(remote_dir).transpose()?,
     })
+}
+
+/// `--remote-dir`: a path the server's shell and sftp take as it is, without quoting.
+fn remote_dir(dir: &str) -> Result<String> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/-".contains(c);
+    if dir.is_empty() || !dir.chars().all(plain) {
+        bail!(
+            "--remote-dir {dir:?}: use letters, digits and . _ - / only (a relative path \
+             starts at the login's home)"
+        );
+    }
+    if dir.starts_with('-') || dir.contains("..") {
+        bail!("--remote-dir {dir:?}: may not start with - or contain ..");
+    }
+    let d = dir.trim_end_matches('/');
+    Ok(if d.is_empty() { "/".into() } else { d.into() })
 }
 
 /// The modes to measure: the ones asked for, and the raw stream each workload is
@@ -97,7 +114,26 @@ mod tests {
             tree: tree.into(),
             sftp_options: sftp.iter().map(|s| s.to_string()).collect(),
             rsync_options: rsync.iter().map(|s| s.to_string()).collect(),
+            remote_dir: None,
         }
+    }
+
+    #[test]
+    fn a_remote_dir_is_a_plain_path() {
+        let with = |dir: &str| {
+            let mut a = args("10x1K", &[], &[]);
+            a.remote_dir = Some(dir.into());
+            spec(&a).map(|s| s.remote_dir.unwrap())
+        };
+        assert_eq!(with("/mnt/backup/").unwrap(), "/mnt/backup");
+        assert_eq!(with("upload").unwrap(), "upload");
+        assert_eq!(with("/").unwrap(), "/");
+        for bad in [
+            "", "a b", "$HOME", "~/x", "a'b", "-x", "../x", "a/../b", "a\nb", "é",
+        ] {
+            assert!(with(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(spec(&args("10x1K", &[], &[])).unwrap().remote_dir, None);
     }
 
     #[test]

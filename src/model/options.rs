@@ -141,6 +141,10 @@ pub struct WorkloadSpec {
     /// Each an rsync option variant measured beside the defaults (`--whole-file`).
     #[serde(default)]
     pub rsync_options: Vec<String>,
+    /// The server's directory each sample makes its own in (absolute, or relative to the
+    /// login's home); `None`: `$TMPDIR` or `/tmp`, or sftp's start directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_dir: Option<String>,
 }
 
 impl Default for WorkloadSpec {
@@ -151,6 +155,7 @@ impl Default for WorkloadSpec {
             tree_file_bytes: 16 << 10,
             sftp_options: Vec::new(),
             rsync_options: Vec::new(),
+            remote_dir: None,
         }
     }
 }

@@ -431,6 +431,7 @@ mod tests {
         tree_file_bytes: 1,
         sftp_options: Vec::new(),
         rsync_options: Vec::new(),
+        remote_dir: None,
     };
 
     #[test]

@@ -135,6 +135,16 @@ pub fn transport(sb: &Sandbox) -> OpenSsh {
     )
 }
 
+/// Let the sandbox's key run sftp alone (as `ForceCommand internal-sftp` does for a NAS's
+/// backup account), starting in the sandbox's empty home.
+pub fn allow_sftp_alone(sb: &Sandbox) {
+    let keys = sb.dir().join("authorized_keys");
+    let key = std::fs::read_to_string(&keys).unwrap();
+    let home = sb.dir().join("home");
+    let forced = format!("restrict,command=\"internal-sftp -d {}\"", home.display());
+    std::fs::write(&keys, format!("{forced} {key}")).unwrap();
+}
+
 /// Processes whose environment carries `tag` (Linux: /proc/PID/environ).
 pub fn processes_tagged(tag: &str) -> Vec<u32> {
     let mut out = Vec::new();

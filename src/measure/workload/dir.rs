@@ -35,7 +35,8 @@ impl<'a> RemoteDir<'a> {
         spec: &WorkloadSpec,
         cancel: &Cancel,
     ) -> Result<RemoteDir<'a>, Outcome> {
-        let f = master.run(&tools::setup_command(), SMALL, cancel);
+        let within = spec.remote_dir.as_deref();
+        let f = master.run(&tools::setup_command(within), SMALL, cancel);
         let made = |path, sftp| RemoteDir {
             master,
             path,
@@ -58,7 +59,7 @@ impl<'a> RemoteDir<'a> {
         let Some(sftp) = sftp.filter(|_| never_ran) else {
             return Err(why(String::new()));
         };
-        let name = tools::sftp_dir_name();
+        let name = tools::sftp_dir(within);
         let g = sftp.run(&tools::sftp_setup_batch(&name), None, SMALL, cancel)?;
         if !g.success() {
             return Err(why(format!("; nor with sftp: {}", g.last_line())));

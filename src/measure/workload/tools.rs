@@ -19,11 +19,16 @@ pub const COUNT: &str = "SSHBENCH-COUNT";
 /// The setup's status when it ran and could not make the directory.
 pub const SETUP_FAILED: i32 = 97;
 
-/// Make a private directory on the server (`mktemp -d`: mode 0700) with `put` and `src`
-/// in it, print its path, and say whether the server has rsync.
-pub fn setup_command() -> String {
+/// Make a private directory on the server (`mktemp -d`: mode 0700) in `within` (a plain
+/// path, see `--remote-dir`), else in `$TMPDIR` or `/tmp`, with `put` and `src` in it,
+/// print its absolute path, and say whether the server has rsync.
+pub fn setup_command(within: Option<&str>) -> String {
+    let parent = match within {
+        Some(dir) => format!("cd \"{dir}\" || exit {SETUP_FAILED}; p=$(pwd); "),
+        None => "p=\"${TMPDIR:-/tmp}\"; ".into(),
+    };
     remote::sh(&format!(
-        "d=$(mktemp -d \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit {SETUP_FAILED}; \
+        "{parent}d=$(mktemp -d \"$p/sshbench.XXXXXX\") || exit {SETUP_FAILED}; \
          mkdir \"$d/put\" \"$d/src\" || exit {SETUP_FAILED}; echo {DIR} $d; \
          if command -v rsync >/dev/null 2>&1; then echo {RSYNC}; fi"
     ))
@@ -77,11 +82,20 @@ fn tree_dir(i: u32) -> String {
 
 /// A fresh name for sftp's private directory, in its start directory (the shape
 /// [`parse_dir`] takes, so the clean-up only ever removes what looks like ours).
-pub fn sftp_dir_name() -> String {
+fn sftp_dir_name() -> String {
     let tail: String = std::iter::repeat_with(fastrand::alphanumeric)
         .take(10)
         .collect();
     format!("sshbench.{tail}")
+}
+
+/// sftp's directory: a fresh name in `within` (see `--remote-dir`), else in sftp's
+/// start directory.
+pub fn sftp_dir(within: Option<&str>) -> String {
+    match within {
+        Some(dir) => format!("{}/{}", dir.trim_end_matches('/'), sftp_dir_name()),
+        None => sftp_dir_name(),
+    }
 }
 
 /// Make `name` with `put` and `src` in it, private where the server allows `chmod`.
@@ -264,7 +278,8 @@ mod tests {
         assert_eq!(parse_count("SSHBENCH-COUNT 1\n"), None);
         // `remote::sh` refuses anything a login shell would mangle.
         for cmd in [
-            setup_command(),
+            setup_command(None),
+            setup_command(Some("/mnt/backup")),
             count_command("/tmp/sshbench.a/put"),
             cleanup_command("/tmp/sshbench.a"),
         ] {
@@ -274,10 +289,13 @@ mod tests {
 
     #[test]
     fn sftp_batches_make_list_and_remove_only_their_own_directory() {
-        let name = sftp_dir_name();
+        let name = sftp_dir(None);
         // The shape the command route accepts, with a random tail.
         assert!(parse_dir(&format!("{DIR} /{name}")).is_some(), "{name}");
-        assert_ne!(name, sftp_dir_name());
+        assert_ne!(name, sftp_dir(None));
+        let within = sftp_dir(Some("/"));
+        assert!(parse_dir(&format!("{DIR} {within}")).is_some(), "{within}");
+        assert!(sftp_dir(Some("upload")).starts_with("upload/sshbench."));
         assert_eq!(
             sftp_setup_batch("sshbench.a"),
             "mkdir sshbench.a\n-chmod 700 sshbench.a\nmkdir sshbench.a/put\nmkdir sshbench.a/src\n"
