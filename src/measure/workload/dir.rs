@@ -62,7 +62,8 @@ impl<'a> RemoteDir<'a> {
         let name = tools::sftp_dir(within);
         let g = sftp.run(&tools::sftp_setup_batch(&name), None, SMALL, cancel)?;
         if !g.success() {
-            return Err(why(format!("; nor with sftp: {}", g.last_line())));
+            let hint = "`--remote-dir` names a directory this login may write in";
+            return Err(why(format!("; nor with sftp: {} ({hint})", g.last_line())));
         }
         Ok(made(name, Some(sftp)))
     }
