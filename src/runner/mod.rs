@@ -268,6 +268,7 @@ impl Runner<'_> {
             self.done_count += 1;
             self.take_in(*slot, *round, s);
         }
+        self.resume_without_commands(previous);
     }
 
     /// Round 0: warm-up and calibration, first of the items without a lead; then of

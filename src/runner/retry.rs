@@ -70,17 +70,41 @@ impl Runner<'_> {
         Ok(Some(given_up))
     }
 
+    /// A resumed run that went on without commands goes on so: one of the modes that
+    /// need them was unavailable and none of them succeeded, while sftp did.
+    pub(super) fn resume_without_commands(&mut self, previous: &[(usize, u32, Sample)]) {
+        let of = |needs: bool, outcome: fn(&Outcome) -> bool| {
+            (previous.iter()).any(|(slot, _, s)| {
+                *slot < self.planned
+                    && self.items[*slot].mode.needs_commands() == needs
+                    && outcome(&s.outcome)
+            })
+        };
+        let unavailable = |o: &Outcome| matches!(o, Outcome::Unavailable { .. });
+        if of(true, unavailable) && !of(true, Outcome::is_success) && of(false, Outcome::is_success)
+        {
+            self.refuse_commands();
+        }
+    }
+
+    /// Refuse every item that needs commands from now on.
+    fn refuse_commands(&mut self) {
+        self.no_commands = true;
+        for (p, st) in self.items.iter().zip(self.state.iter_mut()) {
+            st.refused |= p.mode.needs_commands();
+        }
+    }
+
     /// Stop every mode that needs commands. Each such mode's first item stores why as
     /// its first counted sample, which is what reports read.
     fn give_up_commands(&mut self, message: &str) -> Result<(), Abort> {
-        self.no_commands = true;
+        self.refuse_commands();
         let mut modes: Vec<Mode> = Vec::new();
         for i in 0..self.items.len() {
             let mode = self.items[i].mode;
             if !mode.needs_commands() {
                 continue;
             }
-            self.state[i].refused = true;
             if modes.contains(&mode) {
                 continue;
             }
@@ -102,7 +126,8 @@ impl Runner<'_> {
         let live = (self.items.iter().zip(&self.state))
             .filter(|(p, st)| !st.refused && !p.mode.needs_commands())
             .count();
-        self.total = self.done_count + live * self.settings.rounds as usize;
+        // The sample that met the login is stored as well.
+        self.total = self.done_count + 1 + live * self.settings.rounds as usize;
         Ok(())
     }
 
@@ -174,6 +199,14 @@ mod tests {
 
     /// Two ciphers in `modes`, raw streams first as the plan puts them.
     fn sftp_only_run(modes: &[Mode]) -> (Result<End, Abort>, VecSink) {
+        resumed_sftp_only_run(modes, &[])
+    }
+
+    /// [`sftp_only_run`] that resumes from `previous`.
+    fn resumed_sftp_only_run(
+        modes: &[Mode],
+        previous: &[(usize, u32, Sample)],
+    ) -> (Result<End, Abort>, VecSink) {
         let mut p = plan(&[]);
         for &mode in modes {
             for mut item in plan(&["a", "b"]).items {
@@ -190,7 +223,7 @@ mod tests {
             &mut SftpOnly,
             &Cancel::new(),
             &mut sink,
-            &[],
+            previous,
             &mut |_| {},
         );
         (end, sink)
@@ -242,6 +275,28 @@ mod tests {
             "{end:?}"
         );
         assert_eq!(sink.0.len(), 1);
+    }
+
+    #[test]
+    fn a_resumed_run_goes_on_without_commands_as_it_did() {
+        let modes = [
+            Mode::Send,
+            Mode::Receive,
+            Mode::SftpPutFile,
+            Mode::SftpGetFile,
+        ];
+        let (_, sink) = sftp_only_run(&modes);
+        // Interrupted after its first sftp sample.
+        let first = (sink.0.iter()).position(|(_, _, s)| s.outcome.is_success());
+        let previous = &sink.0[..=first.unwrap()];
+        let (end, resumed) = resumed_sftp_only_run(&modes, previous);
+        assert_eq!(end.unwrap(), End::Complete);
+        assert!(
+            (resumed.0.iter()).all(|(_, _, s)| !s.mode.needs_commands()),
+            "{:?}",
+            resumed.0
+        );
+        assert_eq!(resumed.0.len(), 4 * 3 - 1);
     }
 
     fn failed(kind: FailureKind) -> Sample {
