@@ -155,10 +155,14 @@ pub fn processes_named(name: &str) -> Vec<u32> {
 }
 
 /// The CPU time (user + system) a live process has used so far: Linux only (`/proc`);
-/// `None` elsewhere or when it cannot be read.
+/// `None` elsewhere or when it cannot be read. To the nanosecond where the kernel says
+/// (`schedstat`): `stat`'s clock ticks (10 ms) are most of a slow transfer's window.
 pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
     #[cfg(target_os = "linux")]
     {
+        if let Some(t) = run_time(pid) {
+            return Some(t);
+        }
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         let after = &stat[stat.rfind(')')? + 1..];
         let f: Vec<&str> = after.split_whitespace().collect();
@@ -173,6 +177,18 @@ pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
         let _ = pid;
         None
     }
+}
+
+/// The time on a CPU of each of `pid`'s live threads (the first field of their
+/// `schedstat`), summed: Linux only.
+#[cfg(target_os = "linux")]
+fn run_time(pid: u32) -> Option<std::time::Duration> {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let text = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        ns += text.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(std::time::Duration::from_nanos(ns))
 }
 
 /// The CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`: Linux,
@@ -378,6 +394,27 @@ mod tests {
         assert!(x > 0);
         assert!(cpu_time(me).unwrap() > a);
         assert_eq!(cpu_time(u32::MAX), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn cpu_time_is_finer_than_a_clock_tick() {
+        let mut busy = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let tick = std::time::Duration::from_millis(10);
+        let mut readings = Vec::new();
+        for _ in 0..10 {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            readings.extend(cpu_time(busy.id()));
+        }
+        busy.kill().unwrap();
+        busy.wait().unwrap();
+        // Ticks would read whole multiples of 10 ms, every time.
+        let whole = |t: &std::time::Duration| t.as_nanos() % tick.as_nanos() == 0;
+        assert!(!readings.iter().all(whole), "{readings:?}");
+        assert!(readings.windows(2).all(|w| w[0] <= w[1]), "{readings:?}");
     }
 
     #[cfg(target_os = "linux")]
