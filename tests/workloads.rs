@@ -178,6 +178,40 @@ fn workloads_write_in_the_remote_dir_and_leave_it_empty() {
     assert!(left_on_server(&sb).is_empty());
 }
 
+/// A server whose login shell finds no `sh` (as on Windows, whose cmd.exe or PowerShell
+/// says "'sh' is not recognized"): the raw stream is given up at its first sample with
+/// the shell's words, and sftp, which needs no shell, is measured (in `--remote-dir`,
+/// as sftp's start directory here is the machine's /root).
+#[test]
+fn a_server_without_sh_is_measured_through_sftp_alone() {
+    let sb = start(SandboxOptions {
+        session_path: Some("/nowhere".into()),
+        ..SandboxOptions::default()
+    });
+    let home = sb.dir().join("home");
+    let db = tempfile::tempdir().unwrap();
+    let out = common::sshbench()
+        .args(["run", "-F"])
+        .arg(sb.ssh_config())
+        .arg(sshbench::sandbox::ALIAS)
+        .arg("--db")
+        .arg(db.path().join("db.sqlite"))
+        .args(["--mode", "sftp-put-file", "--kex", "curve25519-sha256"])
+        .args(["--ciphers", "aes128-gcm@openssh.com", "--rounds", "2"])
+        .args(["--file-size", "2M", "--remote-dir"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (common::text(&out.stdout), common::text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let said = "the server's shell has no sh for sshbench's commands (status 127: \"";
+    assert!(stderr.contains(said), "{stderr}");
+    assert!(stderr.contains("sh: command not found"), "{stderr}");
+    assert_eq!(stderr.matches("] warm-up send").count(), 1, "{stderr}");
+    assert!(stdout.contains("\nsftp-put-file aes128-gcm"), "{stdout}");
+    assert!(left_on_server(&sb).is_empty());
+}
+
 /// Each of `modes` ends "not available" with `message`.
 fn assert_unavailable(t: &mut impl Transport, modes: &[Mode], message: &str) {
     for &mode in modes {

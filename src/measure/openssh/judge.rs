@@ -100,9 +100,7 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
         (None, None) => "ssh ended abnormally".to_string(),
     };
     let detail = proc::last_message(lines).or_else(|| seen.out.error.clone());
-    if detail.is_none()
-        && let Some(why) = never_ran(exit.code, seen.out)
-    {
+    if let Some(why) = never_ran(exit.code, seen.out, detail.as_deref()) {
         return Err(Outcome::failed(FailureKind::Command, why));
     }
     let detail = detail.map(|m| format!(": {m}")).unwrap_or_default();
@@ -114,14 +112,34 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
     Err(Outcome::failed(kind, format!("{how}{detail}")))
 }
 
+/// What the login's shell says when it has no `sh` to run sshbench's commands with:
+/// Windows' cmd.exe and PowerShell, bash, zsh, fish, a POSIX sh.
+const NO_SH: [&str; 5] = [
+    "'sh' is not recognized",
+    "sh: command not found",
+    "command not found: sh",
+    "Unknown command: sh",
+    "sh: not found",
+];
+
 /// A remote exit (not ssh's own 255) before sshbench's command began (no ready line;
 /// connect's `exit 0` has none and cannot fail), with nothing said on stderr: the login
 /// ran something else. What the server printed instead is its reason (OpenSSH's "This
 /// service allows sftp connections only." for a `ForceCommand internal-sftp` account).
-fn never_ran(code: Option<i32>, out: &StdoutReport) -> Option<String> {
+/// Or its shell said, on stderr, that there is no `sh` (a Windows server).
+fn never_ran(code: Option<i32>, out: &StdoutReport, stderr: Option<&str>) -> Option<String> {
     let code = code.filter(|&c| c != 255)?;
     if out.ready_at.is_some() {
         return None;
+    }
+    if let Some(said) = stderr {
+        let no_sh = NO_SH.iter().any(|n| said.contains(n));
+        return no_sh.then(|| {
+            format!(
+                "the server's shell has no sh for sshbench's commands (status {code}: \
+                 \"{said}\"): this login does not run them"
+            )
+        });
     }
     let said = match out.said.as_deref() {
         Some(said) => format!("printed \"{said}\""),
@@ -295,14 +313,42 @@ mod tests {
 
     #[test]
     fn a_session_that_ended_before_the_ready_line_quotes_the_server() {
-        let why = never_ran(Some(1), &report(Some("sftp only"), false)).unwrap();
+        let why = never_ran(Some(1), &report(Some("sftp only"), false), None).unwrap();
         assert!(why.contains("(status 1)"), "{why}");
         assert!(why.contains("printed \"sftp only\""), "{why}");
-        let silent = never_ran(Some(1), &report(None, false)).unwrap();
+        let silent = never_ran(Some(1), &report(None, false), None).unwrap();
         assert!(silent.contains("printed nothing"), "{silent}");
         // ssh's own failure, or a command that began: something else went wrong.
-        assert_eq!(never_ran(Some(255), &report(Some("x"), false)), None);
-        assert_eq!(never_ran(None, &report(Some("x"), false)), None);
-        assert_eq!(never_ran(Some(1), &report(Some("x"), true)), None);
+        assert_eq!(never_ran(Some(255), &report(Some("x"), false), None), None);
+        assert_eq!(never_ran(None, &report(Some("x"), false), None), None);
+        assert_eq!(never_ran(Some(1), &report(Some("x"), true), None), None);
+    }
+
+    #[test]
+    fn a_shell_without_sh_is_a_login_that_runs_no_commands() {
+        let none = report(None, false);
+        for said in [
+            "'sh' is not recognized as an internal or external command,",
+            "sh : The term 'sh' is not recognized as a name of a cmdlet, function, script file",
+            "bash: line 1: sh: command not found",
+            "zsh:1: command not found: sh",
+            "fish: Unknown command: sh",
+            "ksh: sh: not found",
+        ] {
+            let why = never_ran(Some(1), &none, Some(said));
+            assert!(why.is_some_and(|w| w.contains(said)), "{said}");
+        }
+        // The command's own failures, before or after its ready line, are not.
+        for said in [
+            "sh: 1: mktemp: not found",
+            "mktemp: cannot create temp file",
+        ] {
+            assert_eq!(never_ran(Some(127), &none, Some(said)), None, "{said}");
+        }
+        let began = report(None, true);
+        assert_eq!(
+            never_ran(Some(127), &began, Some("ksh: sh: not found")),
+            None
+        );
     }
 }
