@@ -45,8 +45,10 @@ pub const CPU1: &str = "SSHBENCH-CPU1";
 
 /// Shell code that defines `u MARKER`, which prints MARKER and the CPU time this session
 /// has used so far:
-/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED SET ONLINE`
-/// (WAITED: the sshd's run-queue delay in ns from `/proc/PID/schedstat`, or `-`; SET:
+/// `MARKER FOUND SSHD SHELL HZ QUOTA PERIOD PERIODS THROTTLED WAITED SET ONLINE RUN OWN`
+/// (WAITED and RUN: the sshd's run-queue delay and time on a CPU in ns from
+/// `/proc/PID/schedstat`, or `-`; OWN: the clock ticks of SSHD that are its own, not its
+/// finished children's, or `-`, so that RUN can stand in for them to the nanosecond; SET:
 /// how many CPUs its `Cpus_allowed_list` names, or `-`; ONLINE: the machine's online
 /// CPUs from `getconf`, else from Linux's `/sys/devices/system/cpu/online` (busybox has
 /// no `getconf`), or `-`). It climbs from the shell to the sshd (or dropbear) process
@@ -68,7 +70,8 @@ const CPU_PROBE: &str = concat!(
     r#"case $n in *sshd*|*dropbear*) k=1; break;; esac; "#,
     r#"p=$(ps -o ppid= -p $s 2>/dev/null | tr -d " "); [ "${p:-0}" -gt 0 ] 2>/dev/null || break; s=$p; done; "#,
     r#"t() { if read -r l 2>/dev/null < /proc/$1/stat; then l=${l##*)}; set -- $l; "#,
-    r#"C=$((${12}+${13}+${14}+${15})); else C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
+    r#"C=$((${12}+${13}+${14}+${15})); O=$((${12}+${13})); "#,
+    r#"else O=-; C=$(ps -o time= -p $1 2>/dev/null | tr -d " "); "#,
     r#"C=${C:--}; fi; }; hz=$(getconf CLK_TCK 2>/dev/null || echo 100); "#,
     r#"m() { N=0; IFS=,; for x in $1; do case $x in *-*) N=$((N+${x#*-}-${x%-*}+1));; "#,
     r#"*) N=$((N+1));; esac; done; unset IFS; }; "#,
@@ -83,8 +86,9 @@ const CPU_PROBE: &str = concat!(
     r#"done < /proc/self/cgroup; "#,
     r#"w() { P=- T=-; [ -n "$d" ] && [ -r $d/cpu.stat ] && while read a b; do "#,
     r#"case $a in nr_periods) P=$b;; nr_throttled) T=$b;; esac; done < $d/cpu.stat; }; "#,
-    r#"u() { t $s; A=$C; t $$; w; W=-; [ -r /proc/$s/schedstat ] && read -r x W y < /proc/$s/schedstat; "#,
-    r#"echo $1 $k $A $C $hz $q $r $P $T $W $N ${o:--}; }"#
+    r#"u() { t $s; A=$C; B=$O; t $$; w; W=- R=-; "#,
+    r#"[ -r /proc/$s/schedstat ] && read -r R W y < /proc/$s/schedstat; "#,
+    r#"echo $1 $k $A $C $hz $q $r $P $T $W $N ${o:--} $R $B; }"#
 );
 
 /// Print the session's CPU line (see [`CPU_PROBE`]) with `marker` on stdout: run over a
@@ -245,8 +249,16 @@ pub fn parse_cpu_probe(line: &str, marker: &str) -> Option<CpuProbe> {
         (Some(p), Some(t)) => Some((p, t)),
         _ => None,
     };
+    // The sshd's own ticks as its run time, to the nanosecond; its children's stay.
+    let precise = || -> Option<f64> {
+        let (all, own): (u64, u64) = (sshd.parse().ok()?, f.get(12)?.parse().ok()?);
+        let run: u64 = f.get(11)?.parse().ok()?;
+        Some(all.checked_sub(own)? as f64 / hz + run as f64 / 1e9)
+    };
     Some(CpuProbe {
-        sshd: if found == "1" { secs(sshd) } else { None },
+        sshd: (found == "1")
+            .then(|| precise().or_else(|| secs(sshd)))
+            .flatten(),
         shell: secs(shell),
         limit,
         periods,
@@ -309,6 +321,21 @@ mod tests {
                 cores: None
             }
         );
+        // Linux's run time stands in for the sshd's own ticks (240 of 250: 10 are its
+        // finished children's), to the nanosecond.
+        let line = "SSHBENCH-CPU1 1 250 12 100 - - - - 5000 2 2 2345678901 240";
+        let sshd = parse_cpu_probe(line, CPU1).unwrap().sshd.unwrap();
+        assert!((sshd - (0.1 + 2.345678901)).abs() < 1e-9, "{sshd}");
+        for ticks_only in [
+            "SSHBENCH-CPU1 1 250 12 100 - - - - - 2 2 - -",
+            "SSHBENCH-CPU1 1 250 12 100 - - - - 5000 2 2 2345678901 -",
+            "SSHBENCH-CPU1 1 250 12 100 - - - - 5000 2 2 2345678901 260",
+        ] {
+            let p = parse_cpu_probe(ticks_only, CPU1).unwrap();
+            assert_eq!(p.sshd, Some(2.5), "{ticks_only}");
+        }
+        let lost = "SSHBENCH-CPU1 0 250 12 100 - - - - 5000 2 2 2345678901 240";
+        assert_eq!(parse_cpu_probe(lost, CPU1).unwrap().sshd, None);
         // A cgroup quota of a quarter core (v1), and v2's `max`.
         let p = parse_cpu_probe("SSHBENCH-CPU1 1 5 5 100 25000 100000 40 31", CPU1).unwrap();
         assert_eq!((p.limit, p.periods), (Some(0.25), Some((40, 31))));
