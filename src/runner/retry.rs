@@ -54,9 +54,12 @@ impl Runner<'_> {
         kind: FailureKind,
         sample: &Sample,
     ) -> Result<Option<Sample>, Abort> {
+        if kind != FailureKind::Command {
+            return Ok(None);
+        }
         let others = (self.items.iter().zip(&self.state))
             .any(|(p, st)| !st.refused && !p.mode.needs_commands());
-        if kind != FailureKind::Command || !(self.no_commands || others) {
+        if !(self.no_commands || others) {
             return Ok(None);
         }
         let message = (sample.outcome.message()).unwrap_or("this login does not run commands");
@@ -197,6 +200,14 @@ mod tests {
         }
     }
 
+    /// Raw streams first, as the plan puts them, then the sftp workloads.
+    const MODES: [Mode; 4] = [
+        Mode::Send,
+        Mode::Receive,
+        Mode::SftpPutFile,
+        Mode::SftpGetFile,
+    ];
+
     /// Two ciphers in `modes`, raw streams first as the plan puts them.
     fn sftp_only_run(modes: &[Mode]) -> (Result<End, Abort>, VecSink) {
         resumed_sftp_only_run(modes, &[])
@@ -231,20 +242,8 @@ mod tests {
 
     #[test]
     fn a_login_that_runs_no_commands_still_measures_its_sftp_workloads() {
-        let modes = [
-            Mode::Send,
-            Mode::Receive,
-            Mode::SftpPutFile,
-            Mode::SftpGetFile,
-        ];
-        let (end, sink) = sftp_only_run(&modes);
+        let (end, sink) = sftp_only_run(&MODES);
         assert_eq!(end.unwrap(), End::Complete);
-        let of = |sftp: bool| -> Vec<&Sample> {
-            (sink.0.iter())
-                .filter(|(_, _, s)| s.mode.needs_commands() != sftp)
-                .map(|(_, _, s)| s)
-                .collect()
-        };
         // The warm-up that met the login, then each mode's first item in round 1 (what
         // reports read) say why the raw streams were given up; nothing else was tried.
         let given_up: Vec<(usize, u32)> = (sink.0.iter())
@@ -259,11 +258,14 @@ mod tests {
             .collect();
         assert_eq!(given_up, [(0, 1), (2, 1), (0, 0)], "{:?}", sink.0);
         // Each sftp item: its own warm-up (its lead gave up) and two counted rounds.
-        let sftp = of(true);
+        let sftp: Vec<&Sample> = (sink.0.iter())
+            .map(|(_, _, s)| s)
+            .filter(|s| !s.mode.needs_commands())
+            .collect();
         assert_eq!(sftp.len(), 4 * 3, "{:?}", sink.0);
         assert!(sftp.iter().all(|s| s.outcome.is_success()));
         // Without sftp to go on with, the same failure stops the run.
-        let (end, sink) = sftp_only_run(&modes[..2]);
+        let (end, sink) = sftp_only_run(&MODES[..2]);
         assert!(
             matches!(
                 end,
@@ -279,17 +281,11 @@ mod tests {
 
     #[test]
     fn a_resumed_run_goes_on_without_commands_as_it_did() {
-        let modes = [
-            Mode::Send,
-            Mode::Receive,
-            Mode::SftpPutFile,
-            Mode::SftpGetFile,
-        ];
-        let (_, sink) = sftp_only_run(&modes);
+        let (_, sink) = sftp_only_run(&MODES);
         // Interrupted after its first sftp sample.
         let first = (sink.0.iter()).position(|(_, _, s)| s.outcome.is_success());
         let previous = &sink.0[..=first.unwrap()];
-        let (end, resumed) = resumed_sftp_only_run(&modes, previous);
+        let (end, resumed) = resumed_sftp_only_run(&MODES, previous);
         assert_eq!(end.unwrap(), End::Complete);
         assert!(
             (resumed.0.iter()).all(|(_, _, s)| !s.mode.needs_commands()),

@@ -28,7 +28,7 @@ impl LocalData {
         drop(out);
         let dirs = spec.tree_dirs();
         for i in 0..spec.tree_files {
-            let sub = dir.path().join("tree").join(format!("d{:02}", i % dirs));
+            let sub = dir.path().join("tree").join(tree_dir(i % dirs));
             fs::create_dir_all(&sub)?;
             let mut f = fs::File::create(sub.join(format!("f{i:04}")))?;
             let offset = i as u64 * 7919 + 1;
@@ -56,6 +56,12 @@ impl LocalData {
             Shape::Tree => "tree",
         })
     }
+}
+
+/// The name of the tree's directory number `i` (the server's sftp clean-up and count
+/// name them too).
+pub fn tree_dir(i: u32) -> String {
+    format!("d{i:02}")
 }
 
 /// Every regular file under `root` (or `root` itself), relative paths sorted.

@@ -72,11 +72,6 @@ impl<'a> RemoteDir<'a> {
         format!("{}/{rel}", self.path)
     }
 
-    /// Made by sftp: the server runs no commands for this login.
-    pub fn by_sftp(&self) -> bool {
-        self.sftp.is_some()
-    }
-
     /// Remove the directory over `master` (this one's, or a fresh connection's).
     pub fn remove_over(&self, master: &Master) {
         let quiet = Cancel::new();
@@ -115,9 +110,9 @@ impl<'a> RemoteDir<'a> {
         Ok((files, bytes))
     }
 
-    /// The server's CPU counters, where the login runs commands.
+    /// The server's CPU counters, where the login runs commands (not made by sftp).
     pub fn cpu_probe(&self, cancel: &Cancel) -> Option<remote::CpuProbe> {
-        if self.by_sftp() {
+        if self.sftp.is_some() {
             return None;
         }
         let f = (self.master).run(&remote::cpu_probe_command(remote::CPU0), SMALL, cancel);

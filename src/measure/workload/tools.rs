@@ -4,6 +4,7 @@
 
 use super::super::master::Master;
 use super::super::remote;
+use super::data::tree_dir;
 use crate::model::{FailureKind, Outcome, Shape, Tool};
 use crate::sys::cancel::Cancel;
 use crate::sys::run::{self, Finished};
@@ -73,11 +74,6 @@ pub fn parse_count(stdout: &str) -> Option<(u64, u64)> {
 /// Remove the private directory (and only one that is ours).
 pub fn cleanup_command(dir: &str) -> String {
     remote::sh(&format!("case {dir} in */sshbench.*) rm -rf {dir};; esac"))
-}
-
-/// The tree's directory names, as the local data names them.
-fn tree_dir(i: u32) -> String {
-    format!("d{i:02}")
 }
 
 /// A fresh name for sftp's private directory, in its start directory (the shape
