@@ -532,14 +532,15 @@ fn an_unreachable_destination_fails_fast_with_ssh_s_message() {
     assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
 }
 
-/// A login that may only use sftp never runs sshbench's commands: the run stops at its
-/// first sample, quoting the server, instead of failing ten in a row.
+/// A login that may only use sftp never runs sshbench's commands: a run of modes that
+/// need them stops at its first sample, quoting the server, instead of failing ten in a
+/// row. Connect goes on over an sftp session; a login that runs neither stops it too.
 #[test]
 fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
     common::allow_sftp_alone(&sb);
     let dir = tempfile::tempdir().unwrap();
-    for mode in ["connect", "send"] {
+    let run = |mode: &str| {
         let out = sshbench()
             .args(["run", "-F"])
             .arg(sb.ssh_config())
@@ -547,26 +548,42 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
             .arg("--db")
             .arg(dir.path().join(format!("{mode}.sqlite")))
             .args(["--mode", mode, "--kex", "curve25519-sha256"])
+            .args(["--hostkeys", "ssh-ed25519,rsa-sha2-256", "--rounds", "2"])
             .args(["--ciphers", "aes128-ctr,aes128-gcm@openssh.com"])
             .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
             .output()
             .unwrap();
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
-        assert!(
-            stderr.contains(
-                "before sshbench's command began and printed \"This service allows sftp \
-                 connections only.\": this login does not run commands"
-            ),
-            "{stderr}"
-        );
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let stopped = |(code, _, stderr): (Option<i32>, String, String), said: &str| {
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(said), "{stderr}");
         assert!(
             stderr.contains("hint: sshbench runs short POSIX commands"),
             "{stderr}"
         );
-        assert!(stderr.contains("`--mode sftp-put,sftp-get`"), "{stderr}");
+        assert!(
+            stderr.contains("`--mode connect,sftp-put,sftp-get`"),
+            "{stderr}"
+        );
         assert_eq!(stderr.matches("] warm-up").count(), 1, "{stderr}");
-    }
+    };
+    let sftp_only = "printed \"This service allows sftp connections only.\": this login does \
+                     not run commands";
+    stopped(run("send"), sftp_only);
+    let (code, stdout, stderr) = run("connect");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("timed until an sftp session"), "{stderr}");
+    assert!(
+        stdout.contains("\nconnect  curve25519-sha256 + "),
+        "{stdout}"
+    );
+    // A forced command overrides the sftp subsystem too.
+    common::force_command(&sb, "echo nothing here; exit 3");
+    stopped(
+        run("connect"),
+        "(status 3) before sshbench's command began and printed \"nothing here\"",
+    );
 }
 
 /// On a login that may only use sftp, the sftp workloads are still measured: their
@@ -583,18 +600,35 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
         .arg(sshbench::sandbox::ALIAS)
         .arg("--db")
         .arg(dir.path().join("sftp.sqlite"))
-        .args(["--mode", "sftp-put,sftp-get", "--kex", "curve25519-sha256"])
+        .args([
+            "--mode",
+            "connect,sftp-put,sftp-get",
+            "--kex",
+            "curve25519-sha256",
+        ])
+        .args(["--hostkeys", "ssh-ed25519"])
         .args(["--ciphers", "aes128-ctr,aes128-gcm@openssh.com"])
         .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
         .args(["--file-size", "2M", "--tree", "150x2K", "--rounds", "2"])
+        .args(["--streams", "2", "--seed", "1"])
         .output()
         .unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // This seed warms connect up first: its sftp session goes through before the raw
+    // streams meet the login, which must still give them up.
+    let at = |s: &str| stderr.find(s).unwrap_or_else(|| panic!("{s}: {stderr}"));
+    assert!(at("] warm-up connect ") < at("] warm-up send "), "{stderr}");
+    let gone = "so send, receive cannot be measured: the run goes on with connect, sftp-put-file";
+    assert!(stderr.contains(gone), "{stderr}");
+    assert!(stderr.contains("timed until an sftp session"), "{stderr}");
     assert!(
-        stderr.contains("so send, receive cannot be measured: the sftp workloads go on alone"),
-        "{stderr}"
+        stdout.contains("\nconnect  curve25519-sha256 + ssh-ed25519: "),
+        "{stdout}"
     );
+    // No raw stream has a figure, so there is nothing to run in parallel.
+    let none = "parallel: not measured: no send or receive suite has a figure to stream";
+    assert!(stderr.contains(none), "{stderr}");
     assert!(!stderr.contains("failed"), "{stderr}");
     let said = "not measured: the server ended the session (status 1) before sshbench's command";
     assert_eq!(stdout.matches(said).count(), 2, "{stdout}");

@@ -42,7 +42,7 @@ pub fn conclude(
                     "sshbench runs short POSIX commands through the login shell: use an account \
                      or key without a forced command (`ForceCommand`, `command=` in \
                      authorized_keys); `ssh DEST 'echo ok'` should print ok. On a login that \
-                     allows sftp alone, `--mode sftp-put,sftp-get` measures what sftp moves"
+                     allows sftp alone, `--mode connect,sftp-put,sftp-get` measures what sftp moves"
                 }
                 FailureKind::HostKey => {
                     "connect once with plain `ssh DEST` to verify and record the server's host key"
@@ -148,6 +148,6 @@ mod tests {
             message: "the server ended the session".into(),
         });
         assert!(err.contains("without a forced command"), "{err}");
-        assert!(err.contains("`--mode sftp-put,sftp-get`"), "{err}");
+        assert!(err.contains("`--mode connect,sftp-put,sftp-get`"), "{err}");
     }
 }

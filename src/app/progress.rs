@@ -113,7 +113,11 @@ impl Progress {
                 }
             }
             Event::Checks { items } => self.say(&checks_line(items)),
-            Event::GivenUp { modes, message } => self.say(&given_up_line(modes, message)),
+            Event::GivenUp {
+                modes,
+                rest,
+                message,
+            } => self.say(&given_up_line(modes, rest, message)),
         }
     }
 
@@ -158,12 +162,14 @@ fn describe(s: &Sample, verbose: bool) -> String {
     format!("{} {} {}", s.mode, s.suite.label(), figure)
 }
 
-/// `note: <why>; so send, receive are not measured: sftp goes on alone`.
-fn given_up_line(modes: &[Mode], message: &str) -> String {
-    let names: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
+/// `note: <why>; so send, receive cannot be measured: the run goes on with connect,
+/// sftp-put-file`.
+fn given_up_line(modes: &[Mode], rest: &[Mode], message: &str) -> String {
+    let names = |modes: &[Mode]| (modes.iter().map(|m| m.as_str())).collect::<Vec<_>>();
     format!(
-        "note: {message}; so {} cannot be measured: the sftp workloads go on alone",
-        names.join(", ")
+        "note: {message}; so {} cannot be measured: the run goes on with {}",
+        names(modes).join(", "),
+        names(rest).join(", ")
     )
 }
 

@@ -48,7 +48,13 @@ pub fn after_rounds(
     let done: HashSet<(usize, u32)> = cx.previous.iter().map(|(i, r, _)| (*i, *r)).collect();
     if let Some(n) = cx.options.streams {
         let picks = streams::picks(samples.iter().map(|(_, s)| s));
-        parallel(n, &picks, &done, cx, transport, sink)?;
+        if picks.is_empty() {
+            // Every send and receive failed or was given up (a login without commands).
+            cx.progress
+                .say("parallel: not measured: no send or receive suite has a figure to stream");
+        } else {
+            parallel(n, &picks, &done, cx, transport, sink)?;
+        }
     }
     rounds
 }

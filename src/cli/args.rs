@@ -377,7 +377,8 @@ pub enum CpusArg {
 /// Measurement modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
-    /// Time to connect and run a trivial command (per key exchange × host key).
+    /// Time to connect and run a trivial command (per key exchange × host key); on a
+    /// login that allows sftp alone, to open and close an sftp session.
     Connect,
     /// Sustained throughput client → server, rekeys included (per cipher × MAC).
     Send,
@@ -499,7 +500,7 @@ pub struct RunArgs {
     /// Modes to measure, comma-separated. The workloads (sftp-put, sftp-get, rsync-put,
     /// rsync-get; add -file or -tree for one shape) run the real tools and bring the raw
     /// stream they are compared with (send for uploads, receive for downloads). On a
-    /// login that allows sftp alone, only the sftp workloads can be measured.
+    /// login that allows sftp alone, only connect and the sftp workloads can be measured.
     #[arg(
         long,
         value_enum,

@@ -170,9 +170,10 @@ impl Mode {
     }
 
     /// Needs the server to run commands for it (its own stream protocol, rsync's server
-    /// side); only sftp workloads go without them, on a login that allows sftp alone.
+    /// side); on a login that allows sftp alone the sftp workloads go without them, and
+    /// connect times an sftp session instead of `exit 0`.
     pub fn needs_commands(self) -> bool {
-        self.workload().is_none_or(|w| w.tool != Tool::Sftp)
+        self != Mode::Connect && self.workload().is_none_or(|w| w.tool != Tool::Sftp)
     }
 
     /// Moves bulk data through sshbench's own stream protocol (send, receive).
@@ -352,13 +353,14 @@ mod tests {
     }
 
     #[test]
-    fn only_sftp_goes_without_commands() {
+    fn only_sftp_and_connect_go_without_commands() {
         let without: Vec<Mode> = (Mode::ALL.into_iter())
             .filter(|m| !m.needs_commands())
             .collect();
         assert_eq!(
             without,
             [
+                Mode::Connect,
                 Mode::SftpPutFile,
                 Mode::SftpPutTree,
                 Mode::SftpGetFile,

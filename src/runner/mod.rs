@@ -92,8 +92,12 @@ pub enum Event<'a> {
     },
     /// After the first pass: these summed pairs are measured as pairs.
     Checks { items: &'a [PlanItem] },
-    /// The login runs no commands: these modes are given up, the sftp workloads go on.
-    GivenUp { modes: &'a [Mode], message: &'a str },
+    /// The login runs no commands: these modes are given up, the `rest` go on.
+    GivenUp {
+        modes: &'a [Mode],
+        rest: &'a [Mode],
+        message: &'a str,
+    },
 }
 
 /// How a run ended without error.
@@ -164,13 +168,13 @@ struct Runner<'a> {
     state: Vec<ItemState>,
     /// For each item, the earlier item of the same suite that warms it up (see [`leads`]).
     leads: Vec<Option<usize>>,
-    any_success: bool,
+    succeeded: retry::Succeeded,
     consecutive_failures: u32,
     started: Instant,
     done_count: usize,
     total: usize,
-    /// The login runs no commands: only the modes that need none go on.
-    no_commands: bool,
+    /// Modes this login cannot serve (it runs no commands): given up, not measured.
+    gone: Vec<Mode>,
     /// A raced run's items still racing, once its first pass is over.
     racing: Option<Vec<usize>>,
     /// Seconds each mode's race, and the spare, may still spend.
@@ -204,12 +208,12 @@ pub fn run(
         done: HashSet::new(),
         state: (0..n).map(|_| ItemState::default()).collect(),
         leads: leads(plan),
-        any_success: false,
+        succeeded: Default::default(),
         consecutive_failures: 0,
         started: Instant::now(),
         done_count: 0,
         total: n * (1 + settings.rounds as usize),
-        no_commands: false,
+        gone: Vec::new(),
         racing: None,
         race_left: Default::default(),
         pending: Vec::new(),
@@ -340,7 +344,10 @@ impl Runner<'_> {
                     }
                 }
             }
-            Outcome::Success => self.any_success = true,
+            Outcome::Success => {
+                self.succeeded.any = true;
+                self.succeeded.commands |= self.items[item].mode.needs_commands();
+            }
             Outcome::Failed { .. } => {}
         }
         let first_pass = round <= self.settings.rounds;
@@ -405,7 +412,7 @@ impl Runner<'_> {
 
     /// Item `i` needs commands on a login that runs none.
     fn given_up(&self, i: usize) -> bool {
-        self.no_commands && self.items[i].mode.needs_commands()
+        self.gone.contains(&self.items[i].mode)
     }
 
     /// Keep one sample: the sink, the state, the count of failures in a row.

@@ -22,12 +22,24 @@ fn is_transient(kind: FailureKind) -> bool {
     )
 }
 
+/// What has gone through so far, which tells a server's refusal from a passing failure.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Succeeded {
+    /// Any sample.
+    pub any: bool,
+    /// A sample of a mode that runs sshbench's commands (connect's `exit 0`, or its sftp
+    /// session, does not tell).
+    pub commands: bool,
+}
+
 /// After attempt number `attempt` of a sample: whether to try again, or the failure
-/// that stops the run (a network failure only before anything succeeded).
+/// that stops the run (a network failure only before anything succeeded; a login that
+/// runs no commands before any of sshbench's commands did, at once while nothing else
+/// went through either, else once it failed every attempt).
 pub(super) fn verdict(
     sample: &Sample,
     attempt: u32,
-    any_success: bool,
+    succeeded: Succeeded,
 ) -> (bool, Option<(FailureKind, String)>) {
     let Outcome::Failed { kind, message } = &sample.outcome else {
         return (false, None);
@@ -35,7 +47,8 @@ pub(super) fn verdict(
     let fatal = match kind {
         FailureKind::Auth | FailureKind::HostKey => true,
         // Before anything succeeded, every further sample would meet the same server.
-        FailureKind::Network | FailureKind::Command => !any_success,
+        FailureKind::Network => !succeeded.any,
+        FailureKind::Command => !succeeded.commands && (!succeeded.any || attempt >= ATTEMPTS),
         _ => false,
     };
     if fatal {
@@ -46,9 +59,11 @@ pub(super) fn verdict(
 }
 
 impl Runner<'_> {
-    /// A login that runs no commands still serves sftp: when the plan has sftp
-    /// workloads, a `command` failure gives up every mode that needs commands (this
-    /// sample, stored as unavailable, says why) and the run goes on without them.
+    /// A login that runs no commands still serves sftp: when the plan has modes that go
+    /// without them (connect over sftp, the sftp workloads), a `command` failure gives up
+    /// every mode that needs commands (this sample, stored as unavailable, says why) and
+    /// the run goes on without them. Connect failing so (its sftp session too) is given
+    /// up alone; with nothing left to measure the failure stops the run.
     pub(super) fn without_commands(
         &mut self,
         kind: FailureKind,
@@ -57,14 +72,18 @@ impl Runner<'_> {
         if kind != FailureKind::Command {
             return Ok(None);
         }
+        let failing = sample.mode;
         let others = (self.items.iter().zip(&self.state))
-            .any(|(p, st)| !st.refused && !p.mode.needs_commands());
-        if !(self.no_commands || others) {
+            .any(|(p, st)| !st.refused && !p.mode.needs_commands() && p.mode != failing);
+        let known = self.gone.contains(&failing);
+        if !(known || others) {
             return Ok(None);
         }
         let message = (sample.outcome.message()).unwrap_or("this login does not run commands");
-        if !self.no_commands {
-            self.give_up_commands(message)?;
+        if !known {
+            // The modes that need commands go at the first such failure.
+            let first = !self.gone.iter().any(|m| m.needs_commands());
+            self.give_up(|m| (first && m.needs_commands()) || m == failing, message)?;
         }
         let mut given_up = sample.clone();
         given_up.outcome = Outcome::Unavailable {
@@ -92,26 +111,29 @@ impl Runner<'_> {
 
     /// Refuse every item that needs commands from now on.
     fn refuse_commands(&mut self) {
-        self.no_commands = true;
         for (p, st) in self.items.iter().zip(self.state.iter_mut()) {
             st.refused |= p.mode.needs_commands();
+            if p.mode.needs_commands() && !self.gone.contains(&p.mode) {
+                self.gone.push(p.mode);
+            }
         }
     }
 
-    /// Stop every mode that needs commands. Each such mode's first item stores why as
-    /// its first counted sample, which is what reports read.
-    fn give_up_commands(&mut self, message: &str) -> Result<(), Abort> {
-        self.refuse_commands();
+    /// Stop every mode `gone` names. Each such mode's first item stores why as its first
+    /// counted sample, which is what reports read.
+    fn give_up(&mut self, gone: impl Fn(Mode) -> bool, message: &str) -> Result<(), Abort> {
         let mut modes: Vec<Mode> = Vec::new();
         for i in 0..self.items.len() {
             let mode = self.items[i].mode;
-            if !mode.needs_commands() {
+            if !gone(mode) {
                 continue;
             }
+            self.state[i].refused = true;
             if modes.contains(&mode) {
                 continue;
             }
             modes.push(mode);
+            self.gone.push(mode);
             if self.done.insert((self.slot(i), 1)) {
                 let why = Outcome::Unavailable {
                     message: message.to_string(),
@@ -122,15 +144,23 @@ impl Runner<'_> {
                     .map_err(Abort::Store)?;
             }
         }
+        let live: Vec<Mode> = (self.items.iter().zip(&self.state))
+            .filter(|(_, st)| !st.refused)
+            .map(|(p, _)| p.mode)
+            .collect();
+        let mut rest: Vec<Mode> = Vec::new();
+        for &m in &live {
+            if !rest.contains(&m) {
+                rest.push(m);
+            }
+        }
         (self.progress)(Event::GivenUp {
             modes: &modes,
+            rest: &rest,
             message,
         });
-        let live = (self.items.iter().zip(&self.state))
-            .filter(|(p, st)| !st.refused && !p.mode.needs_commands())
-            .count();
         // The sample that met the login is stored as well.
-        self.total = self.done_count + 1 + live * self.settings.rounds as usize;
+        self.total = self.done_count + 1 + live.len() * self.settings.rounds as usize;
         Ok(())
     }
 
@@ -153,7 +183,7 @@ impl Runner<'_> {
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
             }
-            let (retry, fatal) = verdict(&sample, attempt, self.any_success);
+            let (retry, fatal) = verdict(&sample, attempt, self.succeeded);
             (self.progress)(Event::Finished {
                 round,
                 done: self.done_count + 1,
@@ -187,12 +217,13 @@ mod tests {
     use crate::model::{Connections, Suite};
     use crate::sys::cancel::Cancel;
 
-    /// The mock on a login that allows sftp alone: everything else ends before it began.
-    struct SftpOnly;
+    /// The mock on a login that allows sftp alone: everything else ends before it began;
+    /// connect goes through its sftp session, unless `.0` (a login without sftp for it).
+    struct SftpOnly(bool);
     impl Transport for SftpOnly {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = Mock::default().measure(req, cancel);
-            if req.mode.needs_commands() {
+            if req.mode.needs_commands() || (self.0 && req.mode == Mode::Connect) {
                 s.outcome =
                     Outcome::failed(FailureKind::Command, "this login does not run commands");
             }
@@ -210,13 +241,14 @@ mod tests {
 
     /// Two ciphers in `modes`, raw streams first as the plan puts them.
     fn sftp_only_run(modes: &[Mode]) -> (Result<End, Abort>, VecSink) {
-        resumed_sftp_only_run(modes, &[])
+        resumed_sftp_only_run(modes, &[], &mut SftpOnly(false))
     }
 
     /// [`sftp_only_run`] that resumes from `previous`.
     fn resumed_sftp_only_run(
         modes: &[Mode],
         previous: &[(usize, u32, Sample)],
+        transport: &mut SftpOnly,
     ) -> (Result<End, Abort>, VecSink) {
         let mut p = plan(&[]);
         for &mode in modes {
@@ -231,7 +263,7 @@ mod tests {
         let end = run(
             &p,
             &set,
-            &mut SftpOnly,
+            transport,
             &Cancel::new(),
             &mut sink,
             previous,
@@ -285,7 +317,7 @@ mod tests {
         // Interrupted after its first sftp sample.
         let first = (sink.0.iter()).position(|(_, _, s)| s.outcome.is_success());
         let previous = &sink.0[..=first.unwrap()];
-        let (end, resumed) = resumed_sftp_only_run(&MODES, previous);
+        let (end, resumed) = resumed_sftp_only_run(&MODES, previous, &mut SftpOnly(false));
         assert_eq!(end.unwrap(), End::Complete);
         assert!(
             (resumed.0.iter()).all(|(_, _, s)| !s.mode.needs_commands()),
@@ -295,6 +327,44 @@ mod tests {
         assert_eq!(resumed.0.len(), 4 * 3 - 1);
     }
 
+    /// Connect goes on over sftp beside the workloads; where its sftp session fails too,
+    /// connect is given up alone, and with nothing else to go on the run stops.
+    #[test]
+    fn connect_goes_without_commands_unless_its_sftp_session_fails_too() {
+        let modes = [Mode::Connect, Mode::Send, Mode::SftpPutFile];
+        let outcomes = |sink: &VecSink, mode: Mode| -> Vec<(usize, u32, bool)> {
+            (sink.0.iter())
+                .filter(|(_, _, s)| s.mode == mode)
+                .map(|(i, r, s)| (*i, *r, s.outcome.is_success()))
+                .collect()
+        };
+        let (end, sink) = sftp_only_run(&modes);
+        assert_eq!(end.unwrap(), End::Complete);
+        // One warm-up for all connect suites, then two rounds of each.
+        let connect = outcomes(&sink, Mode::Connect);
+        assert_eq!(connect.len(), 1 + 2 * 2, "{:?}", sink.0);
+        assert!(connect.iter().all(|c| c.2), "{connect:?}");
+        // Send alone is given up: its first item's round 1 and the warm-up that met it.
+        let send = outcomes(&sink, Mode::Send);
+        assert_eq!(send.len(), 2, "{send:?}");
+        assert_eq!(send[0], (2, 1, false));
+        assert!(matches!(send[1], (2 | 3, 0, false)), "{send:?}");
+        // A login whose connect fails over sftp too: connect's warm-up, then its round 1.
+        let no_sftp = |modes: &[Mode]| resumed_sftp_only_run(modes, &[], &mut SftpOnly(true));
+        let (end, sink) = no_sftp(&modes);
+        assert_eq!(end.unwrap(), End::Complete);
+        assert_eq!(
+            outcomes(&sink, Mode::Connect),
+            [(0, 1, false), (0, 0, false)]
+        );
+        assert_eq!(outcomes(&sink, Mode::SftpPutFile).len(), 2 * 3);
+        // Send gave way to connect, whose failure then ends the run.
+        let (end, sink) = no_sftp(&modes[..2]);
+        assert!(matches!(end, Err(Abort::Fatal { .. })), "{end:?}");
+        assert_eq!(sink.0.len(), 3, "{:?}", sink.0);
+        assert_eq!(outcomes(&sink, Mode::Connect), [(0, 0, false)]);
+    }
+
     fn failed(kind: FailureKind) -> Sample {
         Sample::new(Suite::default(), Mode::Send, Outcome::failed(kind, "x"))
     }
@@ -302,12 +372,21 @@ mod tests {
     #[test]
     fn a_login_that_runs_no_commands_stops_the_run_until_something_succeeded() {
         let s = failed(FailureKind::Command);
-        assert_eq!(
-            verdict(&s, 1, false),
-            (false, Some((FailureKind::Command, "x".into())))
-        );
-        // Once samples have gone through, one such ending is tried again.
-        assert_eq!(verdict(&s, 1, true), (true, None));
-        assert_eq!(verdict(&s, ATTEMPTS, true), (false, None));
+        let fatal = (false, Some((FailureKind::Command, "x".into())));
+        assert_eq!(verdict(&s, 1, Succeeded::default()), fatal);
+        // Once sshbench's commands have run, one such ending is tried again.
+        let ran = Succeeded {
+            any: true,
+            commands: true,
+        };
+        assert_eq!(verdict(&s, 1, ran), (true, None));
+        assert_eq!(verdict(&s, ATTEMPTS, ran), (false, None));
+        // Connect alone went through (over sftp, say): every attempt is made first.
+        let connected = Succeeded {
+            any: true,
+            commands: false,
+        };
+        assert_eq!(verdict(&s, 1, connected), (true, None));
+        assert_eq!(verdict(&s, ATTEMPTS, connected), fatal);
     }
 }

@@ -138,10 +138,16 @@ pub fn transport(sb: &Sandbox) -> OpenSsh {
 /// Let the sandbox's key run sftp alone (as `ForceCommand internal-sftp` does for a NAS's
 /// backup account), starting in the sandbox's empty home.
 pub fn allow_sftp_alone(sb: &Sandbox) {
-    let keys = sb.dir().join("authorized_keys");
-    let key = std::fs::read_to_string(&keys).unwrap();
     let home = sb.dir().join("home");
-    let forced = format!("restrict,command=\"internal-sftp -d {}\"", home.display());
+    force_command(sb, &format!("internal-sftp -d {}", home.display()));
+}
+
+/// Make the sandbox's key run `command` whatever the client asks (sessions and
+/// subsystems alike), as `command=` in authorized_keys does.
+pub fn force_command(sb: &Sandbox, command: &str) {
+    let keys = sb.dir().join("authorized_keys");
+    let key = std::fs::read_to_string(sb.dir().join("client_ed25519.pub")).unwrap();
+    let forced = format!("restrict,command=\"{command}\"");
     std::fs::write(&keys, format!("{forced} {key}")).unwrap();
 }
 

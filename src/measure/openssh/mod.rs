@@ -62,6 +62,8 @@ pub struct OpenSsh {
     notes: Vec<String>,
     /// The server ends a connection after its first session: no sample shares one.
     one_session: bool,
+    /// The login allows sftp alone: a connect sample's session is an sftp one.
+    sftp_connect: bool,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -79,6 +81,7 @@ impl OpenSsh {
             zeros: ZerosSlot::default(),
             notes: Vec::new(),
             one_session: false,
+            sftp_connect: false,
         }
     }
 
@@ -105,9 +108,14 @@ impl OpenSsh {
 
     /// `options`, then the destination and the remote command of `req`'s mode.
     fn command(&self, req: &SampleRequest, mut args: Vec<String>, from_file: bool) -> Vec<String> {
+        let sftp = req.mode == Mode::Connect && self.sftp_connect;
+        if sftp {
+            args.push("-s".into());
+        }
         args.push("--".into());
         args.push(self.target.destination.clone());
         args.push(match req.mode {
+            Mode::Connect if sftp => "sftp".into(),
             Mode::Connect => remote::connect_command(),
             Mode::Send if from_file => remote::send_file_command(req.ramp),
             Mode::Send => remote::send_command(req.ramp),
@@ -411,11 +419,32 @@ impl OpenSsh {
     }
 }
 
+impl OpenSsh {
+    /// A login that allows sftp alone ends connect's `exit 0` before it begins: its
+    /// connections are timed until an sftp session has opened and closed instead (what
+    /// its users' connections do), from this sample on. `None` when sftp fails too.
+    fn connect_by_sftp(&mut self, req: &SampleRequest, cancel: &Cancel) -> Option<Sample> {
+        self.sftp_connect = true;
+        let sample = self.take(req, cancel, None);
+        if !sample.outcome.is_success() {
+            self.sftp_connect = false;
+            return None;
+        }
+        self.notes.push(
+            "connect: this login does not run commands, so each connection is timed until \
+             an sftp session (instead of `exit 0`) has opened and closed"
+                .into(),
+        );
+        Some(sample)
+    }
+}
+
 impl Transport for OpenSsh {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         let (ssh, target) = (self.ssh.clone(), self.target.clone());
         let mut other = OpenSsh::new(ssh, target, self.payload.clone());
         other.one_session = self.one_session;
+        other.sftp_connect = self.sftp_connect;
         Some(Box::new(other))
     }
 
@@ -427,7 +456,18 @@ impl Transport for OpenSsh {
         if req.mode.workload().is_some() {
             return self.workloads.measure(&self.ssh, &self.target, req, cancel);
         }
-        self.take(req, cancel, None)
+        let sample = self.take(req, cancel, None);
+        let refused = matches!(
+            sample.outcome,
+            Outcome::Failed {
+                kind: FailureKind::Command,
+                ..
+            }
+        );
+        if req.mode == Mode::Connect && refused && !self.sftp_connect && !cancel.is_cancelled() {
+            return self.connect_by_sftp(req, cancel).unwrap_or(sample);
+        }
+        sample
     }
 
     /// A suite's send, receive and echo samples as sessions over one control master
