@@ -530,9 +530,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT")]
     pub precision: Option<String>,
 
-    /// Most rounds a race or --precision may use.
-    #[arg(long, default_value_t = 20, value_name = "N")]
-    pub max_rounds: u32,
+    /// Most rounds a race or --precision may use [default: 20, or --rounds when more].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
 
     /// Start no sample after this much time (e.g. 10m, 1h); finished samples are kept
     /// and `--resume` goes on. It replaces the race's own budget (per mode, see

@@ -50,6 +50,8 @@ pub const FIRST_PASS: u32 = 3;
 const SAMPLE_TIME: Duration = Duration::from_millis(200);
 const SEND_SAMPLE_TIME: Duration = Duration::from_millis(300);
 const ECHO_SAMPLE_TIME: Duration = Duration::from_millis(100);
+/// Most rounds a race or `--precision` may use, unless `--max-rounds` says.
+const DEFAULT_MAX_ROUNDS: u32 = 20;
 
 /// The counts and times that have a floor: a clear error before anything starts. The
 /// sample time given, if any.
@@ -61,16 +63,12 @@ fn check_limits(a: &RunArgs) -> Result<Option<Duration>> {
     if rounds == 0 {
         bail!("--rounds must be at least 1");
     }
-    if a.max_rounds < rounds {
+    if let Some(max) = a.max_rounds.filter(|&max| max < rounds) {
         match a.rounds {
-            Some(_) => bail!(
-                "--max-rounds ({}) is below --rounds ({rounds})",
-                a.max_rounds
-            ),
+            Some(_) => bail!("--max-rounds ({max}) is below --rounds ({rounds})"),
             None => bail!(
-                "--max-rounds ({}) is below the race's first pass ({rounds} rounds): give \
-                 --max-rounds {rounds} or more, or --rounds N for a fixed number of rounds",
-                a.max_rounds
+                "--max-rounds ({max}) is below the race's first pass ({rounds} rounds): give \
+                 --max-rounds {rounds} or more, or --rounds N for a fixed number of rounds"
             ),
         }
     }
@@ -121,7 +119,8 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
         echo_sample_time_s: own_default(ECHO_SAMPLE_TIME),
         rounds: first_rounds(a),
         precision: a.precision.as_deref().map(parse_percent).transpose()?,
-        max_rounds: a.max_rounds,
+        // Unless given, never below the rounds asked for.
+        max_rounds: (a.max_rounds).unwrap_or(DEFAULT_MAX_ROUNDS.max(first_rounds(a))),
         race: a.rounds.is_none() && a.precision.is_none(),
         budget_s: budget.map(|d| d.as_secs_f64()),
         timeout_s: a.timeout,
@@ -340,6 +339,13 @@ mod tests {
         assert!(!raced.contains("--rounds ("), "{raced}");
         let fixed = error(&["sshbench", "run", "--rounds", "5", "--max-rounds", "4"]);
         assert_eq!(fixed, "--max-rounds (4) is below --rounds (5)");
+        // Many rounds asked for without --max-rounds raise its default.
+        let rounds = |argv: &[&str]| {
+            let o = run_config(argv).unwrap().options;
+            (o.rounds, o.max_rounds)
+        };
+        assert_eq!(rounds(&["sshbench", "run", "--rounds", "40"]), (40, 40));
+        assert_eq!(rounds(&["sshbench", "run"]), (3, 20));
     }
 
     /// The placement is the sandbox's: the default splits, `shared` opts out, and a run
