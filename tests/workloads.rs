@@ -67,7 +67,7 @@ fn every_workload_mode_and_shape_moves_and_verifies_its_data_and_cleans_up() {
         .into_iter()
         .filter(|m| m.workload().is_some())
         .collect();
-    assert_eq!(workloads.len(), 8);
+    assert_eq!(workloads.len(), 12);
     for mode in workloads {
         let s = t.measure(&request(mode), &Cancel::new());
         assert_eq!(s.outcome, Outcome::Success, "{mode}: {:?}", s.outcome);
@@ -238,7 +238,7 @@ fn a_server_without_sftp_is_not_available_not_a_failure() {
     assert!(s.outcome.is_success(), "{:?}", s.outcome);
 }
 
-/// A directory of the tools a server session uses, without rsync.
+/// A directory of the tools a server session uses, without rsync and scp.
 fn path_without_rsync(dir: &Path) -> String {
     for tool in [
         "sh", "mktemp", "mkdir", "find", "wc", "cat", "rm", "ps", "tr", "getconf", "head",
@@ -251,7 +251,7 @@ fn path_without_rsync(dir: &Path) -> String {
 }
 
 #[test]
-fn a_server_without_rsync_is_not_available_for_rsync_only() {
+fn a_server_without_rsync_or_scp_is_not_available_for_them_only() {
     let tools = tempfile::tempdir().unwrap();
     let sb = start(SandboxOptions {
         session_path: Some(path_without_rsync(tools.path())),
@@ -260,6 +260,8 @@ fn a_server_without_rsync_is_not_available_for_rsync_only() {
     let mut t = common::transport(&sb).with_workloads(spec());
     let modes = [Mode::RsyncPutTree, Mode::RsyncGetFile];
     assert_unavailable(&mut t, &modes, "rsync is not installed on this server");
+    let modes = [Mode::ScpPutFile, Mode::ScpGetTree];
+    assert_unavailable(&mut t, &modes, "scp is not installed on this server");
     assert!(left_on_server(&sb).is_empty());
     let s = t.measure(&request(Mode::SftpPutTree), &Cancel::new());
     assert!(s.outcome.is_success(), "{:?}", s.outcome);
@@ -401,7 +403,8 @@ fn dropbear_transport(db: &common::dropbear::Dropbear) -> sshbench::measure::ope
 static DROPBEAR_TMP: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A real Dropbear server: with an SFTP server installed the workloads run over one
-/// multiplexed connection as with OpenSSH; without one, sftp is "not available".
+/// multiplexed connection as with OpenSSH; without one, sftp is "not available" and
+/// scp's classic protocol is what copies files there.
 #[test]
 fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     use common::dropbear::{DropbearOptions, start};
@@ -429,7 +432,8 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
         sftp: false,
         ..Default::default()
     });
-    let s = dropbear_transport(&without).measure(&request(Mode::SftpPutFile), &Cancel::new());
+    let mut t = dropbear_transport(&without);
+    let s = t.measure(&request(Mode::SftpPutFile), &Cancel::new());
     assert_eq!(
         s.outcome,
         Outcome::Unavailable {
@@ -437,6 +441,13 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
         }
     );
     assert!(new_in_tmp().is_empty());
+    for mode in [Mode::ScpPutTree, Mode::ScpGetFile] {
+        let s = t.measure(&request(mode), &Cancel::new());
+        assert!(s.outcome.is_success(), "{mode}: {:?}", s.outcome);
+        let (bytes, files) = spec().size(mode.workload().unwrap().shape);
+        assert_eq!((s.bytes, s.files), (bytes, Some(files)), "{mode}");
+        assert!(new_in_tmp().is_empty(), "{mode} left {:?}", new_in_tmp());
+    }
 }
 
 /// `sshbench run` against a real Dropbear server: every mode, the workloads with their
@@ -459,7 +470,7 @@ fn run_against_dropbear_measures_every_mode() {
         .args([
             "dropbear-test",
             "--mode",
-            "connect,echo,sftp-get-file,rsync-put-tree",
+            "connect,echo,sftp-get-file,rsync-put-tree,scp-put-file",
             "--rounds",
             "1",
             "--quiet",
@@ -485,7 +496,7 @@ fn run_against_dropbear_measures_every_mode() {
         "--format",
         "json",
         "--mode",
-        "connect,send,receive,echo,sftp-get,rsync-put",
+        "connect,send,receive,echo,sftp-get,rsync-put,scp-put",
         "--top",
         "all",
     ];
@@ -497,6 +508,7 @@ fn run_against_dropbear_measures_every_mode() {
         "echo",
         "sftp-get-file",
         "rsync-put-tree",
+        "scp-put-file",
     ] {
         let row = v["suites"]
             .as_array()

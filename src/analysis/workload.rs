@@ -112,6 +112,7 @@ fn reason(
         let what = match work.tool {
             Tool::Sftp => "sftp's own request handling",
             Tool::Rsync => "rsync's own checksums and pipeline",
+            Tool::Scp => "scp's own copying, a file at a time",
         };
         (Limit::Tool, format!("{what}, not the cipher, limits it"))
     }

@@ -396,6 +396,11 @@ pub enum ModeArg {
     RsyncPut,
     /// Download with rsync -e ssh, both shapes.
     RsyncGet,
+    /// Upload with scp's classic protocol (`scp -O`: what a server without SFTP, such
+    /// as Dropbear, is reached with), both shapes.
+    ScpPut,
+    /// Download with `scp -O`, both shapes.
+    ScpGet,
     #[value(hide = true)]
     SftpPutFile,
     #[value(hide = true)]
@@ -412,6 +417,14 @@ pub enum ModeArg {
     RsyncGetFile,
     #[value(hide = true)]
     RsyncGetTree,
+    #[value(hide = true)]
+    ScpPutFile,
+    #[value(hide = true)]
+    ScpPutTree,
+    #[value(hide = true)]
+    ScpGetFile,
+    #[value(hide = true)]
+    ScpGetTree,
 }
 
 impl ModeArg {
@@ -426,6 +439,8 @@ impl ModeArg {
             ModeArg::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
             ModeArg::RsyncPut => &[Mode::RsyncPutFile, Mode::RsyncPutTree],
             ModeArg::RsyncGet => &[Mode::RsyncGetFile, Mode::RsyncGetTree],
+            ModeArg::ScpPut => &[Mode::ScpPutFile, Mode::ScpPutTree],
+            ModeArg::ScpGet => &[Mode::ScpGetFile, Mode::ScpGetTree],
             ModeArg::SftpPutFile => &[Mode::SftpPutFile],
             ModeArg::SftpPutTree => &[Mode::SftpPutTree],
             ModeArg::SftpGetFile => &[Mode::SftpGetFile],
@@ -434,6 +449,10 @@ impl ModeArg {
             ModeArg::RsyncPutTree => &[Mode::RsyncPutTree],
             ModeArg::RsyncGetFile => &[Mode::RsyncGetFile],
             ModeArg::RsyncGetTree => &[Mode::RsyncGetTree],
+            ModeArg::ScpPutFile => &[Mode::ScpPutFile],
+            ModeArg::ScpPutTree => &[Mode::ScpPutTree],
+            ModeArg::ScpGetFile => &[Mode::ScpGetFile],
+            ModeArg::ScpGetTree => &[Mode::ScpGetTree],
         }
     }
 }
@@ -498,7 +517,7 @@ pub struct RunArgs {
     pub ssh: SshArgs,
 
     /// Modes to measure, comma-separated. The workloads (sftp-put, sftp-get, rsync-put,
-    /// rsync-get; add -file or -tree for one shape) run the real tools and bring the raw
+    /// rsync-get, scp-put, scp-get; add -file or -tree for one shape) run the real tools and bring the raw
     /// stream they are compared with (send for uploads, receive for downloads). On a
     /// login that allows sftp alone, only connect and the sftp workloads can be measured.
     #[arg(

@@ -59,7 +59,8 @@ pub enum Mode {
     /// session (what typing, tmux and X11 feel).
     Echo,
     /// The real tools over an established connection: one large file, or a tree of
-    /// many small files, uploaded (put) or downloaded (get) with `sftp` or `rsync`.
+    /// many small files, uploaded (put) or downloaded (get) with `sftp`, `rsync` or the
+    /// classic `scp` protocol (`scp -O`).
     SftpPutFile,
     SftpPutTree,
     SftpGetFile,
@@ -68,6 +69,10 @@ pub enum Mode {
     RsyncPutTree,
     RsyncGetFile,
     RsyncGetTree,
+    ScpPutFile,
+    ScpPutTree,
+    ScpGetFile,
+    ScpGetTree,
 }
 
 /// The program a workload mode runs.
@@ -75,6 +80,8 @@ pub enum Mode {
 pub enum Tool {
     Sftp,
     Rsync,
+    /// `scp` with its classic protocol (`scp -O`: the server runs `scp -t` or `-f`).
+    Scp,
 }
 
 impl Tool {
@@ -82,6 +89,7 @@ impl Tool {
         match self {
             Tool::Sftp => "sftp",
             Tool::Rsync => "rsync",
+            Tool::Scp => "scp",
         }
     }
 }
@@ -106,7 +114,7 @@ pub struct Workload {
 
 impl Mode {
     /// Every mode, the classic four first.
-    pub const ALL: [Mode; 12] = [
+    pub const ALL: [Mode; 16] = [
         Mode::Connect,
         Mode::Send,
         Mode::Receive,
@@ -119,6 +127,10 @@ impl Mode {
         Mode::RsyncPutTree,
         Mode::RsyncGetFile,
         Mode::RsyncGetTree,
+        Mode::ScpPutFile,
+        Mode::ScpPutTree,
+        Mode::ScpGetFile,
+        Mode::ScpGetTree,
     ];
 
     /// What a default `run` measures.
@@ -138,6 +150,10 @@ impl Mode {
             Mode::RsyncPutTree => "rsync-put-tree",
             Mode::RsyncGetFile => "rsync-get-file",
             Mode::RsyncGetTree => "rsync-get-tree",
+            Mode::ScpPutFile => "scp-put-file",
+            Mode::ScpPutTree => "scp-put-tree",
+            Mode::ScpGetFile => "scp-get-file",
+            Mode::ScpGetTree => "scp-get-tree",
         }
     }
 
@@ -158,6 +174,10 @@ impl Mode {
             Mode::RsyncPutTree => (Tool::Rsync, true, Shape::Tree),
             Mode::RsyncGetFile => (Tool::Rsync, false, Shape::File),
             Mode::RsyncGetTree => (Tool::Rsync, false, Shape::Tree),
+            Mode::ScpPutFile => (Tool::Scp, true, Shape::File),
+            Mode::ScpPutTree => (Tool::Scp, true, Shape::Tree),
+            Mode::ScpGetFile => (Tool::Scp, false, Shape::File),
+            Mode::ScpGetTree => (Tool::Scp, false, Shape::Tree),
         };
         Some(Workload { tool, put, shape })
     }

@@ -308,7 +308,7 @@ fn tool_variants(input: &PlanInput, mode: Mode, suites: &[Suite]) -> Vec<PlanIte
     let options = match mode.workload().map(|w| w.tool) {
         Some(Tool::Sftp) => &input.workload.sftp_options,
         Some(Tool::Rsync) => &input.workload.rsync_options,
-        None => return Vec::new(),
+        Some(Tool::Scp) | None => return Vec::new(),
     };
     options
         .iter()

@@ -9,7 +9,7 @@ use super::scope::{Scope, display_value, suite_label, unit};
 use super::show::{ModeSection, ShowView, SuiteRow};
 use super::summary::Warning;
 use crate::analysis::Percentiles;
-use crate::model::{Mode, Phases};
+use crate::model::{Mode, Phases, Shape, Tool};
 use crate::offer::catalogue::Grade;
 use crate::offer::grade::SuiteGrade;
 use crate::store::RunRecord;
@@ -76,36 +76,40 @@ fn figure_chart(sec: &ModeSection) -> Result<Chart> {
         .collect();
     let (title, name) = match mode {
         Mode::Connect => (
-            "Connect time per key exchange × host key (lower is better)",
+            "Connect time per key exchange × host key (lower is better)".into(),
             "connect",
         ),
-        Mode::Send => ("Send throughput per cipher × MAC", "send"),
-        Mode::Receive => ("Receive throughput per cipher × MAC", "receive"),
+        Mode::Send => ("Send throughput per cipher × MAC".into(), "send"),
+        Mode::Receive => ("Receive throughput per cipher × MAC".into(), "receive"),
         Mode::Echo => (
-            "Keystroke echo round trip per cipher × MAC (median per session; lower is better)",
+            "Keystroke echo round trip per cipher × MAC (median per session; lower is better)"
+                .into(),
             "echo",
         ),
         m => (workload_title(m), m.as_str()),
     };
     Ok(Chart {
-        svg: charts::bar_chart(title, unit(mode), &bars)?,
-        title: title.to_string(),
+        svg: charts::bar_chart(&title, unit(mode), &bars)?,
+        title,
         name: name.into(),
     })
 }
 
 /// A workload chart's title: what the tool moved, per cipher × MAC.
-fn workload_title(mode: Mode) -> &'static str {
-    match mode {
-        Mode::SftpPutFile => "sftp upload of one large file per cipher × MAC",
-        Mode::SftpPutTree => "sftp upload of many small files per cipher × MAC",
-        Mode::SftpGetFile => "sftp download of one large file per cipher × MAC",
-        Mode::SftpGetTree => "sftp download of many small files per cipher × MAC",
-        Mode::RsyncPutFile => "rsync upload of one large file per cipher × MAC",
-        Mode::RsyncPutTree => "rsync upload of many small files per cipher × MAC",
-        Mode::RsyncGetFile => "rsync download of one large file per cipher × MAC",
-        _ => "rsync download of many small files per cipher × MAC",
-    }
+fn workload_title(mode: Mode) -> String {
+    let Some(w) = mode.workload() else {
+        return format!("{mode} per cipher × MAC");
+    };
+    let tool = match w.tool {
+        Tool::Scp => "scp -O",
+        t => t.as_str(),
+    };
+    let way = if w.put { "upload" } else { "download" };
+    let what = match w.shape {
+        Shape::File => "one large file",
+        Shape::Tree => "many small files",
+    };
+    format!("{tool} {way} of {what} per cipher × MAC")
 }
 
 fn phase_chart(rows: &[SuiteRow]) -> Result<Option<Chart>> {
@@ -362,4 +366,31 @@ pub fn render(scope: &Scope, view: &ShowView, said: &Said, charts: &[Chart]) -> 
         version => env!("CARGO_PKG_VERSION"),
     })?;
     Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every workload's chart names its own tool, direction and data.
+    #[test]
+    fn workload_titles_name_the_tool_the_way_and_the_data() {
+        let titles: Vec<String> = (Mode::ALL.into_iter())
+            .filter(|m| m.workload().is_some())
+            .map(workload_title)
+            .collect();
+        assert_eq!(titles[0], "sftp upload of one large file per cipher × MAC");
+        assert_eq!(
+            titles[7],
+            "rsync download of many small files per cipher × MAC"
+        );
+        assert_eq!(
+            titles[9],
+            "scp -O upload of many small files per cipher × MAC"
+        );
+        let mut unique = titles.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), titles.len(), "{titles:?}");
+    }
 }

@@ -5,7 +5,7 @@
 use super::super::master::Master;
 use super::super::remote;
 use super::tools::{self, Sftp};
-use crate::model::{FailureKind, Outcome, Shape, WorkloadSpec};
+use crate::model::{FailureKind, Outcome, Shape, Tool, WorkloadSpec};
 use crate::sys::cancel::Cancel;
 use crate::sys::run::Finished;
 use std::time::Duration;
@@ -18,7 +18,8 @@ const SMALL: Duration = Duration::from_secs(30);
 pub struct RemoteDir<'a> {
     master: &'a Master,
     pub path: String,
-    pub has_rsync: bool,
+    has_rsync: bool,
+    has_scp: bool,
     /// Made by sftp (the login runs no commands): counted and removed by sftp too.
     sftp: Option<Sftp<'a>>,
     /// The tree's directories (an sftp clean-up names each).
@@ -26,6 +27,15 @@ pub struct RemoteDir<'a> {
 }
 
 impl<'a> RemoteDir<'a> {
+    /// The server has `tool`'s server side (sftp's subsystem is found out by its run).
+    pub fn has(&self, tool: Tool) -> bool {
+        match tool {
+            Tool::Sftp => true,
+            Tool::Rsync => self.has_rsync,
+            Tool::Scp => self.has_scp,
+        }
+    }
+
     /// Made by a command; when that never ran in a session that did start (no ssh
     /// error, not the script's own failure), by `sftp` if given: a login may allow sftp
     /// alone (or have no POSIX shell).
@@ -41,6 +51,7 @@ impl<'a> RemoteDir<'a> {
             master,
             path,
             has_rsync: f.stdout.lines().any(|l| l.trim() == tools::RSYNC),
+            has_scp: f.stdout.lines().any(|l| l.trim() == tools::SCP),
             sftp,
             tree_dirs: spec.tree_dirs(),
         };

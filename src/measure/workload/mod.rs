@@ -1,9 +1,9 @@
-//! Workload modes: the real `sftp` (batch mode) and `rsync -e ssh` moving one large file
-//! or a tree of small files, up or down, over one connection whose suite is forced and
-//! verified like every other sample's.
+//! Workload modes: the real `sftp` (batch mode), `rsync -e ssh` and `scp -O` moving one
+//! large file or a tree of small files, up or down, over one connection whose suite is
+//! forced and verified like every other sample's.
 //!
 //! Per sample: a control master connects (the handshake, not timed); the server makes a
-//! private directory and says whether it has rsync (on a login that runs no commands,
+//! private directory and says whether it has rsync and scp (on a login that runs no commands,
 //! sftp makes it); a download first puts its source
 //! there (not timed); an empty run of the tool gives its start-up cost (channel,
 //! subsystem, rsync's own handshake), which is taken off the timed run; what arrived is
@@ -39,6 +39,8 @@ pub struct Workloads {
     data: Option<LocalData>,
     /// The server ends a connection after its first session: no workload can run there.
     one_session: bool,
+    /// The client's scp takes `-O` (found out at its first use).
+    scp_classic_flag: Option<bool>,
 }
 
 /// Why no workload runs on a server that ends a connection after its first session.
@@ -89,6 +91,7 @@ impl Workloads {
             payload,
             data: None,
             one_session: false,
+            scp_classic_flag: None,
         }
     }
 
@@ -111,11 +114,15 @@ impl Workloads {
         sample
     }
 
-    /// The client's tool, and the local data (written once per run).
-    fn prepare(&mut self, tool: Tool) -> Result<PathBuf, Outcome> {
+    /// The client's tool (for scp, whether it takes `-O`), and the local data (written once
+    /// per run).
+    fn prepare(&mut self, tool: Tool, cancel: &Cancel) -> Result<PathBuf, Outcome> {
         let path = on_path(tool.as_str()).ok_or_else(|| Outcome::Unavailable {
             message: format!("{} is not installed on this client", tool.as_str()),
         })?;
+        if tool == Tool::Scp && self.scp_classic_flag.is_none() {
+            self.scp_classic_flag = Some(tools::scp_takes_classic_flag(&path, cancel));
+        }
         if self.data.is_none() {
             let data = LocalData::create(&self.spec, &self.payload).map_err(|e| {
                 Outcome::failed(FailureKind::Client, format!("writing the local data: {e}"))
@@ -137,7 +144,7 @@ impl Workloads {
         if self.one_session {
             return Err(one_session_only());
         }
-        let tool = self.prepare(w.tool)?;
+        let tool = self.prepare(w.tool, cancel)?;
         let data = self.data.as_ref().expect("made above");
         let master = Master::start(ssh, target, req, data.scratch(), cancel)?;
         sample.negotiated = master.negotiated().map(Box::new);
@@ -149,14 +156,15 @@ impl Workloads {
             scratch: data.scratch(),
         });
         let dir = RemoteDir::create(&master, sftp, &self.spec, cancel)?;
-        if w.tool == Tool::Rsync && !dir.has_rsync {
+        if !dir.has(w.tool) {
             return Err(Outcome::Unavailable {
-                message: "rsync is not installed on this server".into(),
+                message: format!("{} is not installed on this server", w.tool.as_str()),
             });
         }
         let run = Session {
             ssh,
             tool: &tool,
+            classic_flag: self.scp_classic_flag == Some(true),
             master: &master,
             dir: &dir,
             data,
@@ -216,6 +224,8 @@ fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: (u64, 
 struct Session<'a> {
     ssh: &'a Path,
     tool: &'a Path,
+    /// scp is run with `-O` (its classic protocol).
+    classic_flag: bool,
     master: &'a Master,
     dir: &'a RemoteDir<'a>,
     data: &'a LocalData,
@@ -300,16 +310,16 @@ impl Session<'_> {
             .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
         let f = match self.w.tool {
             Tool::Sftp => self.sftp(&format!("cd \"{}\"\n", self.dir.path), None)?,
-            Tool::Rsync => {
+            Tool::Rsync | Tool::Scp => {
                 let remote = self.dir.join("put/empty");
                 let leg = Leg {
-                    tool: Tool::Rsync,
+                    tool: self.w.tool,
                     shape: Shape::Tree,
                     put: true,
                     local: empty.path(),
                     remote: &remote,
                 };
-                self.rsync(&leg, None)?
+                self.copy(&leg, None)?
             }
         };
         // Through the master, a refused subsystem reads "Connection closed" at sftp's
@@ -334,7 +344,7 @@ impl Session<'_> {
                 &tools::sftp_batch(leg).map_err(|e| Outcome::failed(FailureKind::Client, e))?,
                 options,
             )?,
-            Tool::Rsync => self.rsync(leg, options)?,
+            Tool::Rsync | Tool::Scp => self.copy(leg, options)?,
         };
         if f.success() {
             Ok(f)
@@ -353,7 +363,18 @@ impl Session<'_> {
         sftp.run(batch, options, self.req.timeout, self.cancel)
     }
 
-    fn rsync(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
+    /// rsync or scp for `leg`.
+    fn copy(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
+        if leg.tool == Tool::Scp {
+            let (tool, ssh) = (self.tool, self.ssh);
+            return self.run(tools::scp_command(
+                tool,
+                self.classic_flag,
+                ssh,
+                self.master,
+                leg,
+            ));
+        }
         let mut cmd = Command::new(self.tool);
         cmd.arg("-a")
             .args(options.unwrap_or_default().split_whitespace());

@@ -1,6 +1,6 @@
 //! The workloads' command lines: the server-side scripts (a private directory, the
 //! count of what arrived, the clean-up), the same as sftp batches for a login that runs
-//! no commands, and the `sftp` and `rsync` invocations over the master connection.
+//! no commands, and the `sftp`, `rsync` and `scp` invocations over the master connection.
 
 use super::super::master::Master;
 use super::super::remote;
@@ -15,6 +15,7 @@ use std::time::Duration;
 /// Line prefixes of the server scripts' answers.
 pub const DIR: &str = "SSHBENCH-DIR";
 pub const RSYNC: &str = "SSHBENCH-RSYNC";
+pub const SCP: &str = "SSHBENCH-SCP";
 pub const COUNT: &str = "SSHBENCH-COUNT";
 
 /// The setup's status when it ran and could not make the directory.
@@ -22,7 +23,7 @@ pub const SETUP_FAILED: i32 = 97;
 
 /// Make a private directory on the server (`mktemp -d`: mode 0700) in `within` (a plain
 /// path, see `--remote-dir`), else in `$TMPDIR` or `/tmp`, with `put` and `src` in it,
-/// print its absolute path, and say whether the server has rsync.
+/// print its absolute path, and say whether the server has rsync and scp.
 pub fn setup_command(within: Option<&str>) -> String {
     let parent = match within {
         Some(dir) => format!("cd \"{dir}\" || exit {SETUP_FAILED}; p=$(pwd); "),
@@ -31,7 +32,8 @@ pub fn setup_command(within: Option<&str>) -> String {
     remote::sh(&format!(
         "{parent}d=$(mktemp -d \"$p/sshbench.XXXXXX\") || exit {SETUP_FAILED}; \
          mkdir \"$d/put\" \"$d/src\" || exit {SETUP_FAILED}; echo {DIR} $d; \
-         if command -v rsync >/dev/null 2>&1; then echo {RSYNC}; fi"
+         if command -v rsync >/dev/null 2>&1; then echo {RSYNC}; fi; \
+         if command -v scp >/dev/null 2>&1; then echo {SCP}; fi"
     ))
 }
 
@@ -243,6 +245,46 @@ pub fn rsync_paths(leg: &Leg, destination: &str) -> [String; 2] {
     }
 }
 
+/// `scp` over the master for `leg`: the classic protocol (`-O`, where the client's scp
+/// would otherwise speak SFTP; `classic_flag`), a tree recursively, into a destination
+/// that does not exist yet (so it is made with the tree's contents).
+pub fn scp_command(
+    tool: &Path,
+    classic_flag: bool,
+    ssh: &Path,
+    master: &Master,
+    leg: &Leg,
+) -> Command {
+    let mut cmd = Command::new(tool);
+    if classic_flag {
+        cmd.arg("-O");
+    }
+    cmd.arg("-q");
+    if leg.shape == Shape::Tree {
+        cmd.arg("-r");
+    }
+    cmd.arg("-S").arg(ssh).args(master.attach_options());
+    let local = leg.local.display().to_string();
+    let remote = format!("{}:{}", master.destination(), leg.remote);
+    let ends = if leg.put {
+        [local, remote]
+    } else {
+        [remote, local]
+    };
+    cmd.arg("--").args(ends);
+    cmd
+}
+
+/// Whether the client's `scp` takes `-O` (OpenSSH 9.0 on, where SFTP became its
+/// default); an older one knows the classic protocol alone and refuses the option.
+pub fn scp_takes_classic_flag(scp: &Path, cancel: &Cancel) -> bool {
+    let mut cmd = Command::new(scp);
+    cmd.arg("-O");
+    // Without operands scp prints its usage; only an old one names the option refused.
+    run::run(cmd, Duration::from_secs(10), cancel)
+        .is_ok_and(|f| !f.stderr.contains("option -- O") && !f.stderr.contains("option -- 'O'"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +379,25 @@ mod tests {
                    -rw-r--r--\n";
         assert_eq!(parse_ls(out), (2, 32768));
         assert_eq!(parse_ls(""), (0, 0));
+    }
+
+    /// An scp from before OpenSSH 9.0 refuses `-O` (BSD's and glibc's wording); a newer
+    /// one, this machine's included, prints its usage.
+    #[test]
+    fn the_classic_flag_is_given_to_an_scp_that_takes_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fake = |name: &str, said: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("#!/bin/sh\necho \"{said}\" >&2\nexit 1\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            scp_takes_classic_flag(&path, &Cancel::new())
+        };
+        assert!(!fake("bsd", "scp: unknown option -- O"));
+        assert!(!fake("glibc", "scp: invalid option -- 'O'"));
+        assert!(fake("new", "usage: scp [-346ABCOpqRrsTv] [-c cipher]"));
+        let scp = super::super::on_path("scp").expect("scp installed");
+        assert!(scp_takes_classic_flag(&scp, &Cancel::new()));
     }
 
     #[test]
