@@ -210,6 +210,16 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     assert_eq!(store.integrity_check().unwrap(), "ok");
     let run = &store.runs().unwrap()[0];
     assert_eq!(run.status, "running", "killed runs look unfinished");
+    // `runs` says when the killed run last stored a sample.
+    let listed = sshbench()
+        .arg("runs")
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let listed = text(&listed.stdout);
+    assert!(listed.contains("running, last sample "), "{listed}");
+    assert!(listed.contains(" s ago"), "{listed}");
     let before = store.samples(&[run.id]).unwrap();
     assert!(before.len() >= 6);
     // One warm-up for all connect items, 2 rounds, and the 3 quickest of the summed

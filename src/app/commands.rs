@@ -57,32 +57,10 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
         eprintln!("deleted run {id}");
         return Ok(0);
     }
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "ID",
-        "Started (UTC)",
-        "Status",
-        "Destination",
-        "Suites",
-        "Samples",
-        "Client",
-    ]);
-    for r in store.runs()? {
-        t.add_row(vec![
-            r.id.to_string(),
-            r.started_at
-                .chars()
-                .take(19)
-                .collect::<String>()
-                .replace('T', " "),
-            r.status.clone(),
-            r.destination.clone(),
-            r.plan.len().to_string(),
-            r.samples.to_string(),
-            r.client_version.split(',').next().unwrap_or("").to_string(),
-        ]);
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let t = sshbench::views::runs::table(&store.runs()?, now);
     let _ = writeln!(std::io::stdout().lock(), "{t}");
     Ok(0)
 }

@@ -90,6 +90,9 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     pub seed: u64,
     pub samples: i64,
+    /// When its newest sample was stored; `None` without samples.
+    #[serde(default)]
+    pub last_sample_at: Option<String>,
     /// The client's unforced preference lists for the destination (`ssh -G`).
     pub client_defaults: AlgoLists,
     /// A raced run: why each plan item stopped (empty for a fixed design, or before
@@ -333,6 +336,7 @@ impl Store {
             plan: serde_json::from_str(&plan).context("reading a run's plan")?,
             seed: row.get::<i64>("seed")? as u64,
             samples: row.get("n_samples")?,
+            last_sample_at: row.get("last_sample_at")?,
             client_defaults: defaults
                 .and_then(|j| serde_json::from_str(&j).ok())
                 .unwrap_or_default(),
@@ -346,7 +350,8 @@ impl Store {
     /// The runs `filter` (an SQL condition on `r`) selects, oldest first.
     fn runs_where(&self, filter: &str, params: &[Value]) -> Result<Vec<RunRecord>> {
         let sql = format!(
-            "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples
+            "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples,
+             (SELECT max(s.measured_at) FROM samples s WHERE s.run_id = r.id) AS last_sample_at
              FROM runs r WHERE {filter} ORDER BY r.id"
         );
         let mut runs = Vec::new();
