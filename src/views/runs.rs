@@ -97,22 +97,15 @@ mod tests {
     fn a_running_run_says_when_it_last_stored_a_sample() {
         let at = unix_seconds("2026-12-04T07:00:00Z").unwrap();
         let last = "2026-12-04T07:00:00.5Z";
-        assert_eq!(
-            status("running", last, at + 5),
-            "running, last sample 5 s ago"
-        );
-        assert_eq!(
-            status("running", last, at + 3 * 86_400),
-            "running, last sample 3 days ago"
-        );
-        assert_eq!(
-            status("running", last, at + 600),
-            "running, last sample 10 min ago"
-        );
-        assert_eq!(
-            status("running", last, at + 5 * 3600),
-            "running, last sample 5 h ago"
-        );
+        for (later, said) in [
+            (5, "5 s"),
+            (600, "10 min"),
+            (5 * 3600, "5 h"),
+            (3 * 86_400, "3 days"),
+        ] {
+            let want = format!("running, last sample {said} ago");
+            assert_eq!(status("running", last, at + later), want);
+        }
         assert_eq!(status("complete", last, at + 3 * 86_400), "complete");
         assert_eq!(status("running", "garbled", at), "running");
     }
