@@ -517,9 +517,10 @@ pub struct RunArgs {
     pub ssh: SshArgs,
 
     /// Modes to measure, comma-separated. The workloads (sftp-put, sftp-get, rsync-put,
-    /// rsync-get, scp-put, scp-get; add -file or -tree for one shape) run the real tools and bring the raw
-    /// stream they are compared with (send for uploads, receive for downloads). On a
-    /// login that allows sftp alone, only connect and the sftp workloads can be measured.
+    /// rsync-get, scp-put, scp-get; add -file or -tree for one shape) run the real tools
+    /// and bring the raw stream they are compared with (send for uploads, receive for
+    /// downloads). On a login that allows sftp alone, only connect and the sftp workloads
+    /// can be measured.
     #[arg(
         long,
         value_enum,

@@ -189,8 +189,8 @@ impl Mode {
             .map(|w| if w.put { Mode::Send } else { Mode::Receive })
     }
 
-    /// Needs the server to run commands for it (its own stream protocol, rsync's server
-    /// side); on a login that allows sftp alone the sftp workloads go without them, and
+    /// Needs the server to run commands for it (its own stream protocol, rsync's or scp's
+    /// server side); on a login that allows sftp alone the sftp workloads go without them, and
     /// connect times an sftp session instead of `exit 0`.
     pub fn needs_commands(self) -> bool {
         self != Mode::Connect && self.workload().is_none_or(|w| w.tool != Tool::Sftp)

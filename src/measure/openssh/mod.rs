@@ -417,9 +417,7 @@ impl OpenSsh {
         }
         Ok(self.scratch.as_ref().expect("just made").path())
     }
-}
 
-impl OpenSsh {
     /// A login that allows sftp alone ends connect's `exit 0` before it begins: its
     /// connections are timed until an sftp session has opened and closed instead (what
     /// its users' connections do), from this sample on. `None` when sftp fails too.
