@@ -475,6 +475,7 @@ fn dropbear_upload(window: Option<u32>) -> (tempfile::TempDir, Vec<Value>) {
         sftp: false,
         cpu: Some(1),
         window,
+        ..Default::default()
     });
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.sqlite");

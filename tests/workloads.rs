@@ -450,6 +450,29 @@ fn dropbear_serves_sftp_only_where_an_sftp_server_is_installed() {
     }
 }
 
+/// A server named by its IPv6 address: sftp, scp and rsync take it in brackets, or
+/// their `host:path` would split it at its first colon.
+#[test]
+fn a_server_at_an_ipv6_address_runs_every_tool() {
+    let _one = DROPBEAR_TMP.lock().unwrap_or_else(|e| e.into_inner());
+    let server = common::dropbear::start(common::dropbear::DropbearOptions {
+        login: true,
+        sftp: true,
+        ipv6: true,
+        ..Default::default()
+    });
+    let target = sshbench::target::Target::parse(&format!("root@[::1]:{}", server.port))
+        .unwrap()
+        .with_ssh_args(vec!["-F".into(), server.ssh_config().display().to_string()]);
+    let payload = sshbench::measure::payload::Payload::random(1 << 20, 42);
+    let mut t = sshbench::measure::openssh::OpenSsh::new(common::ssh(), target, payload)
+        .with_workloads(spec());
+    for mode in [Mode::SftpPutFile, Mode::ScpGetTree, Mode::RsyncPutFile] {
+        let s = t.measure(&request(mode), &Cancel::new());
+        assert!(s.outcome.is_success(), "{mode}: {:?}", s.outcome);
+    }
+}
+
 /// `sshbench run` against a real Dropbear server: every mode, the workloads with their
 /// raw streams, is measured and stored like the sandbox's, and the run read Dropbear's
 /// 24 KiB session window.

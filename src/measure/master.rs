@@ -248,6 +248,12 @@ impl Master {
         &self.destination
     }
 
+    /// The destination as sftp, scp and rsync take it: an IPv6 address in brackets, or
+    /// their `host:path` would split it at its first colon.
+    pub fn tool_destination(&self) -> String {
+        bracketed(&self.destination)
+    }
+
     /// Run `command` on the server over this connection.
     pub fn run(&self, command: &str, timeout: Duration, cancel: &Cancel) -> Finished {
         let mut cmd = Command::new(&self.ssh);
@@ -277,9 +283,32 @@ impl Drop for Master {
     }
 }
 
+/// `user@[::1]` for `user@::1`; any other destination as it is.
+fn bracketed(destination: &str) -> String {
+    let (user, host) = match destination.rsplit_once('@') {
+        Some((user, host)) => (&destination[..=user.len()], host),
+        None => ("", destination),
+    };
+    if host.contains(':') && !host.starts_with('[') {
+        format!("{user}[{host}]")
+    } else {
+        destination.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_addresses_are_bracketed_for_the_copying_tools() {
+        assert_eq!(bracketed("root@::1"), "root@[::1]");
+        assert_eq!(bracketed("2001:db8::5"), "[2001:db8::5]");
+        assert_eq!(bracketed("root@[::1]"), "root@[::1]");
+        assert_eq!(bracketed("pi@nas.local"), "pi@nas.local");
+        assert_eq!(bracketed("a@b@::1"), "a@b@[::1]");
+        assert_eq!(bracketed("nas"), "nas");
+    }
 
     #[test]
     fn attached_clients_keep_only_config_options() {

@@ -19,12 +19,21 @@ pub struct DropbearOptions {
     pub cpu: Option<usize>,
     /// The receive window it advertises (`-W`; Dropbear's default is 24 KiB).
     pub window: Option<u32>,
+    /// Listen on `::1` instead of 127.0.0.1.
+    pub ipv6: bool,
+}
+
+impl DropbearOptions {
+    fn host(&self) -> &'static str {
+        if self.ipv6 { "::1" } else { "127.0.0.1" }
+    }
 }
 
 pub struct Dropbear {
     child: Child,
     pub port: u16,
     dir: tempfile::TempDir,
+    host: &'static str,
 }
 
 impl Drop for Dropbear {
@@ -46,7 +55,10 @@ fn spawn(dir: &Path, port: u16, opts: DropbearOptions) -> Child {
         "-r".into(),
         dir.join("host_key").display().to_string(),
         "-p".into(),
-        format!("127.0.0.1:{port}"),
+        match opts.ipv6 {
+            true => format!("[::1]:{port}"),
+            false => format!("127.0.0.1:{port}"),
+        },
         "-P".into(),
         dir.join("pid").display().to_string(),
     ];
@@ -89,7 +101,7 @@ pub fn start(opts: DropbearOptions) -> Dropbear {
     let dir = tempfile::tempdir().unwrap();
     prepare(dir.path(), opts.login);
     for _ in 0..5 {
-        let port = TcpListener::bind("127.0.0.1:0")
+        let port = TcpListener::bind((opts.host(), 0))
             .unwrap()
             .local_addr()
             .unwrap()
@@ -97,8 +109,14 @@ pub fn start(opts: DropbearOptions) -> Dropbear {
         let mut child = spawn(dir.path(), port, opts);
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Dropbear { child, port, dir };
+            if std::net::TcpStream::connect((opts.host(), port)).is_ok() {
+                let host = opts.host();
+                return Dropbear {
+                    child,
+                    port,
+                    dir,
+                    host,
+                };
             }
             if let Ok(Some(_)) = child.try_wait() {
                 break;
@@ -112,8 +130,8 @@ pub fn start(opts: DropbearOptions) -> Dropbear {
 }
 
 impl Dropbear {
-    /// An ssh_config whose host `dropbear-test` logs in with the test's key and checks
-    /// Dropbear's host key strictly.
+    /// An ssh_config whose host `dropbear-test` (or, listening on `::1`, `::1` itself)
+    /// logs in with the test's key and checks Dropbear's host key strictly.
     pub fn ssh_config(&self) -> PathBuf {
         let dir = self.dir.path();
         let out = Command::new("dropbearkey")
@@ -122,6 +140,11 @@ impl Dropbear {
             .output()
             .unwrap();
         let key = login::ed25519_key(&String::from_utf8_lossy(&out.stdout));
-        login::ssh_config(dir, "dropbear-test", self.port, &key)
+        let alias = if self.host == "::1" {
+            "::1"
+        } else {
+            "dropbear-test"
+        };
+        login::ssh_config_at(dir, alias, self.host, self.port, &key)
     }
 }

@@ -37,13 +37,18 @@ pub fn prepare(dir: &Path, server: &str) {
 /// An ssh_config in `dir` whose host `alias` is 127.0.0.1:`port`, logs in as root with
 /// `dir/client_key` and accepts only `host_key` (`type base64`) for it.
 pub fn ssh_config(dir: &Path, alias: &str, port: u16, host_key: &str) -> PathBuf {
+    ssh_config_at(dir, alias, "127.0.0.1", port, host_key)
+}
+
+/// [`ssh_config`] for a server at `host` (an address).
+pub fn ssh_config_at(dir: &Path, alias: &str, host: &str, port: u16, host_key: &str) -> PathBuf {
     let kh = dir.join("known_hosts");
-    std::fs::write(&kh, format!("[127.0.0.1]:{port} {host_key}\n")).unwrap();
+    std::fs::write(&kh, format!("[{host}]:{port} {host_key}\n")).unwrap();
     let cfg = dir.join("ssh_config");
     std::fs::write(
         &cfg,
         format!(
-            "Host {alias}\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  \
+            "Host {alias}\n  HostName {host}\n  Port {port}\n  User root\n  \
              IdentityFile \"{}\"\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
              UserKnownHostsFile \"{}\"\n  GlobalKnownHostsFile /dev/null\n  \
              StrictHostKeyChecking yes\n  BatchMode yes\n",

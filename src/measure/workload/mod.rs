@@ -381,7 +381,7 @@ impl Session<'_> {
         cmd.arg("-e")
             .arg(tools::rsync_shell(self.ssh, &self.master.attach_options()));
         cmd.arg("--")
-            .args(tools::rsync_paths(leg, self.master.destination()));
+            .args(tools::rsync_paths(leg, &self.master.tool_destination()));
         self.run(cmd)
     }
 

@@ -180,7 +180,7 @@ impl Sftp<'_> {
             .arg(self.ssh);
         cmd.args(options.unwrap_or_default().split_whitespace());
         cmd.args(self.master.attach_options())
-            .args(["--", self.master.destination()]);
+            .args(["--", &self.master.tool_destination()]);
         run::run(cmd, timeout, cancel).map_err(|e| {
             let why = format!("cannot run {}: {e}", self.tool.display());
             Outcome::failed(FailureKind::Client, why)
@@ -265,7 +265,7 @@ pub fn scp_command(
     }
     cmd.arg("-S").arg(ssh).args(master.attach_options());
     let local = leg.local.display().to_string();
-    let remote = format!("{}:{}", master.destination(), leg.remote);
+    let remote = format!("{}:{}", master.tool_destination(), leg.remote);
     let ends = if leg.put {
         [local, remote]
     } else {
