@@ -387,7 +387,15 @@ fn in_the_delay_lab_small_files_lose_more_to_round_trips_than_to_the_cipher() {
 }
 
 fn dropbear_transport(db: &common::dropbear::Dropbear) -> sshbench::measure::openssh::OpenSsh {
-    let target = sshbench::target::Target::parse("dropbear-test")
+    dropbear_transport_at(db, "dropbear-test")
+}
+
+/// [`dropbear_transport`] to `destination` (with the server's ssh_config).
+fn dropbear_transport_at(
+    db: &common::dropbear::Dropbear,
+    destination: &str,
+) -> sshbench::measure::openssh::OpenSsh {
+    let target = sshbench::target::Target::parse(destination)
         .unwrap()
         .with_ssh_args(vec!["-F".into(), db.ssh_config().display().to_string()]);
     sshbench::measure::openssh::OpenSsh::new(
@@ -461,12 +469,7 @@ fn a_server_at_an_ipv6_address_runs_every_tool() {
         ipv6: true,
         ..Default::default()
     });
-    let target = sshbench::target::Target::parse(&format!("root@[::1]:{}", server.port))
-        .unwrap()
-        .with_ssh_args(vec!["-F".into(), server.ssh_config().display().to_string()]);
-    let payload = sshbench::measure::payload::Payload::random(1 << 20, 42);
-    let mut t = sshbench::measure::openssh::OpenSsh::new(common::ssh(), target, payload)
-        .with_workloads(spec());
+    let mut t = dropbear_transport_at(&server, &format!("root@[::1]:{}", server.port));
     for mode in [Mode::SftpPutFile, Mode::ScpGetTree, Mode::RsyncPutFile] {
         let s = t.measure(&request(mode), &Cancel::new());
         assert!(s.outcome.is_success(), "{mode}: {:?}", s.outcome);

@@ -410,7 +410,7 @@ impl Runner<'_> {
         Ok(None)
     }
 
-    /// Item `i` needs commands on a login that runs none.
+    /// Item `i`'s mode was given up: this login cannot serve it (it runs no commands).
     fn given_up(&self, i: usize) -> bool {
         self.gone.contains(&self.items[i].mode)
     }

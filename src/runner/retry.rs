@@ -93,7 +93,8 @@ impl Runner<'_> {
     }
 
     /// A resumed run that went on without commands goes on so: one of the modes that
-    /// need them was unavailable and none of them succeeded, while sftp did.
+    /// need them was unavailable and none of them succeeded, while a mode that goes
+    /// without them (sftp, connect) did.
     pub(super) fn resume_without_commands(&mut self, previous: &[(usize, u32, Sample)]) {
         let of = |needs: bool, outcome: fn(&Outcome) -> bool| {
             (previous.iter()).any(|(slot, _, s)| {
