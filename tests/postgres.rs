@@ -668,6 +668,70 @@ fn a_server_that_vanishes_mid_run_is_given_up_on_within_a_minute() {
     assert!(stored_samples(&url) >= before);
 }
 
+/// A database server restarted mid-run (an administrator's restart, a failover), or the
+/// run's own server process killed (the connection cut without a word, the server in
+/// recovery for a moment), costs the run nothing: the connection is made again, the
+/// sample that met the loss is stored, and the run ends complete, with every slot that
+/// a run the same on SQLite fills, and a note.
+#[test]
+fn a_server_restarted_mid_run_costs_the_run_nothing() {
+    let mut pg = Cluster::start();
+    let url = pg.database("restarted");
+    let run = ["run", "localhost", "--mock-transport", "--seed", "5"];
+    let rounds = ["--rounds", "100", "--max-rounds", "100"];
+    let child = sshbench()
+        .args(run)
+        .args(rounds)
+        .args(["--db", &url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let wait_for = |n: i64| {
+        while stored_samples(&url) < n {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "not {n} samples"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for(200);
+    pg.restart();
+    wait_for(stored_samples(&url) + 200);
+    let pid = "SELECT pid FROM pg_stat_activity WHERE datname = 'restarted' \
+               AND pid <> pg_backend_pid()";
+    let pids = pg.sql("restarted", pid);
+    assert_eq!(pids.len(), 1, "the run's one connection");
+    let pid = nix::unistd::Pid::from_raw(pids[0].get(0));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_success(&out, "the run");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("the connection to the database was lost 2 times and made again"),
+        "{stderr}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("same.sqlite");
+    let file = file.to_str().unwrap();
+    let out = sshbench()
+        .args(run)
+        .args(rounds)
+        .args(["-q", "--db", file])
+        .output()
+        .unwrap();
+    assert_success(&out, "the run on SQLite");
+    let store = Store::connect(&url).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status, "complete");
+    let same = Store::connect(file).unwrap().runs().unwrap();
+    assert_eq!(runs[0].samples, same[0].samples, "every slot stored");
+    assert!(stored_samples(&url) > 200, "the run went on");
+}
+
 /// A URL without its password takes it where libpq would: `PGPASSWORD`, else the
 /// password file (`PGPASSFILE`), which is not read while others may read it.
 #[test]

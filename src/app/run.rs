@@ -346,11 +346,13 @@ pub(super) fn measure(
         cancel: sh.cancel,
         progress,
     };
+    let reconnects = store.reconnects();
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
     for note in transport.notes() {
         progress.say(&format!("note: {note}"));
     }
+    note_reconnects(store.reconnects() - reconnects, progress);
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
     drop(srv);
     // A store that failed under the run would hide its first error behind this one.
@@ -358,6 +360,19 @@ pub(super) fn measure(
         store.set_status(run_id, status_of(&result))?;
     }
     Ok((run_id, result))
+}
+
+/// Say that the database's connection was lost `n` times under the run and made again.
+fn note_reconnects(n: u32, progress: &Progress) {
+    let times = match n {
+        0 => return,
+        1 => "once".to_string(),
+        n => format!("{n} times"),
+    };
+    progress.say(&format!(
+        "note: the connection to the database was lost {times} and made again; every sample \
+         measured meanwhile was stored"
+    ));
 }
 
 /// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.

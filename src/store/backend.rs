@@ -49,9 +49,12 @@ pub trait Backend: Send {
     /// Start a transaction that writers elsewhere wait for (ended by `COMMIT` or
     /// `ROLLBACK` through [`Backend::batch`]).
     fn begin(&mut self) -> Result<()>;
-    /// Run one statement; the rows it changed.
+    /// Run one statement that does the same when done twice (an update, an upsert, a
+    /// delete, an insert a key guards): a backend may repeat it on a connection made
+    /// again after the first was lost. The rows it changed.
     fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64>;
-    /// Run one `INSERT` (of one or more rows) and give the (last) new row's `id`.
+    /// Run one `INSERT` (of one or more rows) and give the (last) new row's `id`; never
+    /// repeated.
     fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64>;
     /// Run one query, handing each row to `each` (SQLite steps through the rows;
     /// PostgreSQL's arrive together).
@@ -75,6 +78,10 @@ pub trait Backend: Send {
     fn describe(&self) -> String;
     /// Another connection to the same database (a reader beside this one).
     fn reopen(&self) -> Result<Box<dyn Backend>>;
+    /// How often a lost connection was made again (a server's restart).
+    fn reconnects(&self) -> u32 {
+        0
+    }
 }
 
 /// The column names of one query's rows, looked up once per query (with ~60 columns

@@ -187,6 +187,11 @@ impl Store {
         self.db.borrow().describe()
     }
 
+    /// How often the database's connection was lost and made again.
+    pub fn reconnects(&self) -> u32 {
+        self.db.borrow().reconnects()
+    }
+
     /// Each migration in a transaction of its own that no other process runs at the
     /// same time (SQLite's write lock, PostgreSQL's advisory lock); the version the
     /// database had.

@@ -3,11 +3,14 @@
 //! SQLite's, its column types mapped; the version lives in `sshbench_schema`, and a
 //! migration holds an advisory lock so two processes never migrate at once. TLS as libpq
 //! does it (`sslmode`, `sslrootcert`: see [`pg_tls`](super::pg_tls)), and so is a
-//! password the URL leaves out found ([`pg_pass`](super::pg_pass)).
+//! password the URL leaves out found ([`pg_pass`](super::pg_pass)). A connection the
+//! server ends (a restart, a failover) is made again and the statement repeated, where
+//! repeating it is safe.
 
 use super::backend::{Backend, Columns, Row, Value};
 use anyhow::{Context, Result, bail};
 use bytes::BytesMut;
+use postgres::error::SqlState;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, Config, Statement};
 use postgres_native_tls::MakeTlsConnector;
@@ -81,6 +84,38 @@ fn bound_dead_peers(config: &mut Config, url: &str) {
     }
 }
 
+/// How long a lost connection is tried again before its error stands: a server restarts
+/// in seconds, and a run waits for it rather than stop.
+const RECONNECT_FOR: Duration = Duration::from_secs(30);
+
+/// Whether `e` says the connection is gone rather than that the statement failed: the
+/// driver found it closed or cut (reset, a pipe broken, no more to read), or the server
+/// said it is shutting down or starting (SQLSTATE 57P01-57P03) or named a connection
+/// exception (class 08). Not a timeout: a server silent for a minute
+/// ([`bound_dead_peers`]) has been waited for long enough.
+fn connection_lost(e: &postgres::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    let cut = e
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .is_some_and(|io| {
+            matches!(
+                io.kind(),
+                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+            )
+        });
+    cut || e.is_closed()
+        || e.code().is_some_and(|c| {
+            [
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CRASH_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+            ]
+            .contains(c)
+                || c.code().starts_with("08")
+        })
+}
+
 /// Key of the advisory lock migrations (and bulk loads) take ("sshbench" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7373_6862_656e_6368;
 
@@ -92,6 +127,11 @@ pub struct Postgres {
     config: Config,
     connector: MakeTlsConnector,
     statements: HashMap<String, Statement>,
+    /// Inside `begin` .. `COMMIT`/`ROLLBACK`: a lost connection took the transaction's
+    /// statements with it, so none is repeated alone.
+    in_transaction: bool,
+    /// Connections made again after one was lost.
+    reconnects: u32,
 }
 
 impl Postgres {
@@ -130,11 +170,48 @@ impl Postgres {
             config,
             connector,
             statements: HashMap::new(),
+            in_transaction: false,
+            reconnects: 0,
         })
     }
 
+    /// Run `f`; where it failed because the connection was lost outside a transaction,
+    /// connect again (for up to [`RECONNECT_FOR`]) and run it once more. Only for
+    /// statements that do the same done twice: reads, updates, upserts, deletes.
+    fn again<T>(&mut self, f: impl Fn(&mut Postgres) -> Result<T, postgres::Error>) -> Result<T> {
+        match f(self) {
+            Err(e) if !self.in_transaction && connection_lost(&e) => {
+                self.reconnect(&e)?;
+                Ok(f(self)?)
+            }
+            result => Ok(result?),
+        }
+    }
+
+    fn reconnect(&mut self, lost: &postgres::Error) -> Result<()> {
+        let deadline = std::time::Instant::now() + RECONNECT_FOR;
+        let last = loop {
+            match connect_within(self.config.clone(), self.connector.clone()) {
+                Ok(client) => {
+                    self.client = client;
+                    self.statements.clear();
+                    self.reconnects += 1;
+                    return Ok(());
+                }
+                Err(e) if std::time::Instant::now() >= deadline => break e,
+                Err(_) => std::thread::sleep(Duration::from_secs(1)),
+            }
+        };
+        Err(last.context(format!(
+            "the connection to the database {} was lost ({lost}), and connecting again for {} \
+             s failed",
+            self.url,
+            RECONNECT_FOR.as_secs()
+        )))
+    }
+
     /// The statement for `sql` (`?N` rewritten as `$N`), prepared once per connection.
-    fn prepare(&mut self, sql: &str) -> Result<Statement> {
+    fn prepare(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
@@ -217,26 +294,40 @@ fn read_into(slot: &mut Value, row: &postgres::Row, i: usize) -> Result<()> {
 
 impl Backend for Postgres {
     fn batch(&mut self, sql: &str) -> Result<()> {
-        Ok(self.client.batch_execute(sql)?)
+        let ends = matches!(sql.trim(), "COMMIT" | "ROLLBACK");
+        let done = self.client.batch_execute(sql);
+        if ends {
+            self.in_transaction = false;
+        }
+        Ok(done?)
     }
 
     fn begin(&mut self) -> Result<()> {
-        self.client.batch_execute("BEGIN")?;
-        self.client.execute(
-            "SELECT pg_advisory_xact_lock($1)",
-            &[&MIGRATION_LOCK as &(dyn ToSql + Sync)],
-        )?;
+        // Nothing is lost when the connection is found gone at the start.
+        self.again(|pg| {
+            pg.client.batch_execute("BEGIN")?;
+            pg.client.execute(
+                "SELECT pg_advisory_xact_lock($1)",
+                &[&MIGRATION_LOCK as &(dyn ToSql + Sync)],
+            )
+        })?;
+        self.in_transaction = true;
         Ok(())
     }
 
     fn execute(&mut self, sql: &str, values: &[Value]) -> Result<u64> {
-        let stmt = self.prepare(sql)?;
-        let p = params(values);
-        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
-        Ok(self.client.execute(&stmt, &refs)?)
+        // Every statement run here does the same done twice (updates, upserts, deletes;
+        // an insert a key guards), so one the connection was lost under is repeated.
+        self.again(|pg| {
+            let stmt = pg.prepare(sql)?;
+            let p = params(values);
+            let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
+            pg.client.execute(&stmt, &refs)
+        })
     }
 
     fn insert(&mut self, sql: &str, values: &[Value]) -> Result<i64> {
+        // Never repeated: a lost answer may hide a row that was made.
         let stmt = self.prepare(&format!("{sql} RETURNING id"))?;
         let p = params(values);
         let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
@@ -254,13 +345,17 @@ impl Backend for Postgres {
         values: &[Value],
         each: &mut dyn FnMut(&Row) -> Result<()>,
     ) -> Result<()> {
-        let stmt = self.prepare(sql)?;
-        let columns = Columns::new(stmt.columns().iter().map(|c| c.name()));
         // All rows at once: the driver's runtime is entered once per query, not once per
         // row (which was a fifth of a fleet view's time); callers read a bounded set.
-        let p = params(values);
-        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
-        let rows = self.client.query(&stmt, &refs)?;
+        // None has reached `each` when the connection is lost, so the query is repeated.
+        let (stmt, rows) = self.again(|pg| {
+            let stmt = pg.prepare(sql)?;
+            let p = params(values);
+            let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|p| p as _).collect();
+            let rows = pg.client.query(&stmt, &refs)?;
+            Ok((stmt, rows))
+        })?;
+        let columns = Columns::new(stmt.columns().iter().map(|c| c.name()));
         let mut buf = vec![Value::Null; stmt.columns().len()];
         for row in rows {
             for (i, slot) in buf.iter_mut().enumerate() {
@@ -336,11 +431,17 @@ impl Backend for Postgres {
             config: self.config.clone(),
             connector: self.connector.clone(),
             statements: HashMap::new(),
+            in_transaction: false,
+            reconnects: 0,
         }))
     }
 
     fn describe(&self) -> String {
         self.url.clone()
+    }
+
+    fn reconnects(&self) -> u32 {
+        self.reconnects
     }
 }
 

@@ -32,6 +32,9 @@ fn bindir() -> PathBuf {
 
 pub struct Cluster {
     server: Child,
+    /// How the server was started, to start it again.
+    command: Vec<std::ffi::OsString>,
+    owner: Option<(u32, u32)>,
     pub port: u16,
     /// The data directory, where the server's socket is: helpers connect through it.
     data: PathBuf,
@@ -220,20 +223,21 @@ impl Cluster {
             _ => &[],
         };
         let port = free_port();
-        let mut postgres = Command::new(bin.join("postgres"));
-        postgres
-            .arg("-D")
-            .arg(&data)
-            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
-            .arg(&data)
-            .args(["-c", "fsync=off", "-c", "max_connections=50"])
-            .args(["-c", if tls == Tls::Off { "ssl=off" } else { "ssl=on" }])
-            .args(versions)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let server = as_owner(postgres, owner).spawn().unwrap();
+        let mut command = vec![bin.join("postgres").into_os_string(), "-D".into()];
+        command.push(data.clone().into_os_string());
+        for a in ["-h", "127.0.0.1", "-p", &port.to_string(), "-k"] {
+            command.push(a.into());
+        }
+        command.push(data.clone().into_os_string());
+        let settings = ["-c", "fsync=off", "-c", "max_connections=50", "-c"];
+        command.extend(settings.iter().map(Into::into));
+        command.push(if tls == Tls::Off { "ssl=off" } else { "ssl=on" }.into());
+        command.extend(versions.iter().map(Into::into));
+        let server = spawn_server(&command, owner);
         let mut cluster = Cluster {
             server,
+            command,
+            owner,
             port,
             data,
             password: (tls == Tls::Only).then_some("Secret-4-tls"),
@@ -244,6 +248,21 @@ impl Cluster {
             cluster.batch("postgres", &format!("ALTER ROLE sshbench PASSWORD '{pw}'"));
         }
         cluster
+    }
+
+    /// Stop the server as an administrator's restart does (a fast shutdown, which ends
+    /// every session), and start it again on the same port and data.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.server = spawn_server(&self.command, self.owner);
+        self.wait_ready();
+    }
+
+    fn stop(&mut self) {
+        // SIGINT: the server's fast shutdown (ends sessions, removes its socket).
+        let pid = nix::unistd::Pid::from_raw(self.server.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+        let _ = self.server.wait();
     }
 
     /// A helper's connection to database `name`, through the socket.
@@ -300,11 +319,17 @@ impl Cluster {
     }
 }
 
+fn spawn_server(command: &[std::ffi::OsString], owner: Option<(u32, u32)>) -> Child {
+    let mut postgres = Command::new(&command[0]);
+    postgres
+        .args(&command[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    as_owner(postgres, owner).spawn().unwrap()
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
-        // SIGINT: the server's fast shutdown (ends sessions, removes its socket).
-        let pid = nix::unistd::Pid::from_raw(self.server.id() as i32);
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
-        let _ = self.server.wait();
+        self.stop();
     }
 }
