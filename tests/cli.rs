@@ -664,6 +664,16 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
         summary.contains("\nreceive: not measured: the server ended the session (status 1)"),
         "{summary}"
     );
+    // `show` says later how connect was timed, as the run's end did.
+    let show = sshbench()
+        .args(["show", "--db"])
+        .arg(dir.path().join("sftp.sqlite"))
+        .output()
+        .unwrap();
+    let show = text(&show.stdout);
+    let how = "How the runs measured:\n  run 1: connect: this login does not run commands, so \
+               each connection is timed until an sftp session";
+    assert!(show.contains(how), "{show}");
     // Everything sftp made in its start directory is gone.
     let left: Vec<_> = std::fs::read_dir(sb.dir().join("home")).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");

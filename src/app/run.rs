@@ -349,7 +349,8 @@ pub(super) fn measure(
     let reconnects = store.reconnects();
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
-    for note in transport.notes() {
+    let notes = transport.notes();
+    for note in &notes {
         progress.say(&format!("note: {note}"));
     }
     note_reconnects(store.reconnects() - reconnects, progress);
@@ -357,6 +358,7 @@ pub(super) fn measure(
     drop(srv);
     // A store that failed under the run would hide its first error behind this one.
     if !matches!(result, Err(Abort::Store(_))) {
+        store.add_notes(run_id, &notes)?;
         store.set_status(run_id, status_of(&result))?;
     }
     Ok((run_id, result))

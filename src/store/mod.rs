@@ -7,6 +7,7 @@
 //! sshbench is refused untouched. ARCHITECTURE.md documents the tables for people who
 //! query them directly.
 
+mod annotate;
 mod backend;
 mod copy;
 mod fleets;
@@ -99,6 +100,10 @@ pub struct RunRecord {
     /// schema v13).
     #[serde(default)]
     pub stops: Vec<(usize, Stop)>,
+    /// How the run measured where it departed from the usual (a login without
+    /// commands timed over sftp, a connection per sample), each said once.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl RunRecord {
@@ -276,34 +281,12 @@ impl Store {
         self.db.borrow_mut().batch("COMMIT")
     }
 
-    /// Record the server's session channel window, as read at the run's start.
-    pub fn set_server_window(&self, run_id: i64, window: u64) -> Result<()> {
-        let sql = "UPDATE runs SET server_window = ?2 WHERE id = ?1";
-        self.execute(sql, &[run_id.into(), window.into()])?;
-        Ok(())
-    }
-
-    /// Record the raw TCP rate of the sandbox's path, as measured at the run's start.
-    pub fn set_tcp_rate(&self, run_id: i64, rate: f64) -> Result<()> {
-        let sql = "UPDATE runs SET path_tcp_rate = ?2 WHERE id = ?1";
-        self.execute(sql, &[run_id.into(), rate.into()])?;
-        Ok(())
-    }
-
     /// A run's or fleet's `finished_at` for `status`: now, unless it is running again.
     fn finished_at(&self, status: &str) -> &'static str {
         match status {
             "running" => "NULL",
             _ => self.db.borrow().now(),
         }
-    }
-
-    /// Record why the items of a raced run stopped, each once (a later stop of an item
-    /// replaces its earlier one).
-    pub fn set_stops(&self, run_id: i64, stops: &[(usize, Stop)]) -> Result<()> {
-        let sql = "UPDATE runs SET stops_json = ?2 WHERE id = ?1";
-        self.execute(sql, &[run_id.into(), serde_json::to_string(stops)?.into()])?;
-        Ok(())
     }
 
     /// A run's status; a run that completes is packed for reports (`packs`). Packing is
@@ -347,6 +330,10 @@ impl Store {
                 .unwrap_or_default(),
             stops: match row.get::<Option<String>>("stops_json")? {
                 Some(j) => serde_json::from_str(&j).context("reading a run's stops")?,
+                None => Vec::new(),
+            },
+            notes: match row.get::<Option<String>>("notes_json")? {
+                Some(j) => serde_json::from_str(&j).context("reading a run's notes")?,
                 None => Vec::new(),
             },
         })

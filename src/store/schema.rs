@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 /// Schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// `MIGRATIONS[i]` upgrades a database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -149,6 +149,9 @@ CREATE TABLE sample_packs (
 "#,
     r#"
 ALTER TABLE samples ADD COLUMN client_peak_cpu_s REAL;      -- the busiest client process (a proxy's beside ssh), NULL: ssh, all of it
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN notes_json TEXT;                -- how the run measured where it departed from the usual (a JSON list of sentences)
 "#,
 ];
 

@@ -5,15 +5,13 @@
 
 use super::export::Document;
 use super::recommend::{self, Goal, Order, RecommendView};
-use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit};
+pub use super::scope::WIDTH;
+use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
 use super::show::SuiteRow;
 use crate::analysis::{self, Bound, SuiteStats};
 use crate::model::{AlgoKind, EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use serde::Serialize;
-
-/// The width every line fits in.
-pub const WIDTH: usize = 100;
 
 /// One mode's answer.
 #[derive(Clone, Debug, Serialize)]
@@ -379,15 +377,6 @@ fn race_advice(modes: &[ModeLine]) -> Vec<String> {
         )
     });
     budget.into_iter().chain(rounds).collect()
-}
-
-/// `text` wrapped at [`WIDTH`], each line's continuation indented past the mode names.
-fn wrap(text: &str, indent: &str) -> String {
-    // Names and options (`chacha20-poly1305@openssh.com`, `--budget`) are never split.
-    let opts = (textwrap::Options::new(WIDTH).subsequent_indent(indent))
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
-    lines.join("\n")
 }
 
 /// The headline as a document.

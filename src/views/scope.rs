@@ -11,6 +11,18 @@ use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
 use std::collections::HashMap;
 
+/// The width every line fits in.
+pub const WIDTH: usize = 100;
+
+/// `text` wrapped at [`WIDTH`], each line's continuation indented by `indent`.
+pub fn wrap(text: &str, indent: &str) -> String {
+    // Names and options (`chacha20-poly1305@openssh.com`, `--budget`) are never split.
+    let opts = (textwrap::Options::new(WIDTH).subsequent_indent(indent))
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
+    lines.join("\n")
+}
+
 /// What a report is about.
 pub struct Scope<'a> {
     pub destination: String,
