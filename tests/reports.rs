@@ -568,6 +568,22 @@ fn every_view_grades_terrapin_exposed_ciphers_alike() {
     }
 }
 
+/// A run's notes on how it measured are on its report's page, and only on its own.
+#[test]
+fn the_report_says_how_the_runs_measured() {
+    let (dir, db) = fixture();
+    let page = |dest: &str| {
+        let path = dir.path().join(format!("{dest}.html"));
+        sshbench(&db, &["report", dest, "-o", path.to_str().unwrap()]);
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let said = "<dt>How the runs measured</dt><dd><ul id=\"notes\"><li>run #4: the server \
+                ends a connection after its first session (as tinysshd does), so every sample \
+                had a connection of its own (as with --connections sample)</li></ul></dd>";
+    assert!(page("pi@backup").contains(said));
+    assert!(!page("pi@nas").contains("How the runs measured"));
+}
+
 #[test]
 fn selections_by_run_and_date() {
     let (_dir, db) = fixture();

@@ -357,6 +357,7 @@ pub fn render(scope: &Scope, view: &ShowView, said: &Said, charts: &[Chart]) -> 
         server => last.and_then(|r| r.server_version.clone()).unwrap_or_else(|| "unknown".into()),
         machine => last.map(machine_line).unwrap_or_default(),
         samples => samples,
+        notes => view.notes,
         recommendation => said.recommendation,
         why => said.why,
         warnings => warnings,
