@@ -60,7 +60,12 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let t = sshbench::views::runs::table(&store.runs()?, now);
+    let runs = store.runs()?;
+    if runs.is_empty() {
+        eprintln!("no runs stored in {} yet", store.describe());
+        return Ok(0);
+    }
+    let t = sshbench::views::runs::table(&runs, now);
     let _ = writeln!(std::io::stdout().lock(), "{t}");
     Ok(0)
 }

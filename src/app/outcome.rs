@@ -35,9 +35,7 @@ pub fn conclude(
         }
         Err(Abort::Fatal { kind, message }) => {
             let hint = match kind {
-                FailureKind::Network => {
-                    "check the host name and port, and that `ssh DEST true` connects"
-                }
+                FailureKind::Network => UNREACHABLE_HINT,
                 FailureKind::Command => {
                     "sshbench runs short POSIX commands through the login shell: use an account \
                      or key without a forced command (`ForceCommand`, `command=` in \
@@ -70,6 +68,10 @@ pub fn conclude(
         Err(e) => bail!("{e}"),
     }
 }
+
+/// What to check when the server cannot be reached.
+pub const UNREACHABLE_HINT: &str =
+    "check the host name and port, and that `ssh DEST true` connects";
 
 pub fn status_of(result: &Result<End, Abort>) -> &'static str {
     match result {

@@ -1,8 +1,9 @@
 //! The server side of a run or of `algos`: the local sandbox started and pinned, or a
 //! real destination resolved and its offer read.
 
+use super::outcome::UNREACHABLE_HINT;
 use super::progress::Progress;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use sshbench::model::{AlgoLists, LabOptions, Placement};
 use sshbench::offer::server::{self, ProbeError, ServerOffer};
 use sshbench::offer::{self, client};
@@ -138,13 +139,17 @@ fn sandbox_server(
 /// (the plan then comes from the client's lists).
 type Offered = (Option<AlgoLists>, Option<String>, Option<bool>);
 
+/// The offer, or an error where nothing answers at the server's address (refused, no
+/// such host, no route, silence): ssh, which connects there too, would meet the same,
+/// so no run is begun. Through a proxy, or where something answers but not as
+/// expected, the run goes on and ssh's own connections tell.
 fn read_offer(
     ssh: &Path,
     t: &Target,
     r: &target::Resolved,
     probe_timeout: Duration,
     progress: &Progress,
-) -> Offered {
+) -> Result<Offered> {
     match probe_remote(ssh, t, r, probe_timeout) {
         Ok(o) => {
             progress.say(&format!("server offer: {} ({})", o.banner, o.method));
@@ -152,13 +157,14 @@ fn read_offer(
             if !strict {
                 progress.say(&format!("warning: {TERRAPIN_NOTE}"));
             }
-            (Some(o.kexinit.lists()), Some(o.banner), Some(strict))
+            Ok((Some(o.kexinit.lists()), Some(o.banner), Some(strict)))
         }
+        Err(e @ ProbeError::Connect(_)) if !r.via_proxy => bail!("{e}\nhint: {UNREACHABLE_HINT}"),
         Err(e) => {
             progress.say(&format!(
                 "warning: cannot read the server's offer ({e}); planning from the client's lists"
             ));
-            (None, None, None)
+            Ok((None, None, None))
         }
     }
 }
@@ -188,7 +194,7 @@ pub fn connect_server(
     let (offer, version, strict_kex) = if mock {
         (None, None, None)
     } else {
-        read_offer(ssh, &t, &r, probe_timeout, progress)
+        read_offer(ssh, &t, &r, probe_timeout, progress)?
     };
     Ok(Server {
         target: t,
