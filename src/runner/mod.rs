@@ -641,6 +641,52 @@ mod tests {
         );
     }
 
+    /// A transport whose every transfer moves at one rate.
+    struct Steady(f64);
+    impl Transport for Steady {
+        fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
+            at_rate(req, cancel, self.0)
+        }
+    }
+
+    /// Over a slow path (1 MB/s), only the first cipher's warm-up ramps over the fixed
+    /// 8 MiB (8 s there): the others ramp as a counted sample at the fastest rate seen,
+    /// and a receive warm-up moves a calibrated size. Over a fast path every warm-up
+    /// ramps as before.
+    #[test]
+    fn warm_ups_over_a_slow_path_ramp_for_its_rate_after_the_first() {
+        let t = Duration::from_millis(250);
+        // Each cipher's first warm-up (a fast receive warms up again, sized from it).
+        let warm = |mode: Mode, rate: f64| -> Vec<(u64, u64)> {
+            let p = plan_in(mode, &["a", "b", "c"]);
+            let mut seen = Vec::new();
+            (requests_of(&p, 1, &mut Steady(rate)).into_iter())
+                .filter(|r| {
+                    r.0 == 0 && !seen.contains(&r.1) && {
+                        seen.push(r.1);
+                        true
+                    }
+                })
+                .map(|r| (r.2, r.3))
+                .collect()
+        };
+        let slow = warm(Mode::Send, 1e6);
+        assert_eq!(slow.len(), 3, "{slow:?}");
+        assert_eq!(slow[0].1, WARMUP_RAMP);
+        let ramp = calibrate(Some(1e6), t, Mode::Send).1;
+        assert!(ramp < 1 << 20, "{ramp}");
+        assert!(slow[1..].iter().all(|w| w.1 == ramp), "{slow:?}");
+        let fast = warm(Mode::Send, 1e8);
+        assert!(fast.iter().all(|w| w.1 == WARMUP_RAMP), "{fast:?}");
+        let slow = warm(Mode::Receive, 1e6);
+        assert_eq!(slow[0], (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES)));
+        let sized = calibrate(Some(1e6), t, Mode::Receive);
+        assert!(sized.0 <= 1 << 20, "{sized:?}");
+        assert!(slow[1..].iter().all(|w| *w == sized), "{slow:?}");
+        let fast = warm(Mode::Receive, 1e8);
+        assert!(fast.iter().all(|w| w.0 == WARMUP_BYTES), "{fast:?}");
+    }
+
     /// Send's samples are sized for send's own sample time, receive's for the general
     /// one; a send warm-up streams for half of send's.
     #[test]

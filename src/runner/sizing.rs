@@ -128,16 +128,17 @@ impl Runner<'_> {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
         };
+        let hint = || sibling().or_else(|| self.slow_path(item, t));
         match self.settings.size {
             Some(fixed) => (fixed, ramp_bytes(fixed), None),
             None if round == 0 && mode == Mode::Send => (
                 MAX_BYTES,
-                sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
+                hint().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
                 Some(warmup_window(t)),
             ),
             None => {
                 let rate = if round == 0 {
-                    sibling()
+                    hint()
                 } else {
                     self.estimate(item)
                 };
@@ -145,6 +146,21 @@ impl Runner<'_> {
                 (bytes, ramp, None)
             }
         }
+    }
+
+    /// The fastest rate any warm-up in `item`'s direction (and compression) has shown,
+    /// where even that is too slow for a ramp of [`RAMP_MIN`]: a slow link or server,
+    /// over which an 8 MiB ramp would take seconds for every cipher's warm-up. A path
+    /// that has shown a faster rate gives nothing, and warm-ups ramp as before.
+    fn slow_path(&self, item: usize, t: Duration) -> Option<f64> {
+        let planned = &self.items[item];
+        let fastest = (self.items.iter().zip(&self.state))
+            .filter(|(p, _)| {
+                p.mode == planned.mode && p.suite.compression == planned.suite.compression
+            })
+            .filter_map(|(_, st)| st.warmup.as_ref()?.throughput())
+            .reduce(f64::max)?;
+        (calibrate(Some(fastest), t, planned.mode).1 < RAMP_MIN).then_some(fastest)
     }
 
     /// How long a transfer's measured window lasts: the sample time, but at least
