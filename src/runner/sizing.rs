@@ -128,14 +128,29 @@ impl Runner<'_> {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
         };
-        let hint = || sibling().or_else(|| self.slow_path(item, t));
+        let slow = || {
+            sibling()
+                .is_none()
+                .then(|| self.slow_path(item, t))
+                .flatten()
+        };
+        let hint = || sibling().or_else(slow);
         match self.settings.size {
             Some(fixed) => (fixed, ramp_bytes(fixed), None),
-            None if round == 0 && mode == Mode::Send => (
-                MAX_BYTES,
-                hint().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, Mode::Send).1),
-                Some(warmup_window(t)),
-            ),
+            // Over a slow path a send warm-up is sized as a counted sample: one that
+            // streams for a time moves what ssh, the sockets and the link's queue hold
+            // by then, seconds' worth (and one over in too little time warms up again).
+            None if round == 0 && mode == Mode::Send => match slow() {
+                Some(rate) => {
+                    let (bytes, ramp) = calibrate(Some(rate), t, mode);
+                    (bytes, ramp, None)
+                }
+                None => (
+                    MAX_BYTES,
+                    sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, mode).1),
+                    Some(warmup_window(t)),
+                ),
+            },
             None => {
                 let rate = if round == 0 {
                     hint()
