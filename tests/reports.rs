@@ -421,6 +421,8 @@ view_tests! {
     view_recommend_interactive: "recommend_interactive" => ["recommend", "pi@nas", "--for", "interactive"];
     view_recommend_terrapin: "recommend_terrapin" => ["recommend", "pi@nas2"];
     view_recommend_by_speed: "recommend_by_speed" => ["recommend", "pi@nas", "--order", "speed"];
+    view_recommend_sftp_put: "recommend_sftp_put" => ["recommend", "pi@backup", "--for", "sftp-put"];
+    view_recommend_rsync_put: "recommend_rsync_put" => ["recommend", "pi@backup", "--for", "rsync-put"];
     view_show_echo_chart: "show_echo_chart" => ["show", "pi@nas", "--mode", "echo", "--chart"];
     view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
     view_summary_workloads: "summary_workloads" => ["summary", "pi@backup", "--top", "2"];

@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive) and nothing else; [`super::config`] turns them
 //! into owned configuration before anything runs.
 
+use super::reports::GoalArg;
 use crate::model::Mode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -239,17 +240,6 @@ pub struct SummaryArgs {
     /// Suites in each top list.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GoalArg {
-    Send,
-    Receive,
-    Connect,
-    /// Send and receive alike.
-    Balanced,
-    /// Lowest keystroke echo latency (needs `--mode echo` data): typing, tmux, X11.
-    Interactive,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,13 +1,14 @@
 //! The report commands' arguments, validated into what the store and the views take:
 //! selections (`--since` checked), `show`'s options (`--top` checked), goals and grades.
 
-use super::args::{AllowArg, GoalArg, ModeArg, OrderArg, SelectionArgs, ShowArgs, SortArg};
+use super::args::{AllowArg, ModeArg, OrderArg, SelectionArgs, ShowArgs, SortArg};
 use crate::model::Mode;
 use crate::offer::catalogue::Grade;
 use crate::store::Selection;
 use crate::views::recommend::{Goal, Order};
 use crate::views::show::{ShowOptions, SortKey};
 use anyhow::{Result, anyhow, bail};
+use clap::ValueEnum;
 
 /// `--since`: a UTC date or date and time, compared as text with the stored times.
 pub fn parse_since(s: &str) -> Result<String> {
@@ -131,6 +132,30 @@ pub fn show_options(a: &ShowArgs, utf8: bool) -> Result<ShowOptions> {
     })
 }
 
+/// `recommend --for`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GoalArg {
+    Send,
+    Receive,
+    Connect,
+    /// Send and receive alike.
+    Balanced,
+    /// Lowest keystroke echo latency (needs `--mode echo` data): typing, tmux, X11.
+    Interactive,
+    /// Fastest sftp uploads (needs `--mode sftp-put` data; its two shapes alike).
+    SftpPut,
+    /// Fastest sftp downloads (`--mode sftp-get`).
+    SftpGet,
+    /// Fastest rsync uploads, e.g. backups to a NAS (`--mode rsync-put`).
+    RsyncPut,
+    /// Fastest rsync downloads (`--mode rsync-get`).
+    RsyncGet,
+    /// Fastest `scp -O` uploads (`--mode scp-put`).
+    ScpPut,
+    /// Fastest `scp -O` downloads (`--mode scp-get`).
+    ScpGet,
+}
+
 pub fn goal(g: GoalArg) -> Goal {
     match g {
         GoalArg::Send => Goal::Send,
@@ -138,6 +163,12 @@ pub fn goal(g: GoalArg) -> Goal {
         GoalArg::Connect => Goal::Connect,
         GoalArg::Balanced => Goal::Balanced,
         GoalArg::Interactive => Goal::Interactive,
+        GoalArg::SftpPut => Goal::SftpPut,
+        GoalArg::SftpGet => Goal::SftpGet,
+        GoalArg::RsyncPut => Goal::RsyncPut,
+        GoalArg::RsyncGet => Goal::RsyncGet,
+        GoalArg::ScpPut => Goal::ScpPut,
+        GoalArg::ScpGet => Goal::ScpGet,
     }
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 /// What to optimize.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Goal {
     Send,
     Receive,
@@ -26,6 +26,13 @@ pub enum Goal {
     Balanced,
     /// Keystroke echo latency (typing, tmux, X11).
     Interactive,
+    /// A tool's transfers one way, as measured by its workloads (both shapes alike).
+    SftpPut,
+    SftpGet,
+    RsyncPut,
+    RsyncGet,
+    ScpPut,
+    ScpGet,
 }
 
 impl Goal {
@@ -35,7 +42,20 @@ impl Goal {
             Goal::Receive => &[Mode::Receive],
             Goal::Connect | Goal::Balanced => &[Mode::Send, Mode::Receive],
             Goal::Interactive => &[Mode::Echo],
+            Goal::SftpPut => &[Mode::SftpPutFile, Mode::SftpPutTree],
+            Goal::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
+            Goal::RsyncPut => &[Mode::RsyncPutFile, Mode::RsyncPutTree],
+            Goal::RsyncGet => &[Mode::RsyncGetFile, Mode::RsyncGetTree],
+            Goal::ScpPut => &[Mode::ScpPutFile, Mode::ScpPutTree],
+            Goal::ScpGet => &[Mode::ScpGetFile, Mode::ScpGetTree],
         }
+    }
+
+    /// A workload goal's tool and direction (`rsync-put`).
+    fn workload(self) -> Option<&'static str> {
+        let m = self.session_modes()[0];
+        m.workload()?;
+        m.as_str().rsplit_once('-').map(|(tool_way, _)| tool_way)
     }
 }
 
@@ -235,6 +255,14 @@ fn cipher_modes(measured: &[SuiteStats], goal: Goal, notes: &mut Vec<String>) ->
     if goal == Goal::Interactive || own.iter().any(|&m| has(m)) {
         return own.to_vec();
     }
+    if let Some(name) = goal.workload() {
+        let raw = own[0].raw_stream().unwrap_or(Mode::Send);
+        notes.push(format!(
+            "Ciphers and MACs are ranked by {raw}: {name} was not measured (`sshbench run \
+             DEST --mode {name}` measures it)"
+        ));
+        return vec![raw];
+    }
     let ways = |put: bool| match goal {
         Goal::Send => put,
         Goal::Receive => !put,
@@ -269,8 +297,12 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     if scope.lacks_strict_kex() {
         notes.push(TERRAPIN_NOTE.to_string());
     }
-    // Every name is ranked by what was measured of it, never by a summed pair.
-    let measured: Vec<SuiteStats> = scope.stats.iter().filter(|s| !s.sum).cloned().collect();
+    // Every name is ranked by what was measured of it, never by a summed pair, and a
+    // tool by its defaults (its option variants are its own question, in `show`).
+    let measured: Vec<SuiteStats> = (scope.stats.iter())
+        .filter(|s| !s.sum && s.suite.tool.is_none())
+        .cloned()
+        .collect();
     let transfer = &cipher_modes(&measured, goal, &mut notes)[..];
     let (mut lines, mut dead_ends) = (Vec::new(), Vec::new());
     for (kind, modes) in [
@@ -308,6 +340,12 @@ fn header(v: &RecommendView) -> String {
         Goal::Connect => "connecting (ciphers and MACs for send and receive alike)",
         Goal::Balanced => "sending and receiving alike",
         Goal::Interactive => "interactive latency (keystroke echo round trip)",
+        Goal::SftpPut => "uploads with sftp (one large file and a tree of small files)",
+        Goal::SftpGet => "downloads with sftp (one large file and a tree of small files)",
+        Goal::RsyncPut => "uploads with rsync (one large file and a tree of small files)",
+        Goal::RsyncGet => "downloads with rsync (one large file and a tree of small files)",
+        Goal::ScpPut => "uploads with scp -O (one large file and a tree of small files)",
+        Goal::ScpGet => "downloads with scp -O (one large file and a tree of small files)",
     };
     let allowed = match v.allowed {
         Grade::Recommended => "recommended",
