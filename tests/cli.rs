@@ -654,6 +654,8 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
         );
     }
     assert!(stdout.contains("    Ciphers aes128-"), "{stdout}");
+    // The block is ranked by the workloads here, so it points to no other ranking.
+    assert!(!stdout.contains("ranked by the raw streams"), "{stdout}");
     let summary = sshbench()
         .args(["summary", "--db"])
         .arg(dir.path().join("sftp.sqlite"))

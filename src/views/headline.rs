@@ -91,6 +91,10 @@ pub struct HeadlineView {
     pub failed: Vec<FailedMode>,
     pub ceilings: Vec<String>,
     pub recommendation: RecommendView,
+    /// The tools and directions measured (`rsync-put`): `recommend --for` ranks the
+    /// ciphers by what each moved, where the block above goes by the raw streams.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<String>,
 }
 
 /// The suite ssh picks unforced in `mode`: the first of its preference lists' names that
@@ -184,7 +188,26 @@ pub fn view(scope: &Scope) -> HeadlineView {
         failed,
         ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
+        workloads: workload_goals(scope),
     }
+}
+
+/// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
+/// none where no raw stream has a figure (the block is ranked by the workloads then).
+fn workload_goals(scope: &Scope) -> Vec<String> {
+    let mut goals: Vec<String> = Vec::new();
+    let raw = |s: &SuiteStats| s.mode.is_transfer() && s.figure.is_some();
+    if !scope.stats.iter().any(raw) {
+        return goals;
+    }
+    for m in scope.modes().into_iter().filter(|m| m.workload().is_some()) {
+        let has = |s: &SuiteStats| s.mode == m && s.figure.is_some();
+        let goal = m.as_str().rsplit_once('-').map(|(g, _)| g.to_string());
+        if let Some(g) = goal.filter(|g| !goals.contains(g) && scope.stats.iter().any(has)) {
+            goals.push(g);
+        }
+    }
+    goals
 }
 
 fn failed_mode(scope: &Scope, mode: Mode) -> FailedMode {
@@ -401,7 +424,14 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
         doc.text(wrap(c, "  "));
     }
     doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
-    doc.code(block(&v.recommendation));
+    let mut block = block(&v.recommendation);
+    if !v.workloads.is_empty() {
+        block.push_str("# ranked by the raw streams; by what a tool moved instead:\n");
+    }
+    for g in &v.workloads {
+        block.push_str(&format!("#   sshbench recommend --for {g}\n"));
+    }
+    doc.code(block);
     (doc, v)
 }
 
