@@ -656,6 +656,11 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
     assert!(stdout.contains("    Ciphers aes128-"), "{stdout}");
     // The block is ranked by the workloads here, so it points to no other ranking.
     assert!(!stdout.contains("ranked by the raw streams"), "{stdout}");
+    // The answer itself says how connect was timed (stderr's notes go with -q).
+    let answer = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let timed = "note: connect: this login does not run commands, so each connection is timed \
+                 until an sftp session";
+    assert!(answer.contains(timed), "{stdout}");
     let summary = sshbench()
         .args(["summary", "--db"])
         .arg(dir.path().join("sftp.sqlite"))

@@ -91,6 +91,9 @@ pub struct HeadlineView {
     pub failed: Vec<FailedMode>,
     pub ceilings: Vec<String>,
     pub recommendation: RecommendView,
+    /// The runs' notes on how they measured, each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The tools and directions measured (`rsync-put`): `recommend --for` ranks the
     /// ciphers by what each moved, where the block above goes by the raw streams.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -189,7 +192,19 @@ pub fn view(scope: &Scope) -> HeadlineView {
         ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
         workloads: workload_goals(scope),
+        notes: run_notes(scope),
     }
+}
+
+/// The notes of `scope`'s runs, each once.
+fn run_notes(scope: &Scope) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    for n in scope.runs.iter().flat_map(|r| &r.notes) {
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    notes
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
@@ -422,6 +437,9 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     }
     for c in &v.ceilings {
         doc.text(wrap(c, "  "));
+    }
+    for n in &v.notes {
+        doc.text(wrap(&format!("note: {n}"), "  "));
     }
     doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
     let mut block = block(&v.recommendation);
