@@ -425,6 +425,7 @@ view_tests! {
     view_recommend_rsync_put: "recommend_rsync_put" => ["recommend", "pi@backup", "--for", "rsync-put"];
     view_show_echo_chart: "show_echo_chart" => ["show", "pi@nas", "--mode", "echo", "--chart"];
     view_compare: "compare" => ["compare", "pi@nas", "pi@nas2"];
+    view_compare_notes: "compare_notes" => ["compare", "pi@nas", "pi@backup"];
     view_summary_workloads: "summary_workloads" => ["summary", "pi@backup", "--top", "2"];
     view_show_workloads: "show_workloads" => ["show", "pi@backup", "--mode", "send,receive,sftp-put,rsync-get", "--top", "all"];
     view_show_fleet: "show_fleet" => ["show", "--fleet", "--top", "all"];

@@ -3,7 +3,7 @@
 //! JSON are rendered from one [`CompareView`].
 
 use super::export::{Document, Grid};
-use super::scope::{Scope, display_value, suite_label, unit};
+use super::scope::{Scope, display_value, suite_label, unit, wrap};
 use crate::analysis;
 use crate::model::{Mode, Suite};
 use serde::Serialize;
@@ -31,6 +31,12 @@ pub struct CompareView {
     pub b: String,
     pub b_runs: Vec<i64>,
     pub suites: Vec<CompareRow>,
+    /// Each side's notes on how its runs measured: where one side's differ from the
+    /// other's (connect timed over sftp sessions), their figures differ in kind too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub a_notes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub b_notes: Vec<String>,
 }
 
 /// Pair the suites measured on both sides, mode by mode.
@@ -67,6 +73,8 @@ pub fn view(a: &Scope, b: &Scope) -> CompareView {
         b: b.destination.clone(),
         b_runs: b.run_ids(),
         suites,
+        a_notes: a.notes(),
+        b_notes: b.notes(),
     }
 }
 
@@ -106,6 +114,13 @@ pub fn compare(a: &Scope, b: &Scope) -> (Document, CompareView) {
     }
     if v.suites.is_empty() {
         doc.text("No suite was measured successfully on both sides.");
+    }
+    let notes: Vec<String> = (v.a_notes.iter().map(|n| ("A", n)))
+        .chain(v.b_notes.iter().map(|n| ("B", n)))
+        .map(|(side, n)| wrap(&format!("  {side}: {n}"), "     "))
+        .collect();
+    if !notes.is_empty() {
+        doc.text(format!("\nHow the runs measured:\n{}", notes.join("\n")));
     }
     (doc, v)
 }

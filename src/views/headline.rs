@@ -192,19 +192,8 @@ pub fn view(scope: &Scope) -> HeadlineView {
         ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
         workloads: workload_goals(scope),
-        notes: run_notes(scope),
+        notes: scope.notes(),
     }
-}
-
-/// The notes of `scope`'s runs, each once.
-fn run_notes(scope: &Scope) -> Vec<String> {
-    let mut notes: Vec<String> = Vec::new();
-    for n in scope.runs.iter().flat_map(|r| &r.notes) {
-        if !notes.contains(n) {
-            notes.push(n.clone());
-        }
-    }
-    notes
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;

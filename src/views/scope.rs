@@ -168,6 +168,17 @@ impl Scope<'_> {
         self.runs.iter().map(|r| r.id).collect()
     }
 
+    /// The runs' notes on how they measured, each once.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = Vec::new();
+        for n in self.runs.iter().flat_map(|r| &r.notes) {
+            if !notes.contains(n) {
+                notes.push(n.clone());
+            }
+        }
+        notes
+    }
+
     pub fn modes(&self) -> Vec<Mode> {
         Mode::ALL
             .into_iter()
