@@ -52,6 +52,11 @@ impl Progress {
         }
     }
 
+    /// A fleet run's host (whose answer is the fleet's table, not its own).
+    pub fn in_fleet(&self) -> bool {
+        self.host.is_some()
+    }
+
     pub fn say(&self, msg: &str) {
         if self.quiet {
             return;

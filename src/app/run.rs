@@ -350,9 +350,7 @@ pub(super) fn measure(
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
     let notes = transport.notes();
-    for note in &notes {
-        progress.say(&format!("note: {note}"));
-    }
+    say_notes(&notes, result.is_err(), progress);
     note_reconnects(store.reconnects() - reconnects, progress);
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
     drop(srv);
@@ -362,6 +360,16 @@ pub(super) fn measure(
         store.set_status(run_id, status_of(&result))?;
     }
     Ok((run_id, result))
+}
+
+/// The transport's notes on how the run measured, where no answer will carry them: a
+/// single run that ends well prints its answer, notes included (with -q too).
+fn say_notes(notes: &[String], stopped: bool, progress: &Progress) {
+    if progress.in_fleet() || stopped {
+        for note in notes {
+            progress.say(&format!("note: {note}"));
+        }
+    }
 }
 
 /// Say that the database's connection was lost `n` times under the run and made again.
