@@ -92,6 +92,14 @@ impl Tool {
             Tool::Scp => "scp",
         }
     }
+
+    /// The tool as reports name it: scp's classic protocol is `scp -O`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tool::Scp => "scp -O",
+            t => t.as_str(),
+        }
+    }
 }
 
 /// The data a workload moves.
@@ -180,6 +188,13 @@ impl Mode {
             Mode::ScpGetTree => (Tool::Scp, false, Shape::Tree),
         };
         Some(Workload { tool, put, shape })
+    }
+
+    /// A workload's tool and direction, as `--mode` and `recommend --for` name both its
+    /// shapes: `rsync-put`.
+    pub fn tool_way(self) -> Option<&'static str> {
+        self.workload()?;
+        self.as_str().rsplit_once('-').map(|(tool_way, _)| tool_way)
     }
 
     /// The raw stream a workload is compared with: `send` for uploads, `receive` for

@@ -128,32 +128,25 @@ impl Runner<'_> {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
         };
-        let slow = || {
-            sibling()
-                .is_none()
-                .then(|| self.slow_path(item, t))
-                .flatten()
-        };
-        let hint = || sibling().or_else(slow);
+        let streamed = |ramp| (MAX_BYTES, ramp, Some(warmup_window(t)));
         match self.settings.size {
             Some(fixed) => (fixed, ramp_bytes(fixed), None),
             // Over a slow path a send warm-up is sized as a counted sample: one that
             // streams for a time moves what ssh, the sockets and the link's queue hold
             // by then, seconds' worth (and one over in too little time warms up again).
-            None if round == 0 && mode == Mode::Send => match slow() {
-                Some(rate) => {
-                    let (bytes, ramp) = calibrate(Some(rate), t, mode);
-                    (bytes, ramp, None)
-                }
-                None => (
-                    MAX_BYTES,
-                    sibling().map_or(WARMUP_RAMP, |rate| calibrate(Some(rate), t, mode).1),
-                    Some(warmup_window(t)),
-                ),
+            None if round == 0 && mode == Mode::Send => match sibling() {
+                Some(rate) => streamed(calibrate(Some(rate), t, mode).1),
+                None => match self.slow_path(item, t) {
+                    Some(rate) => {
+                        let (bytes, ramp) = calibrate(Some(rate), t, mode);
+                        (bytes, ramp, None)
+                    }
+                    None => streamed(WARMUP_RAMP),
+                },
             },
             None => {
                 let rate = if round == 0 {
-                    hint()
+                    sibling().or_else(|| self.slow_path(item, t))
                 } else {
                     self.estimate(item)
                 };

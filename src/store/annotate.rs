@@ -31,6 +31,9 @@ impl Store {
 
     /// Add `notes` to a run's, those it has already once (a resumed run says them again).
     pub fn add_notes(&self, run_id: i64, notes: &[String]) -> Result<()> {
+        if notes.is_empty() {
+            return Ok(());
+        }
         let Some(run) = self.run(run_id)? else {
             bail!("no run {run_id}");
         };

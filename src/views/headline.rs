@@ -204,9 +204,9 @@ fn workload_goals(scope: &Scope) -> Vec<String> {
     if !scope.stats.iter().any(raw) {
         return goals;
     }
-    for m in scope.modes().into_iter().filter(|m| m.workload().is_some()) {
+    for m in scope.modes() {
         let has = |s: &SuiteStats| s.mode == m && s.figure.is_some();
-        let goal = m.as_str().rsplit_once('-').map(|(g, _)| g.to_string());
+        let goal = m.tool_way().map(str::to_string);
         if let Some(g) = goal.filter(|g| !goals.contains(g) && scope.stats.iter().any(has)) {
             goals.push(g);
         }

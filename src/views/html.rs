@@ -9,7 +9,7 @@ use super::scope::{Scope, display_value, suite_label, unit};
 use super::show::{ModeSection, ShowView, SuiteRow};
 use super::summary::Warning;
 use crate::analysis::Percentiles;
-use crate::model::{Mode, Phases, Shape, Tool};
+use crate::model::{Mode, Phases, Shape};
 use crate::offer::catalogue::Grade;
 use crate::offer::grade::SuiteGrade;
 use crate::store::RunRecord;
@@ -100,10 +100,7 @@ fn workload_title(mode: Mode) -> String {
     let Some(w) = mode.workload() else {
         return format!("{mode} per cipher × MAC");
     };
-    let tool = match w.tool {
-        Tool::Scp => "scp -O",
-        t => t.as_str(),
-    };
+    let tool = w.tool.label();
     let way = if w.put { "upload" } else { "download" };
     let what = match w.shape {
         Shape::File => "one large file",

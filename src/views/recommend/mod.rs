@@ -53,9 +53,7 @@ impl Goal {
 
     /// A workload goal's tool and direction (`rsync-put`).
     fn workload(self) -> Option<&'static str> {
-        let m = self.session_modes()[0];
-        m.workload()?;
-        m.as_str().rsplit_once('-').map(|(tool_way, _)| tool_way)
+        self.session_modes()[0].tool_way()
     }
 }
 
@@ -333,6 +331,16 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
     }
 }
 
+/// "uploads with rsync (...)" for a workload goal.
+fn workload_goal_text(goal: Goal) -> String {
+    let w = (goal.session_modes()[0].workload()).expect("the other goals are named in header");
+    let way = if w.put { "uploads" } else { "downloads" };
+    format!(
+        "{way} with {} (one large file and a tree of small files)",
+        w.tool.label()
+    )
+}
+
 fn header(v: &RecommendView) -> String {
     let goal_text = match v.goal {
         Goal::Send => "sending",
@@ -340,12 +348,7 @@ fn header(v: &RecommendView) -> String {
         Goal::Connect => "connecting (ciphers and MACs for send and receive alike)",
         Goal::Balanced => "sending and receiving alike",
         Goal::Interactive => "interactive latency (keystroke echo round trip)",
-        Goal::SftpPut => "uploads with sftp (one large file and a tree of small files)",
-        Goal::SftpGet => "downloads with sftp (one large file and a tree of small files)",
-        Goal::RsyncPut => "uploads with rsync (one large file and a tree of small files)",
-        Goal::RsyncGet => "downloads with rsync (one large file and a tree of small files)",
-        Goal::ScpPut => "uploads with scp -O (one large file and a tree of small files)",
-        Goal::ScpGet => "downloads with scp -O (one large file and a tree of small files)",
+        g => &workload_goal_text(g),
     };
     let allowed = match v.allowed {
         Grade::Recommended => "recommended",
