@@ -976,6 +976,62 @@ fn headline_names_a_mode_whose_every_sample_failed() {
     assert!(!out.contains("Top 0"), "{out}");
 }
 
+/// Modes that could not be measured for one reason (a login shell that prints first stops
+/// every tool) say it once: the modes below it say "as above", until another reason.
+#[test]
+fn headline_says_a_reason_shared_by_the_modes_below_once() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
+    let modes = [
+        Mode::Send,
+        Mode::SftpPutFile,
+        Mode::RsyncPutFile,
+        Mode::RsyncPutTree,
+        Mode::ScpPutFile,
+    ];
+    let items: Vec<PlanItem> = (modes.iter())
+        .map(|&mode| PlanItem {
+            mode,
+            suite: chacha.clone(),
+        })
+        .collect();
+    let id = router_run(&store, &items, "SSH-2.0-OpenSSH_9.2");
+    let shell = "the login shell prints \"Welcome\" before every command";
+    for (i, item) in items.iter().enumerate() {
+        let mut s = sample(item.mode, &item.suite, 0.1, 1, 1.0);
+        s.outcome = Outcome::Unavailable {
+            message: match item.mode {
+                Mode::Send => continue,
+                Mode::SftpPutFile => "the server has no SFTP subsystem".into(),
+                _ => shell.into(),
+            },
+        };
+        store.add_sample(id, i, 1, &s).unwrap();
+    }
+    let s = sample(Mode::Send, &chacha, 0.1, 1, 1.0);
+    store.add_sample(id, 0, 1, &s).unwrap();
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let out = export::render(&doc, &view, Format::Table, Style::default());
+    let said = |mode: &str| {
+        (out.lines())
+            .find_map(|l| l.strip_prefix(mode))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no {mode} line: {out}"))
+    };
+    assert_eq!(
+        said("sftp-put-file"),
+        "not measured: the server has no SFTP subsystem"
+    );
+    assert_eq!(said("rsync-put-file"), format!("not measured: {shell}"));
+    assert_eq!(said("rsync-put-tree"), "not measured: as above");
+    assert_eq!(said("scp-put-file"), "not measured: as above");
+    assert_eq!(out.matches("Welcome").count(), 1, "{out}");
+}
+
 /// A run of `router`, a server of `version` without strict KEX, planning `items`.
 fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
     // What `ssh -G` gives OpenSSH 9.2's client for Ciphers.

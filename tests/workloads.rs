@@ -267,6 +267,43 @@ fn a_server_without_rsync_or_scp_is_not_available_for_them_only() {
     assert!(s.outcome.is_success(), "{:?}", s.outcome);
 }
 
+/// The server's sftp-server program (openssh-server ships it).
+fn sftp_server() -> &'static str {
+    let known = ["/usr/lib/openssh/sftp-server", "/usr/libexec/sftp-server"];
+    (known.into_iter())
+        .find(|p| Path::new(p).is_file())
+        .expect("openssh-server's sftp-server is installed")
+}
+
+#[test]
+fn a_login_shell_that_prints_first_is_said_plainly_and_measured_no_further() {
+    // As a login shell whose start-up file prints does: the words first (with and
+    // without a newline), then the command; sftp's subsystem by its program, as a
+    // `Subsystem sftp /usr/lib/openssh/sftp-server` line has the shell start it.
+    for said in ["echo Welcome to the NAS", "printf 'Welcome to the NAS'"] {
+        let sb = start(SandboxOptions::default());
+        let command = format!(
+            "{said}; case $SSH_ORIGINAL_COMMAND in internal-sftp) exec {};; esac; \
+             eval \\\"$SSH_ORIGINAL_COMMAND\\\"",
+            sftp_server()
+        );
+        common::force_command(&sb, &command);
+        let mut t = common::transport(&sb).with_workloads(spec());
+        let message = "the server's login shell prints \"Welcome to the NAS\" before every \
+                       command, and that breaks scp -O, rsync and an sftp-server the shell \
+                       starts (for you too): have its start-up files print only in \
+                       interactive sessions";
+        let modes = [Mode::RsyncPutFile, Mode::ScpGetTree, Mode::SftpPutFile];
+        assert_unavailable(&mut t, &modes, message);
+        assert!(left_on_server(&sb).is_empty());
+        // sshbench's own streams find their start after the words.
+        let mut send = request(Mode::Send);
+        (send.bytes, send.ramp) = (8 << 20, 2 << 20);
+        let s = t.measure(&send, &Cancel::new());
+        assert!(s.outcome.is_success(), "{said}: {:?}", s.outcome);
+    }
+}
+
 #[test]
 fn run_measures_workloads_beside_their_raw_stream_and_says_why() {
     let db = tempfile::tempdir().unwrap();

@@ -28,6 +28,22 @@ pub fn sh(script: &str) -> String {
     format!("sh -c '{script}'")
 }
 
+/// A line from the server as it may be shown: control characters as `?`, at most
+/// [`SAID_CHARS`] characters.
+pub fn printable(line: &str) -> String {
+    let mut chars = line.trim().chars();
+    let mut out: String = (chars.by_ref().take(SAID_CHARS))
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if chars.next().is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// How much of a server's line an error message quotes.
+pub const SAID_CHARS: usize = 160;
+
 /// `connect`: the most trivial command, a builtin in every shell.
 pub fn connect_command() -> String {
     "exit 0".to_string()
@@ -281,6 +297,13 @@ fn cores(found: &str, set: Option<&&str>, online: Option<&&str>) -> Option<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_s_line_is_quoted_printable_and_short() {
+        assert_eq!(printable("  sftp only\u{1b}[2J "), "sftp only?[2J");
+        let long = "x".repeat(SAID_CHARS + 5);
+        assert_eq!(printable(&long), format!("{}…", "x".repeat(SAID_CHARS)));
+    }
 
     #[test]
     fn cpu_probe_lines() {

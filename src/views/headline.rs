@@ -223,15 +223,41 @@ fn failed_mode(scope: &Scope, mode: Mode) -> FailedMode {
     }
 }
 
-fn failed_text(f: &FailedMode) -> String {
+/// `above`: why the mode just above was not measured, if it was not.
+fn failed_text(f: &FailedMode, above: Option<&str>) -> String {
     let mode = f.mode.as_str();
     match (f.failed, f.error.as_deref()) {
+        (0, Some(e)) if above == Some(e) => format!("{mode:<8} not measured: as above"),
         // Nothing failed: the mode could not be measured here (a tool missing, say).
         (0, Some(e)) => format!("{mode:<8} not measured: {e}"),
         (0, None) => format!("{mode:<8} not measured"),
         (n, Some(e)) => format!("{mode:<8} no figure: all {n} samples failed; the last said: {e}"),
         (n, None) => format!("{mode:<8} no figure: all {n} samples failed"),
     }
+}
+
+/// A line per mode in the modes' own order, those without a figure among them; a reason
+/// not to measure that the mode above gave too is not said again.
+fn mode_lines(v: &HeadlineView) -> Vec<String> {
+    let mut modes: Vec<(Mode, Result<&ModeLine, &FailedMode>)> = (v.modes.iter())
+        .map(|l| (l.mode, Ok(l)))
+        .chain(v.failed.iter().map(|f| (f.mode, Err(f))))
+        .collect();
+    modes.sort_by_key(|(m, _)| *m);
+    let mut above: Option<&str> = None;
+    (modes.into_iter())
+        .map(|(_, line)| match line {
+            Ok(l) => {
+                above = None;
+                mode_text(l)
+            }
+            Err(f) => {
+                let text = failed_text(f, above);
+                above = f.error.as_deref().filter(|_| f.failed == 0);
+                text
+            }
+        })
+        .collect()
 }
 
 /// `names` joined with ", " as far as they fit in `room` characters, and how many were
@@ -414,13 +440,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
     doc.text(wrap(&scope.header(), ""));
-    // In the modes' own order, those without a figure among them.
-    let mut modes: Vec<(Mode, String)> = (v.modes.iter().map(|l| (l.mode, mode_text(l))))
-        .chain(v.failed.iter().map(|f| (f.mode, failed_text(f))))
-        .collect();
-    modes.sort_by_key(|(m, _)| *m);
-    let modes: Vec<String> = modes.into_iter().map(|(_, text)| text).collect();
-    doc.text(wrap(&modes.join("\n"), "           "));
+    doc.text(wrap(&mode_lines(&v).join("\n"), "           "));
     for advice in race_advice(&v.modes) {
         doc.text(wrap(&advice, "  "));
     }

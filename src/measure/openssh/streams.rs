@@ -173,14 +173,18 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
     let mut noise = 0usize;
     loop {
         match proc::read_bounded_line(r, MAX_LINE) {
-            Ok(Some(line)) if line == remote::READY => {
+            Ok(Some(line)) if line.ends_with(remote::READY) => {
+                let before = &line[..line.len() - remote::READY.len()];
+                if !before.trim().is_empty() {
+                    report.said = Some(remote::printable(before));
+                }
                 report.ready_at = Some(Instant::now());
                 return true;
             }
             Ok(Some(line)) => {
                 noise += line.len() + 1;
                 if !line.trim().is_empty() {
-                    report.said = Some(printable(&line));
+                    report.said = Some(remote::printable(&line));
                 }
                 if noise > MAX_PRE_READY {
                     report.error = Some(format!(
@@ -194,22 +198,6 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
         }
     }
 }
-
-/// A line from the server as it may be shown: control characters as `?`, at most
-/// [`SAID_CHARS`] characters.
-fn printable(line: &str) -> String {
-    let mut chars = line.trim().chars();
-    let mut out: String = (chars.by_ref().take(SAID_CHARS))
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if chars.next().is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// How much of a server's line an error message quotes.
-const SAID_CHARS: usize = 160;
 
 /// One keystroke through a session: write it, read it back, check it; its round trip.
 fn keystroke(
@@ -476,17 +464,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_server_s_line_is_quoted_printable_and_short() {
-        assert_eq!(printable("  sftp only\u{1b}[2J "), "sftp only?[2J");
-        let long = "x".repeat(SAID_CHARS + 5);
-        assert_eq!(printable(&long), format!("{}…", "x".repeat(SAID_CHARS)));
-    }
-
-    #[test]
     fn the_last_line_before_the_ready_line_is_kept() {
         let mut r = std::io::Cursor::new(format!("motd\n\nhello\n{}\ndata\n", remote::READY));
         let mut report = StdoutReport::default();
         assert!(wait_ready(&mut r, &mut report));
         assert_eq!(report.said.as_deref(), Some("hello"));
+        // A start-up file that prints without a newline ends on the ready line's start.
+        let mut r = std::io::Cursor::new(format!("Welcome to the NAS{}\ndata\n", remote::READY));
+        let mut report = StdoutReport::default();
+        assert!(wait_ready(&mut r, &mut report));
+        assert_eq!(report.said.as_deref(), Some("Welcome to the NAS"));
     }
 }

@@ -24,6 +24,9 @@ pub struct RemoteDir<'a> {
     sftp: Option<Sftp<'a>>,
     /// The tree's directories (an sftp clean-up names each).
     tree_dirs: u32,
+    /// What the login shell printed before the setup's answer (see
+    /// [`tools::shell_output`]).
+    shell_says: Option<String>,
 }
 
 impl<'a> RemoteDir<'a> {
@@ -54,6 +57,7 @@ impl<'a> RemoteDir<'a> {
             has_scp: f.stdout.lines().any(|l| l.trim() == tools::SCP),
             sftp,
             tree_dirs: spec.tree_dirs(),
+            shell_says: tools::shell_output(&f.stdout),
         };
         if let Some(path) = tools::parse_dir(&f.stdout).filter(|_| f.success()) {
             return Ok(made(path, None));
@@ -77,6 +81,31 @@ impl<'a> RemoteDir<'a> {
             return Err(why(format!("; nor with sftp: {} ({hint})", g.last_line())));
         }
         Ok(made(name, Some(sftp)))
+    }
+
+    /// Why `tool` cannot run here though it is installed: the login shell prints before
+    /// every command, and scp's classic protocol and rsync take that for their peer's
+    /// first words (as the user's own do). sftp is tried: its subsystem may start
+    /// without the shell (`internal-sftp`).
+    pub fn unusable(&self, tool: Tool) -> Option<Outcome> {
+        let said = self.shell_says.as_deref().filter(|_| tool != Tool::Sftp)?;
+        Some(noisy_shell(said))
+    }
+
+    /// `failure` said plainly where it is an sftp-server's, started by a login shell
+    /// that printed first (sftp's own words: "Received message too long").
+    pub fn explain(&self, tool: Tool, failure: Outcome) -> Outcome {
+        let garbled = |m: &str| {
+            m.contains("Received message too long") || m.contains("remote shell produces no output")
+        };
+        match (&self.shell_says, &failure) {
+            (Some(said), Outcome::Failed { message, .. })
+                if tool == Tool::Sftp && garbled(message) =>
+            {
+                noisy_shell(said)
+            }
+            _ => failure,
+        }
     }
 
     pub fn join(&self, rel: &str) -> String {
@@ -136,5 +165,17 @@ impl<'a> RemoteDir<'a> {
 impl Drop for RemoteDir<'_> {
     fn drop(&mut self) {
         self.remove_over(self.master);
+    }
+}
+
+/// A login shell that prints before every command: one message for every tool, so that a
+/// run's answer says it once.
+fn noisy_shell(said: &str) -> Outcome {
+    Outcome::Unavailable {
+        message: format!(
+            "the server's login shell prints \"{said}\" before every command, and that \
+             breaks scp -O, rsync and an sftp-server the shell starts (for you too): have its \
+             start-up files print only in interactive sessions"
+        ),
     }
 }

@@ -161,6 +161,9 @@ impl Workloads {
                 message: format!("{} is not installed on this server", w.tool.as_str()),
             });
         }
+        if let Some(why) = dir.unusable(w.tool) {
+            return Err(why);
+        }
         let run = Session {
             ssh,
             tool: &tool,
@@ -184,7 +187,7 @@ impl Workloads {
                 }
                 one_session_only()
             } else {
-                e
+                dir.explain(w.tool, e)
             }
         })
     }

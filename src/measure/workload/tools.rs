@@ -41,11 +41,8 @@ pub fn setup_command(within: Option<&str>) -> String {
 /// makes: an absolute path of plain characters ending in `sshbench.XXXXXX` (it goes
 /// into later commands, and an `rm -rf`).
 pub fn parse_dir(stdout: &str) -> Option<String> {
-    let dir = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(DIR))?
-        .trim()
-        .to_string();
+    let at = stdout.find(DIR)? + DIR.len();
+    let dir = stdout[at..].lines().next()?.trim().to_string();
     let plain = dir
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c));
@@ -57,6 +54,15 @@ pub fn parse_dir(stdout: &str) -> Option<String> {
             .strip_prefix("sshbench.")
             .is_some_and(|r| !r.is_empty());
     ok.then_some(dir)
+}
+
+/// What the login shell printed before the setup's answer (its start-up files run before
+/// every command), as it may be shown; `None` when nothing. scp's classic protocol and
+/// rsync's read it as their peer's first words and fail.
+pub fn shell_output(stdout: &str) -> Option<String> {
+    let before = &stdout[..stdout.find(DIR)?];
+    let said = before.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!said.is_empty()).then(|| remote::printable(&said))
 }
 
 /// Count the regular files under `path` (a file or a tree) and their bytes.
@@ -305,6 +311,24 @@ mod tests {
         ] {
             assert_eq!(parse_dir(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn what_the_login_shell_printed_first_is_kept_printable() {
+        let clean = "SSHBENCH-DIR /tmp/sshbench.Ab12Cd\nSSHBENCH-RSYNC\n";
+        assert_eq!(shell_output(clean), None);
+        assert_eq!(shell_output("\n \nSSHBENCH-DIR /tmp/sshbench.a\n"), None);
+        let noisy = "Welcome to\n\u{1b}[1mthe NAS\nSSHBENCH-DIR /tmp/sshbench.Ab12Cd\n";
+        assert_eq!(
+            shell_output(noisy).as_deref(),
+            Some("Welcome to ?[1mthe NAS")
+        );
+        // Printed without a newline: the answer still parses, after what was said.
+        let glued = "Welcome!SSHBENCH-DIR /tmp/sshbench.Ab12Cd\nSSHBENCH-SCP\n";
+        assert_eq!(shell_output(glued).as_deref(), Some("Welcome!"));
+        assert_eq!(parse_dir(glued).as_deref(), Some("/tmp/sshbench.Ab12Cd"));
+        // No answer at all: nothing to tell the shell's words from a failure's.
+        assert_eq!(shell_output("Welcome\n"), None);
     }
 
     #[test]
