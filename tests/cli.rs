@@ -597,6 +597,51 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
     );
 }
 
+/// A user's config that attaches every login to tmux (`RemoteCommand`, `RequestTTY yes`)
+/// makes ssh refuse any command line ("Cannot execute command-line and remote
+/// command"): sshbench's connections set both aside and every mode is measured.
+#[test]
+fn a_config_that_runs_a_remote_command_on_login_still_measures_every_mode() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    let block = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let tmux = "  RemoteCommand tmux new -A -s main\n  RequestTTY yes\n";
+    std::fs::write(&config, format!("{block}{tmux}")).unwrap();
+    let out = sshbench()
+        .args(["run", "-F"])
+        .arg(&config)
+        .arg(sshbench::sandbox::ALIAS)
+        .arg("--db")
+        .arg(dir.path().join("tmux.sqlite"))
+        .args(["--mode", "connect,send,receive,echo,sftp-put-file"])
+        .args(["--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519"])
+        .args([
+            "--ciphers",
+            "aes128-ctr",
+            "--macs",
+            "hmac-sha2-256-etm@openssh.com",
+        ])
+        .args(["--file-size", "2M", "--rounds", "2", "--seed", "1"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for mode in ["connect ", "send ", "receive ", "echo ", "sftp-put-file "] {
+        let line = (stdout.lines().find(|l| l.starts_with(mode)))
+            .unwrap_or_else(|| panic!("no {mode}line: {stdout}"));
+        assert!(
+            line.contains(": ") && !line.contains("not measured"),
+            "{line}"
+        );
+    }
+    assert!(!stderr.contains("remote command"), "{stderr}");
+    // The server's channel window was read over such a connection too.
+    let store = Store::open(&dir.path().join("tmux.sqlite")).unwrap();
+    let run = store.run(1).unwrap().expect("run 1 stored");
+    assert!(run.server_window.is_some_and(|w| w > 0), "{run:?}");
+}
+
 /// On a login that may only use sftp, the sftp workloads are still measured: their
 /// directory is made, counted and removed with sftp itself, the raw streams say why
 /// they are missing, and the ciphers are recommended by what sftp moved.

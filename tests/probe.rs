@@ -310,7 +310,8 @@ fn run_warns_about_a_server_without_strict_kex() {
 }
 
 /// An ssh config with the sandbox (a ProxyJump host: it forwards TCP) and, behind it, a
-/// Dropbear server reached only through it.
+/// Dropbear server reached only through it, whose logins the user attaches to tmux (a
+/// `RemoteCommand` ssh refuses beside a command line: the probe sets it aside).
 fn config_with_dropbear_behind_sandbox(
     sb: &sshbench::sandbox::Sandbox,
     db: &Dropbear,
@@ -319,7 +320,8 @@ fn config_with_dropbear_behind_sandbox(
     let mut cfg = std::fs::read_to_string(sb.ssh_config()).unwrap();
     cfg.push_str(&format!(
         "\nHost dropbear-behind\n  HostName 127.0.0.1\n  Port {}\n  ProxyJump {}\n  \
-         StrictHostKeyChecking yes\n  UserKnownHostsFile \"{}\"\n",
+         StrictHostKeyChecking yes\n  UserKnownHostsFile \"{}\"\n  \
+         RemoteCommand tmux new -A -s main\n",
         db.port,
         sshbench::sandbox::ALIAS,
         dir.join("no_known_hosts").display()

@@ -57,6 +57,7 @@ pub fn server_window(
         "ControlMaster=no",
         "ControlPath=none",
         "RequestTTY=no",
+        "RemoteCommand=none",
     ] {
         cmd.args(["-o", o]);
     }

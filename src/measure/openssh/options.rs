@@ -3,8 +3,9 @@
 use crate::model::SampleRequest;
 
 /// The options of every connection a sample opens, before the user's own: verbose (the
-/// negotiated names), nothing forwarded, no multiplexing, no prompts, and the forced
-/// parts of the suite.
+/// negotiated names), nothing forwarded, no multiplexing, no prompts, no `RemoteCommand`
+/// from the user's config (ssh refuses one beside a command line), and the forced parts
+/// of the suite.
 pub fn session_options(req: &SampleRequest) -> Vec<String> {
     let timeout = req.timeout.as_secs().clamp(1, 30);
     let mut args: Vec<String> = vec!["-v".into(), "-T".into(), "-a".into(), "-x".into()];
@@ -20,6 +21,7 @@ pub fn session_options(req: &SampleRequest) -> Vec<String> {
         "ForwardAgent=no",
         "ForwardX11=no",
         "RequestTTY=no",
+        "RemoteCommand=none",
         "PermitLocalCommand=no",
     ] {
         opt(fixed.to_string());

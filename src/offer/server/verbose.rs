@@ -122,7 +122,7 @@ pub fn probe_via_ssh(
 ) -> Result<ServerOffer, ProbeError> {
     let out = std::process::Command::new(ssh)
         .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
-        .args(["-o", "ControlPath=none"])
+        .args(["-o", "ControlPath=none", "-o", "RemoteCommand=none"])
         .arg("-o")
         .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
         .args(&target.ssh_options)
