@@ -642,6 +642,100 @@ fn a_config_that_runs_a_remote_command_on_login_still_measures_every_mode() {
     assert!(run.server_window.is_some_and(|w| w > 0), "{run:?}");
 }
 
+/// Two runs at once share the machine's CPUs: the one that starts second warns at once,
+/// and each one's answer (and stored notes) names the other's process, whichever began
+/// first; a run alone says nothing of the kind.
+#[test]
+fn runs_that_measure_at_the_same_time_each_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    // Their own registry, apart from the other tests' runs.
+    let runtime = dir.path().join("runtime");
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    let run = |name: &str, rounds: &str, mode: &str, runtime: &Path| {
+        let mut c = sshbench();
+        c.env("XDG_RUNTIME_DIR", runtime)
+            .args(["run", "--db"])
+            .arg(dir.path().join(format!("{name}.sqlite")))
+            .args([
+                "--mode",
+                mode,
+                "--rounds",
+                rounds,
+                "--ciphers",
+                "aes128-ctr",
+            ])
+            .args([
+                "--macs",
+                "hmac-sha2-256-etm@openssh.com",
+                "--kex",
+                "curve25519-sha256",
+            ])
+            .args(["--hostkeys", "ssh-ed25519"]);
+        c
+    };
+    let mut first = run("first", "8", "connect,send", &runtime)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut progress = BufReader::new(first.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("] warm-up") {
+        line.clear();
+        assert!(
+            progress.read_line(&mut line).unwrap() > 0,
+            "the first run ended"
+        );
+    }
+    let second = run("second", "1", "send", &runtime)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (a, b) = (first.id(), second.id());
+    let second = second.wait_with_output().unwrap();
+    std::thread::spawn(move || std::io::copy(&mut progress, &mut std::io::sink()));
+    let first_out = first.wait_with_output().unwrap();
+    assert!(first_out.status.success());
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let note = |pid: u32| format!("note: another sshbench run (process {pid}) was measuring");
+    assert!(
+        text(&first_out.stdout).contains(&note(b)),
+        "{}",
+        text(&first_out.stdout)
+    );
+    assert!(
+        text(&second.stdout).contains(&note(a)),
+        "{}",
+        text(&second.stdout)
+    );
+    let warned = format!("warning: another sshbench run (process {a}) is measuring");
+    assert!(
+        text(&second.stderr).contains(&warned),
+        "{}",
+        text(&second.stderr)
+    );
+    // Stored with the run: `show` says it under "How the runs measured".
+    let show = common::stdout_of(&dir.path().join("first.sqlite"), &["show"]);
+    assert!(show.contains(&format!("process {b}")), "{show}");
+    // Alone (both runs gone, their files with them): no such note.
+    assert_eq!(
+        std::fs::read_dir(runtime.join("sshbench")).unwrap().count(),
+        0
+    );
+    let alone = run("alone", "1", "send", &runtime).output().unwrap();
+    assert!(alone.status.success());
+    assert!(
+        !text(&alone.stdout).contains("another sshbench"),
+        "{}",
+        text(&alone.stdout)
+    );
+}
+
 /// On a login that may only use sftp, the sftp workloads are still measured: their
 /// directory is made, counted and removed with sftp itself, the raw streams say why
 /// they are missing, and the ciphers are recommended by what sftp moved.

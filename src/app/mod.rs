@@ -5,6 +5,7 @@ mod commands;
 mod fleet;
 mod fleet_reports;
 mod outcome;
+mod overlap;
 mod progress;
 mod reports;
 mod run;

@@ -1,6 +1,7 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
 use super::outcome::{conclude, print_results, status_of};
+use super::overlap::Overlap;
 use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_location, find_ssh};
@@ -18,6 +19,7 @@ use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
 use sshbench::store::{self, NewRun, Store};
 use sshbench::sys::cancel::Cancel;
+use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
 use sshbench::target::Target;
 use std::path::{Path, PathBuf};
@@ -290,6 +292,8 @@ pub(super) struct Shared<'a> {
     pub cancel: &'a Cancel,
     pub ssh: &'a Path,
     pub client: &'a client::ClientOffer,
+    /// This process among those measuring on this machine (see [`Instances`]).
+    pub instances: Option<&'a Instances>,
 }
 
 /// One destination's run (`None`: the sandbox), new or resumed.
@@ -335,6 +339,7 @@ pub(super) fn measure(
     };
     created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
+    let overlap = Overlap::begin(sh.instances, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
     let mut transport = transport(sh.cfg, options, sh.ssh.to_path_buf(), &srv, payload);
     let cx = super::streams::Context {
@@ -349,7 +354,8 @@ pub(super) fn measure(
     let reconnects = store.reconnects();
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
-    let notes = transport.notes();
+    let mut notes = transport.notes();
+    notes.extend(overlap.note());
     say_notes(&notes, result.is_err(), progress);
     note_reconnects(store.reconnects() - reconnects, progress);
     // Tear the sandbox down before printing: nothing of it outlives the measurements.
@@ -393,12 +399,14 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
+    let instances = Instances::register();
     let sh = Shared {
         cfg: &cfg,
         db: &db,
         cancel: &cancel,
         ssh: &ssh,
         client: &client,
+        instances: instances.as_ref(),
     };
     if !cfg.destinations.is_empty() || cfg.hosts_file.is_some() {
         return super::fleet::start(&sh);
