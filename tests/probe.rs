@@ -356,7 +356,6 @@ fn through_a_jump_host_the_offer_is_the_destination_s() {
     let db = dropbear();
     let dir = tempfile::tempdir().unwrap();
     let cfg = config_with_dropbear_behind_sandbox(&sb, &db, dir.path());
-    let direct = server::probe("127.0.0.1", db.port, Duration::from_secs(10)).unwrap();
     let out = common::sshbench()
         .args(["algos", "--format", "json", "-F"])
         .arg(&cfg)
@@ -371,19 +370,29 @@ fn through_a_jump_host_the_offer_is_the_destination_s() {
         .to_string();
     assert!(banner.to_lowercase().contains("dropbear"), "{v}");
     assert_eq!(v["server"]["method"], "ssh-verbose", "{v}");
-    // `run` plans from that offer; its first sample then fails on Dropbear's unknown host
-    // key, which stops it with the plan stored.
+    // `run` stops at Dropbear's unknown host key before a run is stored: every sample's
+    // login would meet it.
     let db_path = dir.path().join("db.sqlite");
+    let run = run_behind(&cfg, &db_path, &["--mode", "connect,send"]);
+    let stderr = common::text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("hint: connect once with plain `ssh DEST`"),
+        "{stderr}"
+    );
+    let store = sshbench::store::Store::open(&db_path).unwrap();
+    assert!(store.runs().unwrap().is_empty());
+    // Where the login works, `run` plans from that offer (a run of a moment: the plan is
+    // stored as the run begins).
+    let (_sb, db, cfg) = jump_to_dropbear(true);
+    let direct = server::probe("127.0.0.1", db.port, Duration::from_secs(10)).unwrap();
     let run = run_behind(
         &cfg,
         &db_path,
-        &["--mode", "connect,send", "--timeout", "20"],
+        &["--mode", "connect,send", "--budget", "1s"],
     );
-    assert!(!run.status.success(), "{}", common::text(&run.stderr));
-    let runs = sshbench::store::Store::open(&db_path)
-        .unwrap()
-        .runs()
-        .unwrap();
+    common::assert_success(&run, "a run through the jump host");
+    let runs = store.runs().unwrap();
     let offered = direct.kexinit.lists();
     assert!(!runs[0].plan.is_empty());
     for item in &runs[0].plan {

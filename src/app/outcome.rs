@@ -34,23 +34,7 @@ pub fn conclude(
             Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
         }
         Err(Abort::Fatal { kind, message }) => {
-            let hint = match kind {
-                FailureKind::Network => UNREACHABLE_HINT,
-                FailureKind::Command => {
-                    "sshbench runs short POSIX commands through the login shell: use an account \
-                     or key without a forced command (`ForceCommand`, `command=` in \
-                     authorized_keys); `ssh DEST 'echo ok'` should print ok. On a login that \
-                     allows sftp alone, `--mode connect,sftp-put,sftp-get` measures what sftp moves"
-                }
-                FailureKind::HostKey => {
-                    "connect once with plain `ssh DEST` to verify and record the server's host key"
-                }
-                _ => {
-                    "sshbench needs key-based login that works without prompts \
-                     (try `ssh -o BatchMode=yes DEST true`)"
-                }
-            };
-            bail!("{message}\nhint: {hint}");
+            bail!("{message}\nhint: {}", fatal_hint(kind));
         }
         Err(e @ Abort::Store(_)) => bail!(
             "{e}\nhint: the samples stored before it are kept; `sshbench run --resume` (with \
@@ -66,6 +50,26 @@ pub fn conclude(
              seconds); `sshbench run --resume` goes on from the samples stored"
         ),
         Err(e) => bail!("{e}"),
+    }
+}
+
+/// What to do about a failure that stops a run at once.
+pub fn fatal_hint(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Network => UNREACHABLE_HINT,
+        FailureKind::Command => {
+            "sshbench runs short POSIX commands through the login shell: use an account or key \
+             without a forced command (`ForceCommand`, `command=` in authorized_keys); `ssh DEST \
+             'echo ok'` should print ok. On a login that allows sftp alone, `--mode \
+             connect,sftp-put,sftp-get` measures what sftp moves"
+        }
+        FailureKind::HostKey => {
+            "connect once with plain `ssh DEST` to verify and record the server's host key"
+        }
+        _ => {
+            "sshbench needs key-based login that works without prompts (try `ssh -o \
+             BatchMode=yes DEST true`)"
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
-use super::outcome::{conclude, print_results, status_of};
+use super::outcome::{conclude, fatal_hint, print_results, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
@@ -154,18 +154,17 @@ struct NewRunInput<'a> {
     srv: &'a Server,
     options: &'a RunOptions,
     plan: &'a Plan,
-    ssh: &'a Path,
-    cancel: &'a Cancel,
+    /// The server's session window, read before the run was stored.
+    window: Option<u64>,
     progress: &'a Progress,
 }
 
 impl<'a> NewRunInput<'a> {
     fn of(
         sh: &'a Shared,
-        srv: &'a Server,
+        (srv, plan): (&'a Server, &'a Plan),
         options: &'a RunOptions,
-        plan: &'a Plan,
-        progress: &'a Progress,
+        (window, progress): (Option<u64>, &'a Progress),
     ) -> Self {
         NewRunInput {
             cfg: sh.cfg,
@@ -173,8 +172,7 @@ impl<'a> NewRunInput<'a> {
             srv,
             options,
             plan,
-            ssh: sh.ssh,
-            cancel: sh.cancel,
+            window,
             progress,
         }
     }
@@ -197,8 +195,8 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
         seed,
         client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
     })?;
-    if !i.cfg.mock_transport {
-        record_server_window(store, id, i.ssh, i.srv, i.cancel)?;
+    if let Some(w) = i.window {
+        store.set_server_window(id, w)?;
     }
     match i.srv.tcp_rate() {
         Some(Ok(rate)) => {
@@ -215,21 +213,14 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     Ok((id, seed, Vec::new()))
 }
 
-/// Read the server's session channel window (one `ssh -vv` connection) and store it
-/// with the run; the window verdict needs it, and a server that does not say leaves it
-/// unknown.
-fn record_server_window(
-    store: &Store,
-    run_id: i64,
-    ssh: &Path,
-    srv: &Server,
-    cancel: &Cancel,
-) -> Result<()> {
-    let timeout = std::time::Duration::from_secs(30);
-    match window::server_window(ssh, &srv.target, timeout, cancel) {
-        Some(w) => store.set_server_window(run_id, w),
-        None => Ok(()),
-    }
+/// Log in once (`ssh -vv DEST exit 0`) for the server's session channel window, which
+/// the window verdict needs (a server that does not say leaves it unknown). A login
+/// refused for the key or the host key would fail every sample: it stops here, before
+/// a run is stored.
+fn login_window(sh: &Shared, srv: &Server) -> Result<Option<u64>> {
+    let timeout = Duration::from_secs(30);
+    window::server_window(sh.ssh, &srv.target, timeout, sh.cancel)
+        .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind)))
 }
 
 /// The transport for the run's `options` (a resumed run's own, not the command line's).
@@ -303,6 +294,25 @@ pub(super) struct HostRun<'a> {
     pub options: &'a RunOptions,
 }
 
+/// The run resumed, or stored anew once a login has worked (see [`login_window`]).
+fn start(
+    sh: &Shared,
+    store: &Store,
+    (resumed, options): (Option<&Resumed>, &RunOptions),
+    (srv, plan): (&Server, &Plan),
+    progress: &Progress,
+) -> Result<Start> {
+    match resumed {
+        Some((run, _, _)) => reopen(store, run, progress),
+        None => {
+            let mock = sh.cfg.mock_transport;
+            let window = if mock { None } else { login_window(sh, srv)? };
+            let input = NewRunInput::of(sh, (srv, plan), options, (window, progress));
+            create(store, input)
+        }
+    }
+}
+
 /// Measure one destination into `store`: the run's id (told to `created` as soon as
 /// the run is stored) and how its measurements ended. An error before the run is
 /// stored (a name that does not resolve, nothing to measure) has no run.
@@ -333,10 +343,8 @@ pub(super) fn measure(
     for note in &plan.notes {
         progress.say(&format!("note: {note}"));
     }
-    let (run_id, seed, previous) = match host.resumed {
-        Some((run, _, _)) => reopen(store, run, progress)?,
-        None => create(store, NewRunInput::of(sh, &srv, options, &plan, progress))?,
-    };
+    let resumed = (host.resumed, options);
+    let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
     created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
     let overlap = Overlap::begin(sh.instances, progress);
@@ -399,7 +407,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
-    let instances = Instances::register();
+    // The mock transport measures nothing that another run could disturb.
+    let instances = (!cfg.mock_transport).then(Instances::register).flatten();
     let sh = Shared {
         cfg: &cfg,
         db: &db,

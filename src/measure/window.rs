@@ -3,6 +3,8 @@
 //! which `ssh -vv` logs when the session channel opens; for downloads the client's,
 //! OpenSSH's fixed session window.
 
+use super::sshlog;
+use crate::model::{FailureKind, Outcome};
 use crate::sys::cancel::Cancel;
 use crate::sys::run;
 use crate::target::Target;
@@ -42,14 +44,15 @@ pub fn parse_open_confirm(lines: &[&str]) -> Option<u64> {
 }
 
 /// Connect once with `-vv` (the user's options, host key checking as configured) and
-/// read the server's session window; `None` when the connection fails or ssh does not
-/// say.
+/// read the server's session window: `None` when ssh does not say, or the connection
+/// fails for a reason a sample may not meet; the error when the login is refused (the
+/// key, the host key), as every sample's would be.
 pub fn server_window(
     ssh: &Path,
     target: &Target,
     timeout: Duration,
     cancel: &Cancel,
-) -> Option<u64> {
+) -> Result<Option<u64>, (FailureKind, String)> {
     let mut cmd = Command::new(ssh);
     cmd.args(["-vv", "-T", "-a", "-x"]);
     for o in [
@@ -65,9 +68,18 @@ pub fn server_window(
         .arg(format!("ConnectTimeout={}", timeout.as_secs().clamp(1, 30)));
     cmd.args(&target.ssh_options)
         .args(["--", &target.destination, "exit 0"]);
-    let f = run::run(cmd, timeout, cancel).ok()?;
-    let lines: Vec<&str> = f.stderr.lines().collect();
-    parse_open_confirm(&lines)
+    let Ok(f) = run::run(cmd, timeout, cancel) else {
+        return Ok(None);
+    };
+    let lines: Vec<String> = f.stderr.lines().map(str::to_string).collect();
+    if !f.success()
+        && let Some(Outcome::Failed { kind, message }) = sshlog::classify(&lines)
+        && matches!(kind, FailureKind::Auth | FailureKind::HostKey)
+    {
+        return Err((kind, message));
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    Ok(parse_open_confirm(&lines))
 }
 
 #[cfg(test)]
