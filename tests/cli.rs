@@ -542,6 +542,17 @@ fn an_unreachable_destination_fails_before_a_run_begins() {
     assert!(text(&runs.stderr).contains("no runs stored in"));
 }
 
+/// `sshbench run -F CONFIG sshbench-sandbox --db DB`: the sandbox as a destination of the
+/// user's own config.
+fn run_as_configured(config: &Path, db: PathBuf) -> Command {
+    let mut c = sshbench();
+    c.args(["run", "-F"])
+        .arg(config)
+        .arg(sshbench::sandbox::ALIAS);
+    c.arg("--db").arg(db);
+    c
+}
+
 /// A login that may only use sftp never runs sshbench's commands: a run of modes that
 /// need them stops at its first sample, quoting the server, instead of failing ten in a
 /// row. Connect goes on over an sftp session; a login that runs neither stops it too.
@@ -551,12 +562,7 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
     common::allow_sftp_alone(&sb);
     let dir = tempfile::tempdir().unwrap();
     let run = |mode: &str| {
-        let out = sshbench()
-            .args(["run", "-F"])
-            .arg(sb.ssh_config())
-            .arg(sshbench::sandbox::ALIAS)
-            .arg("--db")
-            .arg(dir.path().join(format!("{mode}.sqlite")))
+        let out = run_as_configured(sb.ssh_config(), dir.path().join(format!("{mode}.sqlite")))
             .args(["--mode", mode, "--kex", "curve25519-sha256"])
             .args(["--hostkeys", "ssh-ed25519,rsa-sha2-256", "--rounds", "2"])
             .args(["--ciphers", "aes128-ctr,aes128-gcm@openssh.com"])
@@ -608,12 +614,7 @@ fn a_config_that_runs_a_remote_command_on_login_still_measures_every_mode() {
     let block = std::fs::read_to_string(sb.ssh_config()).unwrap();
     let tmux = "  RemoteCommand tmux new -A -s main\n  RequestTTY yes\n";
     std::fs::write(&config, format!("{block}{tmux}")).unwrap();
-    let out = sshbench()
-        .args(["run", "-F"])
-        .arg(&config)
-        .arg(sshbench::sandbox::ALIAS)
-        .arg("--db")
-        .arg(dir.path().join("tmux.sqlite"))
+    let out = run_as_configured(&config, dir.path().join("tmux.sqlite"))
         .args(["--mode", "connect,send,receive,echo,sftp-put-file"])
         .args(["--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519"])
         .args([
@@ -640,6 +641,51 @@ fn a_config_that_runs_a_remote_command_on_login_still_measures_every_mode() {
     let store = Store::open(&dir.path().join("tmux.sqlite")).unwrap();
     let run = store.run(1).unwrap().expect("run 1 stored");
     assert!(run.server_window.is_some_and(|w| w > 0), "{run:?}");
+}
+
+/// `--hostkeys` on a server whose keys the user's known_hosts holds only one of (ssh
+/// recorded the one it met first): the others fail ssh's check as a changed key would,
+/// so they are left out with a note instead of stopping the run, and nothing is added
+/// to known_hosts.
+#[test]
+fn host_keys_known_hosts_cannot_check_are_left_out_with_a_note() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let all = sb.dir().join("known_hosts");
+    let known: String = (std::fs::read_to_string(&all).unwrap().lines())
+        .filter(|l| l.contains(" ssh-ed25519 "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mine = dir.path().join("known_hosts");
+    std::fs::write(&mine, &known).unwrap();
+    let block = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let block = block.replace(&all.display().to_string(), &mine.display().to_string());
+    assert!(block.contains(&mine.display().to_string()), "{block}");
+    let config = dir.path().join("ssh_config");
+    std::fs::write(&config, block).unwrap();
+    let out = run_as_configured(&config, dir.path().join("keys.sqlite"))
+        .args([
+            "--mode",
+            "connect",
+            "--kex",
+            "curve25519-sha256",
+            "--rounds",
+            "2",
+        ])
+        .args(["--hostkeys", "ssh-ed25519,ecdsa-sha2-nistp256,rsa-sha2-512"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("\nconnect  curve25519-sha256 + ssh-ed25519: "),
+        "{stdout}"
+    );
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let note = "note: connect: ecdsa-sha2-nistp256, rsa-sha2-512 not measured: ssh could not \
+                check the server's keys of those types against your known_hosts";
+    assert!(words.contains(note), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), known);
 }
 
 /// Two runs at once share the machine's CPUs: the one that starts second warns at once,
@@ -744,12 +790,7 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
     common::allow_sftp_alone(&sb);
     let dir = tempfile::tempdir().unwrap();
-    let out = sshbench()
-        .args(["run", "-F"])
-        .arg(sb.ssh_config())
-        .arg(sshbench::sandbox::ALIAS)
-        .arg("--db")
-        .arg(dir.path().join("sftp.sqlite"))
+    let out = run_as_configured(sb.ssh_config(), dir.path().join("sftp.sqlite"))
         .args([
             "--mode",
             "connect,sftp-put,sftp-get",

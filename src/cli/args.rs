@@ -571,7 +571,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub kex: Option<String>,
 
-    /// Host key algorithms (same syntax as --kex).
+    /// Host key algorithms (same syntax as --kex). On a real server connect varies them only
+    /// when this is given, and measures only those whose key your known_hosts can check
+    /// (the others are left out with a note; nothing new is accepted).
     #[arg(long, value_name = "LIST")]
     pub hostkeys: Option<String>,
 

@@ -299,9 +299,92 @@ pub(super) fn wait_exit(
     }
 }
 
+/// A forced host key algorithm whose key ssh could not check against the user's
+/// known_hosts (none of that type recorded for the server, or another one: ssh says the
+/// key changed): the algorithm and a refusal in place of the failure. The run's first
+/// login passed the check with ssh's own choice of algorithm, so this one is left out,
+/// nothing accepted, instead of the run stopped.
+pub(super) fn unverified_host_key(req: &SampleRequest, o: &Outcome) -> Option<(String, Outcome)> {
+    let algorithm = req.suite.hostkey.clone()?;
+    let Outcome::Failed {
+        kind: FailureKind::HostKey,
+        ..
+    } = o
+    else {
+        return None;
+    };
+    let message = format!(
+        "ssh could not check the server's {algorithm} key: your known_hosts holds none of \
+         that type for it, or a different one"
+    );
+    Some((algorithm, Outcome::Refused { message }))
+}
+
+/// The run's note on the host key algorithms [`unverified_host_key`] left out.
+pub(super) fn unverified_note(algorithms: &std::collections::BTreeSet<String>) -> Option<String> {
+    let (keys, one, them) = match algorithms.len() {
+        0 => return None,
+        1 => (
+            "key of that type",
+            "none recorded, or a different one",
+            "it",
+        ),
+        _ => (
+            "keys of those types",
+            "none recorded, or different ones",
+            "them",
+        ),
+    };
+    let names: Vec<&str> = algorithms.iter().map(String::as_str).collect();
+    Some(format!(
+        "connect: {} not measured: ssh could not check the server's {keys} against your \
+         known_hosts ({one}); verify and record {them} to measure {them}",
+        names.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_forced_host_key_that_known_hosts_cannot_check_is_refused_not_failed() {
+        let mut req = SampleRequest {
+            suite: crate::model::Suite {
+                kex: Some("curve25519-sha256".into()),
+                hostkey: Some("ecdsa-sha2-nistp256".into()),
+                ..Default::default()
+            },
+            mode: Mode::Connect,
+            bytes: 0,
+            ramp: 0,
+            timeout: Duration::from_secs(10),
+            until: None,
+            start_at: None,
+            reference: None,
+        };
+        let changed = Outcome::failed(FailureKind::HostKey, "@ WARNING: REMOTE HOST ...");
+        let (algorithm, o) = unverified_host_key(&req, &changed).unwrap();
+        assert_eq!(algorithm, "ecdsa-sha2-nistp256");
+        assert!(matches!(o, Outcome::Refused { message } if message.contains("known_hosts")));
+        // Other failures stay failures; ssh's own choice of host key is the run's concern.
+        let denied = Outcome::failed(FailureKind::Auth, "Permission denied");
+        assert!(unverified_host_key(&req, &denied).is_none());
+        req.suite.hostkey = None;
+        assert!(unverified_host_key(&req, &changed).is_none());
+        let mut left_out = std::collections::BTreeSet::new();
+        assert_eq!(unverified_note(&left_out), None);
+        left_out.insert("ssh-rsa".to_string());
+        let one = unverified_note(&left_out).unwrap();
+        assert!(
+            one.starts_with(
+                "connect: ssh-rsa not measured: ssh could not check the \
+                                 server's key of that type"
+            ),
+            "{one}"
+        );
+        assert!(one.ends_with("record it to measure it"), "{one}");
+    }
 
     fn report(said: Option<&str>, ready: bool) -> StdoutReport {
         StdoutReport {

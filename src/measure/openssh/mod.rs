@@ -64,6 +64,9 @@ pub struct OpenSsh {
     one_session: bool,
     /// The login allows sftp alone: a connect sample's session is an sftp one.
     sftp_connect: bool,
+    /// Host key algorithms whose key ssh could not check against the user's known_hosts
+    /// (see [`judge::unverified_host_key`]), for the run's note.
+    unverified: std::collections::BTreeSet<String>,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -82,6 +85,7 @@ impl OpenSsh {
             notes: Vec::new(),
             one_session: false,
             sftp_connect: false,
+            unverified: Default::default(),
         }
     }
 
@@ -447,14 +451,22 @@ impl Transport for OpenSsh {
     }
 
     fn notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.extend(judge::unverified_note(&self.unverified));
+        self.unverified.clear();
+        notes
     }
 
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         if req.mode.workload().is_some() {
             return self.workloads.measure(&self.ssh, &self.target, req, cancel);
         }
-        let sample = self.take(req, cancel, None);
+        let mut sample = self.take(req, cancel, None);
+        if let Some((algorithm, why)) = judge::unverified_host_key(req, &sample.outcome) {
+            sample.outcome = why;
+            self.unverified.insert(algorithm);
+            return sample;
+        }
         let refused = matches!(
             sample.outcome,
             Outcome::Failed {
