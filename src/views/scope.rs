@@ -9,7 +9,23 @@ use crate::model::{Mode, PayloadKind, RunOptions, Sample, Stop, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
+use serde::Serialize;
 use std::collections::HashMap;
+
+/// A run's word on how it measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunNote {
+    pub run: i64,
+    pub note: String,
+}
+
+/// "How the runs measured:" with a line per note, for a text view; `None` without notes.
+pub fn notes_text(notes: &[RunNote]) -> Option<String> {
+    let lines: Vec<String> = (notes.iter())
+        .map(|n| wrap(&format!("  run {}: {}", n.run, n.note), "    "))
+        .collect();
+    (!lines.is_empty()).then(|| format!("\nHow the runs measured:\n{}", lines.join("\n")))
+}
 
 /// The width every line fits in.
 pub const WIDTH: usize = 100;
@@ -177,6 +193,18 @@ impl Scope<'_> {
             }
         }
         notes
+    }
+
+    /// Every run's notes, each with its run.
+    pub fn run_notes(&self) -> Vec<RunNote> {
+        let mut out = Vec::new();
+        for r in self.runs {
+            out.extend(r.notes.iter().map(|n| RunNote {
+                run: r.id,
+                note: n.clone(),
+            }));
+        }
+        out
     }
 
     pub fn modes(&self) -> Vec<Mode> {

@@ -6,7 +6,8 @@ mod table;
 
 pub use super::bars::bars;
 use super::export::Document;
-use super::scope::{Scope, ceiling_sentence, suite_label, unit, wrap};
+pub use super::scope::RunNote;
+use super::scope::{Scope, ceiling_sentence, notes_text, suite_label, unit};
 use super::workload::workload_note;
 use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
@@ -208,13 +209,6 @@ pub struct ShowView {
     pub notes: Vec<RunNote>,
 }
 
-/// A run's word on how it measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunNote {
-    pub run: i64,
-    pub note: String,
-}
-
 fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
     let mut ranked = analysis::rank(&scope.stats, mode);
     match opts.sort {
@@ -272,15 +266,7 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
             .filter(|c| opts.modes.contains(&c.mode))
             .cloned()
             .collect(),
-        notes: (scope.runs.iter())
-            .flat_map(|r| {
-                let note = |n: &String| RunNote {
-                    run: r.id,
-                    note: n.clone(),
-                };
-                r.notes.iter().map(note)
-            })
-            .collect(),
+        notes: scope.run_notes(),
     }
 }
 
@@ -326,11 +312,8 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
             v.problems.join("\n")
         ));
     }
-    if !v.notes.is_empty() {
-        let lines: Vec<String> = (v.notes.iter())
-            .map(|n| wrap(&format!("  run {}: {}", n.run, n.note), "    "))
-            .collect();
-        doc.text(format!("\nHow the runs measured:\n{}", lines.join("\n")));
+    if let Some(notes) = notes_text(&v.notes) {
+        doc.text(notes);
     }
     (doc, v)
 }

@@ -81,6 +81,9 @@ pub struct SummaryView {
     /// What the path carries, per transfer direction.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ceilings: Vec<PathCeiling>,
+    /// How the runs measured where they departed from the usual.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::views::scope::RunNote>,
     #[serde(skip)]
     pub header: String,
     #[serde(skip)]
@@ -189,6 +192,7 @@ pub fn view(scope: &Scope, top: usize) -> SummaryView {
         warnings: warnings(scope),
         streams: sections.iter().flat_map(|s| s.streams.clone()).collect(),
         ceilings: sections.iter().filter_map(|s| s.ceiling.clone()).collect(),
+        notes: scope.run_notes(),
         header: scope.header(),
         sections,
     }

@@ -3,7 +3,9 @@
 use super::{MarginalRow, ModeSummary, PhaseRow, SummaryView};
 use crate::model::{AlgoKind, Mode};
 use crate::views::export::{Document, Grid};
-use crate::views::scope::{Scope, ceiling_sentence, figure_text, name_or, suite_label, unit};
+use crate::views::scope::{
+    Scope, ceiling_sentence, figure_text, name_or, notes_text, suite_label, unit,
+};
 use crate::views::show::SuiteRow;
 
 /// The summary as a document.
@@ -19,6 +21,9 @@ pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
     } else {
         let lines: Vec<String> = v.warnings.iter().map(|w| format!("- {w}")).collect();
         doc.text(format!("Warnings:\n{}", lines.join("\n")));
+    }
+    if let Some(notes) = notes_text(&v.notes) {
+        doc.text(notes);
     }
     (doc, v)
 }
