@@ -304,6 +304,60 @@ fn a_login_shell_that_prints_first_is_said_plainly_and_measured_no_further() {
     }
 }
 
+/// A small file system (tmpfs), unmounted when dropped.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn of(size: &str) -> SmallDisk {
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "mounting a small tmpfs needs root (CI runs the tests as root)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let st = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(st.success(), "mount tmpfs");
+        SmallDisk(dir)
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+#[test]
+fn a_remote_dir_without_room_for_a_sample_says_so_before_anything_is_written() {
+    let disk = SmallDisk::of("4m");
+    let sb = start(SandboxOptions::default());
+    let within = disk.0.path().display().to_string();
+    let spec = WorkloadSpec {
+        remote_dir: Some(within.clone()),
+        ..spec()
+    };
+    let mut t = common::transport(&sb).with_workloads(spec);
+    for mode in [Mode::ScpPutFile, Mode::RsyncGetFile] {
+        let s = t.measure(&request(mode), &Cancel::new());
+        let message = format!(
+            "the server's {within} has 4.0 MiB free, and a sample of 1 file of 16.0 MiB \
+             needs 17.0 MiB: `--remote-dir` a directory with more room, or a smaller \
+             `--file-size`/`--tree`"
+        );
+        assert_eq!(s.outcome, Outcome::Unavailable { message }, "{mode}");
+        assert!(left_in(disk.0.path()).is_empty());
+    }
+    // The tree (120 files of 4 KiB) fits.
+    let s = t.measure(&request(Mode::RsyncPutTree), &Cancel::new());
+    assert!(s.outcome.is_success(), "{:?}", s.outcome);
+    assert!(left_in(disk.0.path()).is_empty());
+}
+
 #[test]
 fn run_measures_workloads_beside_their_raw_stream_and_says_why() {
     let db = tempfile::tempdir().unwrap();

@@ -177,15 +177,22 @@ impl WorkloadSpec {
         }
     }
 
+    /// What one sample of `shape` holds on a disk: its files rounded up to 4 KiB blocks,
+    /// and a block per directory.
+    pub fn on_disk(&self, shape: Shape) -> u64 {
+        let blocks = |b: u64| b.div_ceil(4096) * 4096;
+        match shape {
+            Shape::File => blocks(self.file_bytes),
+            Shape::Tree => {
+                self.tree_files as u64 * blocks(self.tree_file_bytes)
+                    + (self.tree_dirs() as u64 + 1) * 4096
+            }
+        }
+    }
+
     /// `1 file of 32.0 MiB` or `2000 files of 16 KiB in 20 directories`.
     pub fn describe(&self, shape: Shape) -> String {
-        let kib = |b: u64| {
-            if b >= 1 << 20 {
-                format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
-            } else {
-                format!("{} KiB", b.div_ceil(1024))
-            }
-        };
+        let kib = bytes_text;
         match shape {
             Shape::File => format!("1 file of {}", kib(self.file_bytes)),
             Shape::Tree => format!(
@@ -286,6 +293,15 @@ pub enum PayloadKind {
     Text,
     /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
     Zeros,
+}
+
+/// `32.0 MiB` or `16 KiB`.
+pub fn bytes_text(b: u64) -> String {
+    if b >= 1 << 20 {
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    } else {
+        format!("{} KiB", b.div_ceil(1024))
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use super::super::master::Master;
 use super::super::remote;
 use super::tools::{self, Sftp};
+use crate::model::options::bytes_text;
 use crate::model::{FailureKind, Outcome, Shape, Tool, WorkloadSpec};
 use crate::sys::cancel::Cancel;
 use crate::sys::run::Finished;
@@ -27,6 +28,8 @@ pub struct RemoteDir<'a> {
     /// What the login shell printed before the setup's answer (see
     /// [`tools::shell_output`]).
     shell_says: Option<String>,
+    /// Bytes free on the directory's disk, where `df` said.
+    free: Option<u64>,
 }
 
 impl<'a> RemoteDir<'a> {
@@ -58,6 +61,7 @@ impl<'a> RemoteDir<'a> {
             sftp,
             tree_dirs: spec.tree_dirs(),
             shell_says: tools::shell_output(&f.stdout),
+            free: tools::parse_space(&f.stdout),
         };
         if let Some(path) = tools::parse_dir(&f.stdout).filter(|_| f.success()) {
             return Ok(made(path, None));
@@ -90,6 +94,24 @@ impl<'a> RemoteDir<'a> {
     pub fn unusable(&self, tool: Tool) -> Option<Outcome> {
         let said = self.shell_says.as_deref().filter(|_| tool != Tool::Sftp)?;
         Some(noisy_shell(said))
+    }
+
+    /// Why a sample of `shape` cannot be held in the directory, if its disk has too little
+    /// room: each sample writes the file or the tree there (a download's source too).
+    pub fn too_small(&self, spec: &WorkloadSpec, shape: Shape) -> Option<Outcome> {
+        let need = spec.on_disk(shape) + (1 << 20);
+        let free = self.free.filter(|&free| free < need)?;
+        let parent = self.path.rsplit_once('/').map_or("", |(p, _)| p);
+        let parent = if parent.is_empty() { "/" } else { parent };
+        Some(Outcome::Unavailable {
+            message: format!(
+                "the server's {parent} has {} free, and a sample of {} needs {}: `--remote-dir` \
+                 a directory with more room, or a smaller `--file-size`/`--tree`",
+                bytes_text(free),
+                spec.describe(shape),
+                bytes_text(need),
+            ),
+        })
     }
 
     /// `failure` said plainly where it is an sftp-server's, started by a login shell

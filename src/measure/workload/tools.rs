@@ -17,13 +17,15 @@ pub const DIR: &str = "SSHBENCH-DIR";
 pub const RSYNC: &str = "SSHBENCH-RSYNC";
 pub const SCP: &str = "SSHBENCH-SCP";
 pub const COUNT: &str = "SSHBENCH-COUNT";
+pub const SPACE: &str = "SSHBENCH-SPACE";
 
 /// The setup's status when it ran and could not make the directory.
 pub const SETUP_FAILED: i32 = 97;
 
 /// Make a private directory on the server (`mktemp -d`: mode 0700) in `within` (a plain
 /// path, see `--remote-dir`), else in `$TMPDIR` or `/tmp`, with `put` and `src` in it,
-/// print its absolute path, and say whether the server has rsync and scp.
+/// print its absolute path, say whether the server has rsync and scp, and how much room
+/// its disk has (POSIX `df -Pk`'s line).
 pub fn setup_command(within: Option<&str>) -> String {
     let parent = match within {
         Some(dir) => format!("cd \"{dir}\" || exit {SETUP_FAILED}; p=$(pwd); "),
@@ -33,8 +35,19 @@ pub fn setup_command(within: Option<&str>) -> String {
         "{parent}d=$(mktemp -d \"$p/sshbench.XXXXXX\") || exit {SETUP_FAILED}; \
          mkdir \"$d/put\" \"$d/src\" || exit {SETUP_FAILED}; echo {DIR} $d; \
          if command -v rsync >/dev/null 2>&1; then echo {RSYNC}; fi; \
-         if command -v scp >/dev/null 2>&1; then echo {SCP}; fi"
+         if command -v scp >/dev/null 2>&1; then echo {SCP}; fi; \
+         echo {SPACE} $(df -Pk \"$d\" 2>/dev/null | tail -n 1)"
     ))
+}
+
+/// Bytes free for the setup's directory, from `df -Pk`'s line: the field before the
+/// capacity (`97%`), in KiB; the file system's name and mount point may hold spaces.
+pub fn parse_space(stdout: &str) -> Option<u64> {
+    let line = stdout.lines().find_map(|l| l.strip_prefix(SPACE))?;
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let capacity = fields.iter().position(|f| f.ends_with('%'))?;
+    let kib: u64 = fields.get(capacity.checked_sub(1)?)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The server's directory from the setup's answer, only if it looks like one `mktemp`
@@ -310,6 +323,18 @@ mod tests {
             "nothing",
         ] {
             assert_eq!(parse_dir(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_room_on_the_server_s_disk_is_read_from_df() {
+        let out = "SSHBENCH-DIR /tmp/sshbench.a\n\
+                   SSHBENCH-SPACE tmpfs 8192 7680 512 94% /tmp\n";
+        assert_eq!(parse_space(out), Some(512 * 1024));
+        let spaced = "SSHBENCH-SPACE //nas/My Share 100 20 80 20% /mnt/My Backups\n";
+        assert_eq!(parse_space(spaced), Some(80 * 1024));
+        for unknown in ["SSHBENCH-SPACE\n", "SSHBENCH-SPACE x 1 2 many 3 /\n", ""] {
+            assert_eq!(parse_space(unknown), None, "{unknown}");
         }
     }
 
