@@ -106,11 +106,16 @@ fn remove_marks(dir: &Path, pid: u32) {
     }
 }
 
-/// `$XDG_RUNTIME_DIR/sshbench`, else `sshbench-runs-UID` in the temp directory: made 0700,
-/// and taken only if it is a directory of this user's that nobody else may write to.
+/// `$XDG_RUNTIME_DIR/sshbench` (if that is this user's), else `sshbench-runs-UID` in the
+/// temp directory: made 0700, and taken only if it is a directory of this user's that
+/// nobody else may write to.
 fn registry_dir() -> Option<PathBuf> {
     let uid = nix::unistd::getuid().as_raw();
-    let dir = match directories::BaseDirs::new().and_then(|b| b.runtime_dir().map(Path::to_owned)) {
+    // Another user's (`sudo -E` keeps the caller's XDG_RUNTIME_DIR) is not written in.
+    let runtime = (directories::BaseDirs::new())
+        .and_then(|b| b.runtime_dir().map(Path::to_owned))
+        .filter(|r| std::fs::metadata(r).is_ok_and(|m| m.uid() == uid));
+    let dir = match runtime {
         Some(runtime) => runtime.join("sshbench"),
         None => std::env::temp_dir().join(format!("sshbench-runs-{uid}")),
     };
