@@ -84,7 +84,9 @@ fn remote_dir(dir: &str) -> Result<String> {
     if dir.is_empty() || !dir.chars().all(plain) {
         bail!(
             "--remote-dir {dir:?}: use letters, digits and . _ - / only (a relative path \
-             starts at the login's home)"
+             starts at the login's home); for a directory named otherwise, a link to it on the \
+             server does, e.g. `ln -s \"/volume1/My Backups\" ~/backups` and `--remote-dir \
+             backups`"
         );
     }
     if dir.starts_with('-') || dir.contains("..") {
@@ -134,6 +136,9 @@ mod tests {
             assert!(with(bad).is_err(), "{bad:?}");
         }
         assert_eq!(spec(&args("10x1K", &[], &[])).unwrap().remote_dir, None);
+        // A NAS share named with spaces is reached through a link.
+        let spaced = with("/volume1/My Backups").unwrap_err().to_string();
+        assert!(spaced.contains("a link to it on the server"), "{spaced}");
     }
 
     #[test]
