@@ -542,6 +542,53 @@ fn an_unreachable_destination_fails_before_a_run_begins() {
     assert!(text(&runs.stderr).contains("no runs stored in"));
 }
 
+/// A private runtime directory in `dir` (`XDG_RUNTIME_DIR`): its runs' registry of
+/// their own, apart from the other tests' runs.
+fn private_runtime(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    let runtime = dir.join("runtime");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    runtime
+}
+
+/// Other processes that keep the CPUs busy during a run (a build, a backup) are said in
+/// its answer and stored with it: its figures are lower and noisier than the machine's.
+#[test]
+fn a_run_beside_busy_processes_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    // A registry of its own: another test's run would be named instead.
+    let runtime = private_runtime(dir.path());
+    let spin = || {
+        Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap()
+    };
+    let mut spinners = [spin(), spin()];
+    let out = sshbench()
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .args(["run", "--db"])
+        .arg(dir.path().join("busy.sqlite"))
+        .args(["--mode", "send", "--rounds", "2", "--ciphers", "aes128-ctr"])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
+        .output()
+        .unwrap();
+    for s in &mut spinners {
+        s.kill().unwrap();
+        s.wait().unwrap();
+    }
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("note: other processes kept "), "{stdout}");
+    assert!(words.contains("of this machine's "), "{stdout}");
+    let show = common::stdout_of(&dir.path().join("busy.sqlite"), &["show"]);
+    assert!(show.contains("other processes kept"), "{show}");
+}
+
 /// `sshbench run -F CONFIG sshbench-sandbox --db DB`: the sandbox as a destination of the
 /// user's own config.
 fn run_as_configured(config: &Path, db: PathBuf) -> Command {
@@ -695,12 +742,7 @@ fn host_keys_known_hosts_cannot_check_are_left_out_with_a_note() {
 fn runs_that_measure_at_the_same_time_each_say_so() {
     let dir = tempfile::tempdir().unwrap();
     // Their own registry, apart from the other tests' runs.
-    let runtime = dir.path().join("runtime");
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&runtime)
-        .unwrap();
+    let runtime = private_runtime(dir.path());
     let run = |name: &str, rounds: &str, mode: &str, runtime: &Path| {
         let mut c = sshbench();
         c.env("XDG_RUNTIME_DIR", runtime)

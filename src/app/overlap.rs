@@ -1,8 +1,14 @@
-//! Telling a run that another sshbench process measured on this machine beside it (see
-//! [`Instances`]): a warning when it begins, and a note stored with the run.
+//! Telling a run what else kept this machine busy while it measured: another sshbench
+//! process (see [`Instances`]), with a warning when the run begins, or other processes'
+//! CPU (see [`Busy`]); a note stored with the run.
 
 use super::progress::Progress;
 use sshbench::sys::instances::Instances;
+use sshbench::sys::load::{self, Busy};
+
+/// Other processes below this many CPUs on average (or 5% of the machine's, if more)
+/// leave a run's figures as they are: an idle machine reads within about 0.05.
+const BUSY_CPUS: f64 = 0.15;
 
 /// What a run knew of other measuring processes when it began.
 pub(super) struct Overlap<'a> {
@@ -10,11 +16,19 @@ pub(super) struct Overlap<'a> {
     at_start: Vec<u32>,
     /// Marks left before this run began (for an earlier run of this process).
     marks_before: Vec<u32>,
+    /// The machine's CPU as the run began, and whether the sandbox runs here too; `None`
+    /// in a fleet (its hosts' runs share this process) or where unknown.
+    busy: Option<(Busy, bool)>,
 }
 
 impl<'a> Overlap<'a> {
-    /// Look for other measuring processes as a run begins, and warn of them.
-    pub fn begin(instances: Option<&'a Instances>, progress: &Progress) -> Self {
+    /// Look for other measuring processes as a run begins, and warn of them; with `load`
+    /// (whether the sandbox runs here too), watch the machine's CPU.
+    pub fn begin(
+        instances: Option<&'a Instances>,
+        load: Option<bool>,
+        progress: &Progress,
+    ) -> Self {
         let at_start = instances.map(Instances::others_now).unwrap_or_default();
         if !at_start.is_empty() {
             progress.say(&format!(
@@ -28,12 +42,24 @@ impl<'a> Overlap<'a> {
             instances,
             marks_before: instances.map(Instances::arrivals).unwrap_or_default(),
             at_start,
+            busy: load
+                .filter(|_| !progress.in_fleet())
+                .and_then(|sandbox| Some((Busy::now()?, sandbox))),
         }
     }
 
-    /// The run's note, where another process measured at any time during it: running as
-    /// it began, or begun since.
+    /// The run's note on what else kept the machine busy, once its own processes are
+    /// reaped (the sandbox's sshd too): another sshbench, else other processes.
     pub fn note(&self) -> Option<String> {
+        self.sshbench_note().or_else(|| {
+            let (busy, sandbox) = self.busy.as_ref()?;
+            busy_note(busy.others_since()?, load::online_cpus(), *sandbox)
+        })
+    }
+
+    /// Where another sshbench process measured at any time during the run: running as it
+    /// began, or begun since.
+    fn sshbench_note(&self) -> Option<String> {
         let mut pids = self.at_start.clone();
         let arrived = self.instances.map(Instances::arrivals).unwrap_or_default();
         pids.extend(
@@ -51,6 +77,29 @@ impl<'a> Overlap<'a> {
             )
         })
     }
+}
+
+/// The note where other processes kept `others` CPUs busy on average, of `cpus`.
+fn busy_note(others: f64, cpus: usize, sandbox: bool) -> Option<String> {
+    if others < BUSY_CPUS.max(0.05 * cpus as f64) {
+        return None;
+    }
+    let (whose, what) = if sandbox {
+        (
+            "this machine's",
+            "its figures (the sandbox's client and server both run here)",
+        )
+    } else {
+        ("this client's", "figures that the client's CPU limits")
+    };
+    let cpus = match cpus {
+        1 => "1 CPU".to_string(),
+        n => format!("{n} CPUs"),
+    };
+    Some(format!(
+        "other processes kept {others:.1} of {whose} {cpus} busy on average during this run, \
+         so {what} are lower and noisier than on an idle machine"
+    ))
 }
 
 /// "another sshbench run (process 42) is", or "2 other sshbench runs (processes 42, 43)
@@ -84,7 +133,26 @@ mod tests {
             instances: None,
             at_start: Vec::new(),
             marks_before: Vec::new(),
+            busy: None,
         };
         assert_eq!(none.note(), None);
+    }
+
+    #[test]
+    fn other_processes_are_noted_past_a_share_of_the_cpus() {
+        assert_eq!(busy_note(0.12, 2, true), None);
+        assert_eq!(busy_note(-0.05, 2, true), None);
+        let busy = busy_note(0.7, 2, true).unwrap();
+        assert!(
+            busy.starts_with("other processes kept 0.7 of this machine's 2 CPUs busy"),
+            "{busy}"
+        );
+        // A large machine's daemons weigh less: 5% of its CPUs.
+        assert_eq!(busy_note(0.7, 32, false), None);
+        let client = busy_note(2.0, 32, false).unwrap();
+        assert!(
+            client.contains("figures that the client's CPU limits"),
+            "{client}"
+        );
     }
 }

@@ -347,7 +347,9 @@ pub(super) fn measure(
     let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
     created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
-    let overlap = Overlap::begin(sh.instances, progress);
+    // The mock transport measures nothing a busy machine could slow.
+    let load = (!sh.cfg.mock_transport).then_some(srv.target.is_sandbox);
+    let overlap = Overlap::begin(sh.instances, load, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
     let mut transport = transport(sh.cfg, options, sh.ssh.to_path_buf(), &srv, payload);
     let cx = super::streams::Context {
@@ -363,11 +365,13 @@ pub(super) fn measure(
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
     let mut notes = transport.notes();
+    // Tear the sandbox down before printing: nothing of it outlives the measurements, and
+    // once reaped its sshd's CPU is this run's own.
+    drop(transport);
+    drop(srv);
     notes.extend(overlap.note());
     say_notes(&notes, result.is_err(), progress);
     note_reconnects(store.reconnects() - reconnects, progress);
-    // Tear the sandbox down before printing: nothing of it outlives the measurements.
-    drop(srv);
     // A store that failed under the run would hide its first error behind this one.
     if !matches!(result, Err(Abort::Store(_))) {
         store.add_notes(run_id, &notes)?;

@@ -6,6 +6,7 @@ pub mod affinity;
 pub mod cancel;
 pub mod drain;
 pub mod instances;
+pub mod load;
 pub mod machine;
 pub mod pacer;
 pub mod proc;
