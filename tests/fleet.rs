@@ -95,6 +95,37 @@ fn fleet_run(s: &Servers, db: &str, jobs: &str) -> std::process::Command {
     c
 }
 
+/// Two names of one server (here an alias of fleet-a's) would be measured side by side,
+/// each slowing the other: refused before anything is measured, unless one at a time.
+#[test]
+fn two_names_of_one_server_are_not_measured_side_by_side() {
+    let s = servers(false);
+    let again = renamed(&s.config, "fleet-a", "fleet-a-again");
+    let block = again
+        .split("Host ")
+        .find(|b| b.starts_with("fleet-a-again"))
+        .unwrap();
+    let mut config = std::fs::read_to_string(&s.config).unwrap();
+    config += &format!("Host {block}");
+    std::fs::write(&s.config, config).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("twice.sqlite");
+    let out = sshbench()
+        .args(["run", "--db"])
+        .arg(&db)
+        .args(["--jobs", "2", "-F"])
+        .arg(&s.config)
+        .args(["fleet-a", "fleet-b", "fleet-a-again"])
+        .args(SWEEP)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let said = "fleet-a and fleet-a-again reach the same server (127.0.0.1 port ";
+    assert!(stderr.contains(said), "{stderr}");
+    assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
+}
+
 #[test]
 fn a_fleet_run_measures_every_host_reports_the_refusing_one_and_recommends_one_block() {
     let s = servers(true);

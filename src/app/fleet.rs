@@ -67,12 +67,39 @@ pub fn start(sh: &Shared) -> Result<u8> {
     // Filters that name nothing the client knows fail here, before any host.
     build_plan(sh.client, None, false, &cfg.options)?;
     let sets = cpu_sets(cfg.jobs, hosts.len(), true)?;
+    if sets.len() > 1 {
+        one_name_per_server(sh, &hosts)?;
+    }
     let store = Store::connect(sh.db)?;
     let options = serde_json::to_string(&cfg.options)?;
     let ssh = serde_json::to_string(&cfg.ssh_args)?;
     let id = store.create_fleet(&hosts, &options, &ssh, sets.len())?;
     let fleet = store.fleet(id)?.context("the fleet just stored")?;
     drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
+}
+
+/// Two names (aliases, a name and its address) that ssh takes to one server: measured
+/// side by side, each would slow the other's figures. A name ssh cannot resolve is left
+/// to its own run to report.
+fn one_name_per_server(sh: &Shared, hosts: &[String]) -> Result<()> {
+    let mut seen: Vec<((String, u16), &str)> = Vec::new();
+    for h in hosts {
+        let t = Target::parse(h)?.with_ssh_args(sh.cfg.ssh_args.clone());
+        let Ok(r) = target::resolve(sh.ssh, &t) else {
+            continue;
+        };
+        let server = (r.hostname.to_ascii_lowercase(), r.port);
+        if let Some((_, first)) = seen.iter().find(|(s, _)| *s == server) {
+            bail!(
+                "{first} and {h} reach the same server ({} port {}): measured side by side, \
+                 each would slow the other's figures; list it once, or give --jobs 1",
+                server.0,
+                server.1
+            );
+        }
+        seen.push((server, h));
+    }
+    Ok(())
 }
 
 /// The fleet run `--resume` (without an id) means: the newest unfinished one, unless a
