@@ -301,6 +301,11 @@ fn a_login_shell_that_prints_first_is_said_plainly_and_measured_no_further() {
         (send.bytes, send.ramp) = (8 << 20, 2 << 20);
         let s = t.measure(&send, &Cancel::new());
         assert!(s.outcome.is_success(), "{said}: {:?}", s.outcome);
+        // And the run says what the words break, also where no tool was measured.
+        let notes = t.notes();
+        let note = "the server's login shell prints \"Welcome to the NAS\" before every \
+                    command: sshbench's own streams skip it";
+        assert!(notes.iter().any(|n| n.starts_with(note)), "{notes:?}");
     }
 }
 

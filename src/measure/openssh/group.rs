@@ -95,7 +95,7 @@ impl OpenSsh {
         };
         self.one_session = Master::one_session_only(&self.ssh, &self.target, req, &dir, cancel);
         if self.one_session {
-            self.notes.push(
+            self.notes.said.push(
                 "the server ends a connection after its first session (as tinysshd does), \
                  so every sample had a connection of its own (as with --connections sample)"
                     .into(),

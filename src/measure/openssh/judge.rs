@@ -320,29 +320,6 @@ pub(super) fn unverified_host_key(req: &SampleRequest, o: &Outcome) -> Option<(S
     Some((algorithm, Outcome::Refused { message }))
 }
 
-/// The run's note on the host key algorithms [`unverified_host_key`] left out.
-pub(super) fn unverified_note(algorithms: &std::collections::BTreeSet<String>) -> Option<String> {
-    let (keys, one, them) = match algorithms.len() {
-        0 => return None,
-        1 => (
-            "key of that type",
-            "none recorded, or a different one",
-            "it",
-        ),
-        _ => (
-            "keys of those types",
-            "none recorded, or different ones",
-            "them",
-        ),
-    };
-    let names: Vec<&str> = algorithms.iter().map(String::as_str).collect();
-    Some(format!(
-        "connect: {} not measured: ssh could not check the server's {keys} against your \
-         known_hosts ({one}); verify and record {them} to measure {them}",
-        names.join(", ")
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,18 +349,6 @@ mod tests {
         assert!(unverified_host_key(&req, &denied).is_none());
         req.suite.hostkey = None;
         assert!(unverified_host_key(&req, &changed).is_none());
-        let mut left_out = std::collections::BTreeSet::new();
-        assert_eq!(unverified_note(&left_out), None);
-        left_out.insert("ssh-rsa".to_string());
-        let one = unverified_note(&left_out).unwrap();
-        assert!(
-            one.starts_with(
-                "connect: ssh-rsa not measured: ssh could not check the \
-                                 server's key of that type"
-            ),
-            "{one}"
-        );
-        assert!(one.ends_with("record it to measure it"), "{one}");
     }
 
     fn report(said: Option<&str>, ready: bool) -> StdoutReport {

@@ -9,6 +9,7 @@
 
 mod group;
 mod judge;
+mod notes;
 mod options;
 mod proxy;
 mod reference;
@@ -28,6 +29,7 @@ use crate::target::Target;
 use group::Shared;
 pub(crate) use judge::negotiation;
 use judge::*;
+use notes::Notes;
 pub use options::session_options;
 use reference::{Pipes, Reference};
 use std::io::{BufReader, Read, Write};
@@ -58,15 +60,12 @@ pub struct OpenSsh {
     reference: Option<Reference>,
     /// What sends over a shared connection read (made on first use).
     zeros: ZerosSlot,
-    /// What was done otherwise than asked, for the user (see [`Transport::notes`]).
-    notes: Vec<String>,
+    /// What was done otherwise than asked, or learnt of the server, for the user.
+    notes: Notes,
     /// The server ends a connection after its first session: no sample shares one.
     one_session: bool,
     /// The login allows sftp alone: a connect sample's session is an sftp one.
     sftp_connect: bool,
-    /// Host key algorithms whose key ssh could not check against the user's known_hosts
-    /// (see [`judge::unverified_host_key`]), for the run's note.
-    unverified: std::collections::BTreeSet<String>,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -82,10 +81,9 @@ impl OpenSsh {
             scratch: None,
             reference: None,
             zeros: ZerosSlot::default(),
-            notes: Vec::new(),
+            notes: Notes::default(),
             one_session: false,
             sftp_connect: false,
-            unverified: Default::default(),
         }
     }
 
@@ -332,6 +330,9 @@ impl OpenSsh {
             sample.transfer = Some(e - r);
         }
         if sample.outcome.is_success() {
+            if self.notes.shell_says.is_none() {
+                self.notes.shell_says = seen.out.said.take();
+            }
             fill(&mut sample, req, (moved, &mut seen), over);
             sample.rtt = sample.rtt.or(ping);
         }
@@ -352,7 +353,7 @@ impl OpenSsh {
         if !sized_send(req) || over.is_none() || window < FILE_SEND_MIN_WINDOW {
             return (None, None);
         }
-        let Some(file) = self.zeros.take(req.bytes, Zeros::new, &mut self.notes) else {
+        let Some(file) = self.zeros.take(req.bytes, Zeros::new, &mut self.notes.said) else {
             return (None, None);
         };
         let ping = SampleRequest {
@@ -432,7 +433,7 @@ impl OpenSsh {
             self.sftp_connect = false;
             return None;
         }
-        self.notes.push(
+        self.notes.said.push(
             "connect: this login does not run commands, so each connection is timed until \
              an sftp session (instead of `exit 0`) has opened and closed"
                 .into(),
@@ -451,10 +452,7 @@ impl Transport for OpenSsh {
     }
 
     fn notes(&mut self) -> Vec<String> {
-        let mut notes = std::mem::take(&mut self.notes);
-        notes.extend(judge::unverified_note(&self.unverified));
-        self.unverified.clear();
-        notes
+        self.notes.take()
     }
 
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
@@ -464,7 +462,7 @@ impl Transport for OpenSsh {
         let mut sample = self.take(req, cancel, None);
         if let Some((algorithm, why)) = judge::unverified_host_key(req, &sample.outcome) {
             sample.outcome = why;
-            self.unverified.insert(algorithm);
+            self.notes.unverified.insert(algorithm);
             return sample;
         }
         let refused = matches!(
