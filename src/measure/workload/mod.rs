@@ -161,7 +161,10 @@ impl Workloads {
                 message: format!("{} is not installed on this server", w.tool.as_str()),
             });
         }
-        if let Some(why) = (dir.unusable(w.tool)).or_else(|| dir.too_small(&self.spec, w.shape)) {
+        if let Some(why) = dir
+            .unusable(w.tool)
+            .or_else(|| dir.too_small(&self.spec, w.shape))
+        {
             return Err(why);
         }
         let run = Session {
