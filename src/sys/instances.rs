@@ -84,6 +84,9 @@ impl Drop for Instances {
     fn drop(&mut self) {
         remove_marks(&self.dir, self.pid);
         let _ = std::fs::remove_file(self.dir.join(self.pid.to_string()));
+        // The last one out leaves nothing in the temp directory (a process registering
+        // meanwhile goes without the check: its files cannot be made).
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 
@@ -169,5 +172,8 @@ mod tests {
         assert!(dir.join(std::process::id().to_string()).exists());
         drop(me);
         assert!(!dir.join(std::process::id().to_string()).exists());
+        // Left empty, the directory goes too (unless another run is registered there).
+        let others = std::fs::read_dir(&dir).map_or(0, |d| d.count());
+        assert_eq!(dir.exists(), others > 0);
     }
 }
