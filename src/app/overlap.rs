@@ -4,7 +4,8 @@
 
 use super::progress::Progress;
 use sshbench::sys::instances::Instances;
-use sshbench::sys::load::{self, Busy};
+use sshbench::sys::load::Busy;
+use sshbench::sys::machine;
 
 /// Other processes below this many CPUs on average (or 5% of the machine's, if more)
 /// leave a sandbox run's figures as they are: an idle machine reads within about 0.05. A
@@ -55,7 +56,11 @@ impl<'a> Overlap<'a> {
     pub fn note(&self) -> Option<String> {
         self.sshbench_note().or_else(|| {
             let (busy, sandbox) = self.busy.as_ref()?;
-            busy_note(busy.others_since()?, load::online_cpus(), *sandbox)
+            busy_note(
+                busy.others_since()?,
+                machine::online_cpus().unwrap_or(1),
+                *sandbox,
+            )
         })
     }
 

@@ -168,9 +168,7 @@ mod os {
         let n = (0..CpuSet::count())
             .filter(|&c| set.is_set(c).unwrap_or(false))
             .count();
-        // SAFETY: sysconf is thread-safe.
-        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-        let online = usize::try_from(online).ok().filter(|o| *o > 0).unwrap_or(n);
+        let online = crate::sys::machine::online_cpus().unwrap_or(n);
         (n > 0).then(|| n.min(online))
     }
 

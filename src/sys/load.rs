@@ -33,31 +33,17 @@ impl Busy {
     }
 }
 
-/// The machine's online CPUs (not this process's affinity: the sandbox pins it).
-pub fn online_cpus() -> usize {
-    // SAFETY: sysconf is thread-safe.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(1)
-}
-
 /// The machine's CPU time spent on processes (user, nice, system) since boot.
 fn machine_busy() -> Option<Duration> {
     #[cfg(target_os = "linux")]
     {
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
-        parse_busy(stat.lines().next()?, clock_ticks()?)
+        parse_busy(stat.lines().next()?, super::machine::clock_ticks()?)
     }
     #[cfg(not(target_os = "linux"))]
     {
         None
     }
-}
-
-#[cfg(target_os = "linux")]
-fn clock_ticks() -> Option<f64> {
-    // SAFETY: sysconf is thread-safe.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    (hz > 0).then_some(hz as f64)
 }
 
 /// `cpu  USER NICE SYSTEM IDLE ...` in clock ticks of `hz`.

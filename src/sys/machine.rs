@@ -83,6 +83,20 @@ pub fn this_machine() -> Machine {
     m
 }
 
+/// The machine's online CPUs (not this process's affinity, which the sandbox narrows).
+pub fn online_cpus() -> Option<usize> {
+    // SAFETY: sysconf is thread-safe.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// Clock ticks per second, the unit of `/proc`'s CPU times.
+pub fn clock_ticks() -> Option<f64> {
+    // SAFETY: sysconf is thread-safe.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then_some(hz as f64)
+}
+
 /// Whether a second thread has a core of its own (else splitting work in two only
 /// interleaves it on one).
 pub fn two_cores() -> bool {

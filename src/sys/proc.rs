@@ -168,9 +168,8 @@ pub fn cpu_time(pid: u32) -> Option<std::time::Duration> {
         let f: Vec<&str> = after.split_whitespace().collect();
         // Fields 14 and 15 of the whole line (utime, stime) are 12 and 13 after ')'.
         let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-        // SAFETY: sysconf is thread-safe.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-        (hz > 0).then(|| std::time::Duration::from_secs_f64(ticks as f64 / hz as f64))
+        let hz = super::machine::clock_ticks()?;
+        Some(std::time::Duration::from_secs_f64(ticks as f64 / hz))
     }
     #[cfg(not(target_os = "linux"))]
     {
