@@ -50,10 +50,10 @@ fn unverified_note(algorithms: &BTreeSet<String>) -> Option<String> {
 /// The run's note on a login shell that printed `said` before sshbench's commands: its
 /// own streams skip that, the tools users run over the same login do not.
 fn noisy_shell_note(said: &str) -> String {
+    let (prints, advice) = crate::measure::remote::noisy_shell(said);
     format!(
-        "the server's login shell prints \"{said}\" before every command: sshbench's own \
-         streams skip it, but scp -O, rsync and an sftp-server the shell starts fail on such \
-         a server (for you too); have its start-up files print only in interactive sessions"
+        "{prints}: sshbench's own streams skip it, but scp -O, rsync and an sftp-server the \
+         shell starts fail on such a server (for you too); {advice}"
     )
 }
 

@@ -193,11 +193,11 @@ impl Drop for RemoteDir<'_> {
 /// A login shell that prints before every command: one message for every tool, so that a
 /// run's answer says it once.
 fn noisy_shell(said: &str) -> Outcome {
+    let (prints, advice) = remote::noisy_shell(said);
     Outcome::Unavailable {
         message: format!(
-            "the server's login shell prints \"{said}\" before every command, and that \
-             breaks scp -O, rsync and an sftp-server the shell starts (for you too): have its \
-             start-up files print only in interactive sessions"
+            "{prints}, and that breaks scp -O, rsync and an sftp-server the shell starts (for \
+             you too): {advice}"
         ),
     }
 }
