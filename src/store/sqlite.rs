@@ -65,8 +65,8 @@ impl Sqlite {
     /// Open (creating the file and its directory if needed).
     pub fn open(path: &Path) -> Result<Sqlite> {
         check(path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        if !path.exists() {
+            create_private(path)?;
         }
         let conn = Connection::open(path)
             .with_context(|| format!("opening the database {}", path.display()))?;
@@ -78,6 +78,31 @@ impl Sqlite {
             conn,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// Create the database file readable by its owner only, and the directories missing on
+/// its way 0700: it names the destinations, users and ports measured. SQLite gives its
+/// WAL and shared-memory files the database's mode; existing files and folders keep theirs.
+fn create_private(path: &Path) -> Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match made {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+            Err(e).with_context(|| format!("creating the database {}", path.display()))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -173,5 +198,36 @@ impl Backend for Sqlite {
 
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::backend::Backend;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_database_and_its_folders_are_private_an_existing_one_keeps_its_mode() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("data/sshbench/r.sqlite");
+        let mut db = Sqlite::open(&path).unwrap();
+        db.batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+            .unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&path.with_extension("sqlite-wal")), 0o600);
+        assert_eq!(mode(&tmp.path().join("data")), 0o700);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        drop(db);
+
+        let shared = tmp.path().join("shared.sqlite");
+        std::fs::write(&shared, b"").unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o640)).unwrap();
+        Sqlite::open(&shared).unwrap();
+        assert_eq!(mode(&shared), 0o640);
     }
 }
