@@ -347,8 +347,9 @@ pub(super) fn measure(
     let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
     created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
-    // The mock transport measures nothing a busy machine could slow.
-    let load = (!sh.cfg.mock_transport).then_some(srv.target.is_sandbox);
+    // The mock transport measures nothing a busy machine could slow; a server on this
+    // machine (not the sandbox) is busy as others are, and cannot be told from them.
+    let load = (!sh.cfg.mock_transport && !srv.here).then_some(srv.target.is_sandbox);
     let overlap = Overlap::begin(sh.instances, load, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
     let mut transport = transport(sh.cfg, options, sh.ssh.to_path_buf(), &srv, payload);

@@ -5,10 +5,10 @@ use super::outcome::UNREACHABLE_HINT;
 use super::progress::Progress;
 use anyhow::{Context, Result, bail};
 use sshbench::model::{AlgoLists, LabOptions, Placement};
-use sshbench::offer::server::{self, ProbeError, ServerOffer};
+use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
-use sshbench::sys::affinity;
+use sshbench::sys::{affinity, machine};
 use sshbench::target::{self, Target};
 use sshbench::views::scope::TERRAPIN_NOTE;
 use std::path::Path;
@@ -85,6 +85,9 @@ pub struct Server {
     /// Whether its offer includes strict KEX (the Terrapin countermeasure).
     pub strict_kex: Option<bool>,
     pub resolved: Option<target::Resolved>,
+    /// A real server on this machine itself (its offer read from one of this machine's
+    /// addresses, no proxy between): its sshd shares the client's CPUs.
+    pub here: bool,
     /// Kept alive for the whole run; dropping it tears the sandbox down.
     sandbox: Option<Sandbox>,
 }
@@ -131,13 +134,21 @@ fn sandbox_server(
         version,
         strict_kex,
         resolved: Some(resolved),
+        here: false,
         sandbox: Some(sb),
     })
 }
 
-/// A real server's offer, lists, banner and strict KEX; nothing when it cannot be read
-/// (the plan then comes from the client's lists).
-type Offered = (Option<AlgoLists>, Option<String>, Option<bool>);
+/// A real server's offer, lists, banner and strict KEX, and whether it was read from
+/// this machine's own address; nothing when it cannot be read (the plan then comes from
+/// the client's lists).
+#[derive(Default)]
+struct Offered {
+    lists: Option<AlgoLists>,
+    banner: Option<String>,
+    strict: Option<bool>,
+    here: bool,
+}
 
 /// The offer, or an error where nothing answers at the server's address (refused, no
 /// such host, no route, silence): ssh, which connects there too, would meet the same,
@@ -157,14 +168,25 @@ fn read_offer(
             if !strict {
                 progress.say(&format!("warning: {TERRAPIN_NOTE}"));
             }
-            Ok((Some(o.kexinit.lists()), Some(o.banner), Some(strict)))
+            let here = match &o.method {
+                ProbeMethod::Direct { address } => address
+                    .parse::<std::net::SocketAddr>()
+                    .is_ok_and(|a| machine::own_address(a.ip())),
+                ProbeMethod::SshVerbose => false,
+            };
+            Ok(Offered {
+                lists: Some(o.kexinit.lists()),
+                banner: Some(o.banner),
+                strict: Some(strict),
+                here,
+            })
         }
         Err(e @ ProbeError::Connect(_)) if !r.via_proxy => bail!("{e}\nhint: {UNREACHABLE_HINT}"),
         Err(e) => {
             progress.say(&format!(
                 "warning: cannot read the server's offer ({e}); planning from the client's lists"
             ));
-            Ok((None, None, None))
+            Ok(Offered::default())
         }
     }
 }
@@ -191,17 +213,18 @@ pub fn connect_server(
         "server: {} ({}@{} port {}{via})",
         t.label, r.user, r.hostname, r.port
     ));
-    let (offer, version, strict_kex) = if mock {
-        (None, None, None)
+    let offered = if mock {
+        Offered::default()
     } else {
         read_offer(ssh, &t, &r, probe_timeout, progress)?
     };
     Ok(Server {
         target: t,
-        offer,
-        version,
-        strict_kex,
+        offer: offered.lists,
+        version: offered.banner,
+        strict_kex: offered.strict,
         resolved: Some(r),
+        here: offered.here,
         sandbox: None,
     })
 }

@@ -97,6 +97,24 @@ pub fn clock_ticks() -> Option<f64> {
     (hz > 0).then_some(hz as f64)
 }
 
+/// Whether `ip` reaches this machine itself: a loopback address or one of its
+/// interfaces' (where they cannot be listed, loopback only).
+pub fn own_address(ip: std::net::IpAddr) -> bool {
+    if ip.is_loopback() {
+        return true;
+    }
+    let Ok(interfaces) = nix::ifaddrs::getifaddrs() else {
+        return false;
+    };
+    interfaces
+        .filter_map(|i| i.address)
+        .any(|a| match (a.as_sockaddr_in(), a.as_sockaddr_in6()) {
+            (Some(v4), _) => std::net::IpAddr::V4(v4.ip()) == ip,
+            (_, Some(v6)) => std::net::IpAddr::V6(v6.ip()) == ip,
+            _ => false,
+        })
+}
+
 /// Whether a second thread has a core of its own (else splitting work in two only
 /// interleaves it on one).
 pub fn two_cores() -> bool {
@@ -123,6 +141,30 @@ mod tests {
         );
         assert_eq!(model.as_deref(), Some("Raspberry Pi 4 Model B Rev 1.4"));
         assert_eq!((aes, sha), (Some(false), Some(false)));
+    }
+
+    #[test]
+    fn this_machine_s_own_addresses_are_told_from_others() {
+        use std::net::IpAddr;
+        for own in ["127.0.0.1", "127.0.0.53", "::1"] {
+            assert!(own_address(own.parse().unwrap()), "{own}");
+        }
+        // Documentation addresses (RFC 5737, RFC 3849) are nobody's.
+        for other in ["198.51.100.77", "2001:db8::77"] {
+            assert!(!own_address(other.parse().unwrap()), "{other}");
+        }
+        let interfaces: Vec<IpAddr> = nix::ifaddrs::getifaddrs()
+            .unwrap()
+            .filter_map(|i| i.address)
+            .filter_map(|a| {
+                (a.as_sockaddr_in().map(|v4| IpAddr::V4(v4.ip())))
+                    .or_else(|| a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())))
+            })
+            .filter(|ip| !ip.is_loopback())
+            .collect();
+        for ip in interfaces {
+            assert!(own_address(ip), "{ip}");
+        }
     }
 
     #[test]
