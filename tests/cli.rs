@@ -703,6 +703,32 @@ fn a_config_that_runs_a_remote_command_on_login_still_measures_every_mode() {
     assert!(run.server_window.is_some_and(|w| w > 0), "{run:?}");
 }
 
+/// A key whose passphrase ssh would ask for (none in an agent) stops the run before it is
+/// stored, with a hint that names the agent: sshbench never prompts.
+#[test]
+fn a_key_with_a_passphrase_and_no_agent_stops_before_a_run_with_the_way_out() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = common::config_with_another_key(&sb, dir.path(), "a passphrase");
+    let db = dir.path().join("locked.sqlite");
+    let out = run_as_configured(&cfg, db.clone())
+        .env_remove("SSH_AUTH_SOCK")
+        .args(["--mode", "connect,send", "--rounds", "1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "hint: sshbench needs key-based login that works without prompts: a key \
+             with a passphrase must be in ssh-agent (`ssh-add`)"
+        ),
+        "{stderr}"
+    );
+    assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
+}
+
 /// `--hostkeys` on a server whose keys the user's known_hosts holds only one of (ssh
 /// recorded the one it met first): the others fail ssh's check as a changed key would,
 /// so they are left out with a note instead of stopping the run, and nothing is added

@@ -25,12 +25,7 @@ impl Drop for Running {
 /// A plain sshd on 127.0.0.1, as a distribution's config would run it, in `dir`.
 fn other_sshd(dir: &Path) -> (Running, u16) {
     let key = dir.join("host_ed25519");
-    let st = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(&key)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    common::login::keygen(&key, "");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -231,21 +231,7 @@ fn a_suite_the_server_refuses_is_refused_not_failed() {
 #[test]
 fn a_wrong_identity_is_an_authentication_failure() {
     let sb = common::sandbox(AlgoLists::new());
-    let wrong = sb.dir().join("wrong_key");
-    let st = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(&wrong)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
-    let bad = config.replace(
-        &sb.client_key().display().to_string(),
-        &wrong.display().to_string(),
-    );
-    assert_ne!(bad, config);
-    let bad_path = sb.dir().join("ssh_config_wrong");
-    std::fs::write(&bad_path, bad).unwrap();
+    let bad_path = common::config_with_another_key(&sb, sb.dir(), "");
     let mut t = sshbench::measure::openssh::OpenSsh::new(
         common::ssh(),
         sshbench::target::Target::sandbox(&bad_path, sshbench::sandbox::ALIAS),

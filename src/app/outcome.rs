@@ -67,8 +67,9 @@ pub fn fatal_hint(kind: FailureKind) -> &'static str {
             "connect once with plain `ssh DEST` to verify and record the server's host key"
         }
         _ => {
-            "sshbench needs key-based login that works without prompts (try `ssh -o \
-             BatchMode=yes DEST true`)"
+            "sshbench needs key-based login that works without prompts: a key with a \
+             passphrase must be in ssh-agent (`ssh-add`); `ssh -o BatchMode=yes DEST true` \
+             should succeed"
         }
     }
 }

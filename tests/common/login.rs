@@ -25,13 +25,19 @@ pub fn prepare(dir: &Path, server: &str) {
     );
     let ssh = dir.join("home").join(".ssh");
     std::fs::create_dir_all(&ssh).unwrap();
+    keygen(&dir.join("client_key"), "");
+    std::fs::copy(dir.join("client_key.pub"), ssh.join("authorized_keys")).unwrap();
+}
+
+/// A new ed25519 key pair at `path` (and `path.pub`), locked with `passphrase` unless
+/// it is empty.
+pub fn keygen(path: &Path, passphrase: &str) {
     run(
         Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-            .arg(dir.join("client_key")),
+            .args(["-q", "-t", "ed25519", "-N", passphrase, "-f"])
+            .arg(path),
         "ssh-keygen (apt-get install openssh-client)",
     );
-    std::fs::copy(dir.join("client_key.pub"), ssh.join("authorized_keys")).unwrap();
 }
 
 /// An ssh_config in `dir` whose host `alias` is 127.0.0.1:`port`, logs in as root with

@@ -18,6 +18,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+/// A copy of the sandbox's ssh_config, in `dir`, that logs in with a new key of its own
+/// (locked with `passphrase` unless it is empty), one the sandbox does not accept.
+pub fn config_with_another_key(sb: &Sandbox, dir: &Path, passphrase: &str) -> PathBuf {
+    let key = dir.join("another_key");
+    login::keygen(&key, passphrase);
+    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let other = config.replace(
+        &sb.client_key().display().to_string(),
+        &key.display().to_string(),
+    );
+    assert_ne!(other, config);
+    let path = dir.join("ssh_config_another_key");
+    std::fs::write(&path, other).unwrap();
+    path
+}
+
 /// The `sshbench` binary, colour off (its tables are compared as text).
 pub fn sshbench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_sshbench"));
