@@ -1034,7 +1034,12 @@ fn headline_says_a_reason_shared_by_the_modes_below_once() {
 
 /// A run of `router`, a server of `version` without strict KEX, planning `items`.
 fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
-    // What `ssh -G` gives OpenSSH 9.2's client for Ciphers.
+    router_run_with(store, items, version, "{}")
+}
+
+/// [`router_run`] with the run's options (JSON).
+fn router_run_with(store: &Store, items: &[PlanItem], version: &str, options: &str) -> i64 {
+    // What `ssh -G` gives OpenSSH 9.2's client for Ciphers and (the first of) MACs.
     let mut client = AlgoLists::new();
     let ciphers = "chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr,\
                    aes128-gcm@openssh.com,aes256-gcm@openssh.com";
@@ -1042,6 +1047,9 @@ fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
         AlgoKind::Cipher,
         ciphers.split(',').map(String::from).collect(),
     );
+    let macs = "umac-64-etm@openssh.com,umac-128-etm@openssh.com,\
+                hmac-sha2-256-etm@openssh.com,hmac-sha2-512-etm@openssh.com";
+    client.set(AlgoKind::Mac, macs.split(',').map(String::from).collect());
     store
         .create_run(&NewRun {
             destination: "router",
@@ -1051,7 +1059,7 @@ fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
             server_version: Some(version),
             server_strict_kex: Some(false),
             machine: &Machine::default(),
-            options_json: "{}".into(),
+            options_json: options.into(),
             plan: items,
             seed: 1,
             client_defaults: &client,
@@ -1059,31 +1067,32 @@ fn router_run(store: &Store, items: &[PlanItem], version: &str) -> i64 {
         .unwrap()
 }
 
-/// Echo where what ssh picks unforced (chacha20-poly1305) is within the noise of the
-/// quickest suite: the headline says they are as good, not that the quickest gains
-/// its point estimate's percent over it.
-#[test]
-fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
+/// aes128-ctr + hmac-sha2-256-etm and chacha20-poly1305, as [`suite`]s.
+fn ctr_and_chacha() -> [Suite; 2] {
+    let mac = Some("hmac-sha2-256-etm@openssh.com");
+    let ctr = suite(None, None, Some("aes128-ctr"), mac);
+    [
+        ctr,
+        suite(None, None, Some("chacha20-poly1305@openssh.com"), None),
+    ]
+}
+
+/// The headline's words (spaces and line ends as one space) over a `router` run whose
+/// options are `options` (JSON), of `suites` in `mode` at `bases`, three rounds.
+fn router_headline(mode: Mode, suites: &[Suite], bases: &[f64], options: &str) -> String {
     use sshbench::views::export::{self, Format, Style};
     use sshbench::views::{headline, scope::Scope};
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
-    let ctr = suite(
-        None,
-        None,
-        Some("aes128-ctr"),
-        Some("hmac-sha2-256-etm@openssh.com"),
-    );
-    let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
-    let items: Vec<PlanItem> = [ctr, chacha]
+    let items: Vec<PlanItem> = (suites.iter())
         .map(|suite| PlanItem {
-            mode: Mode::Echo,
-            suite,
+            mode,
+            suite: suite.clone(),
         })
-        .to_vec();
-    let id = router_run(&store, &items, "SSH-2.0-OpenSSH_9.6");
+        .collect();
+    let id = router_run_with(&store, &items, "SSH-2.0-OpenSSH_9.6", options);
     for round in 1..4u32 {
-        for (i, (item, base)) in items.iter().zip([140e-6, 141.5e-6]).enumerate() {
+        for (i, (item, &base)) in items.iter().zip(bases).enumerate() {
             let s = sample(item.mode, &item.suite, base, round, 1.0);
             store.add_sample(id, i, round, &s).unwrap();
         }
@@ -1091,13 +1100,55 @@ fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
     let (runs, samples) = store.select(&Default::default()).unwrap();
     let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
     let out = export::render(&doc, &view, Format::Table, Style::default());
-    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Echo where what ssh picks unforced (chacha20-poly1305) is within the noise of the
+/// quickest suite: the headline says they are as good, not that the quickest gains
+/// its point estimate's percent over it.
+#[test]
+fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
+    let words = router_headline(Mode::Echo, &ctr_and_chacha(), &[140e-6, 141.5e-6], "{}");
     assert!(
         words.contains("echo aes128-ctr + hmac-sha2-256-etm@openssh.com"),
-        "{out}"
+        "{words}"
     );
     let same = "what ssh picks unforced (chacha20-poly1305@openssh.com + <implicit>) is as good \
                 within the noise";
-    assert!(words.contains(same), "{out}");
-    assert!(!words.contains("takes"), "{out}");
+    assert!(words.contains(same), "{words}");
+    assert!(!words.contains("takes"), "{words}");
+}
+
+/// `run --ciphers aes128-ctr` against a client that prefers chacha20-poly1305: what ssh
+/// picks unforced was left out, so the headline claims nothing of it (neither "is what
+/// ssh picks unforced" nor a gain over aes128-ctr) and says which option left it out. An
+/// AEAD pick needs no MAC: `--macs` leaving out the client's first MAC does not count.
+#[test]
+fn headline_says_when_the_run_s_own_filter_left_out_what_ssh_picks_unforced() {
+    let [ctr, chacha] = ctr_and_chacha();
+    let headline_of = |suites: &[Suite], filters: &str| {
+        let options = format!(
+            r#"{{"modes":["send"],"size":null,"sample_time_s":0.2,"rounds":3,"precision":null,
+            "max_rounds":20,"budget_s":null,"timeout_s":30,"full":false,"filters":{filters}}}"#
+        );
+        router_headline(Mode::Send, suites, &[2.0, 1.0], &options)
+    };
+    let only_ctr = r#"{"ciphers":{"op":"only","names":["aes128-ctr"]}}"#;
+    let words = headline_of(std::slice::from_ref(&ctr), only_ctr);
+    let said = "send aes128-ctr + hmac-sha2-256-etm@openssh.com: ";
+    assert!(words.contains(said), "{words}");
+    let left_out = "what ssh picks unforced was not measured: --ciphers left out \
+                    chacha20-poly1305@openssh.com, which your client prefers";
+    assert!(words.contains(left_out), "{words}");
+    assert!(!words.contains("is what ssh picks unforced"), "{words}");
+    // Without the filter (the server offers no chacha20), aes128-ctr is ssh's own pick.
+    let words = headline_of(std::slice::from_ref(&ctr), "{}");
+    assert!(words.contains("is what ssh picks unforced"), "{words}");
+    assert!(!words.contains("not measured"), "{words}");
+    // ssh's pick measured, an AEAD cipher: the MACs left out do not matter.
+    let macs = r#"{"macs":{"op":"only","names":["hmac-sha2-256-etm@openssh.com"]}}"#;
+    let words = headline_of(&[ctr, chacha], macs);
+    assert!(!words.contains("not measured"), "{words}");
+    assert!(words.contains("chacha20-poly1305@openssh.com"), "{words}");
+    assert!(words.contains("what ssh picks unforced"), "{words}");
 }

@@ -89,6 +89,15 @@ fn expand<'a>(patterns: &[String], base: &'a [String], what: &str) -> Result<Vec
     Ok(out)
 }
 
+/// Whether `spec` lets `name` be measured (the filters that add or reorder keep all).
+pub fn keeps(spec: &FilterSpec, name: &str) -> bool {
+    match spec {
+        FilterSpec::Only(p) => p.iter().any(|pat| matches(pat, name)),
+        FilterSpec::Remove(p) => !p.iter().any(|pat| matches(pat, name)),
+        FilterSpec::Append(_) | FilterSpec::Front(_) => true,
+    }
+}
+
 /// Apply a filter to the client's list of one kind (`what` names the kind in errors).
 pub fn apply(spec: &FilterSpec, base: &[String], what: &str) -> Result<Vec<String>> {
     let out: Vec<String> = match spec {
@@ -99,10 +108,7 @@ pub fn apply(spec: &FilterSpec, base: &[String], what: &str) -> Result<Vec<Strin
         }
         FilterSpec::Remove(p) => {
             expand(p, base, what)?;
-            base.iter()
-                .filter(|n| !p.iter().any(|pat| matches(pat, n)))
-                .cloned()
-                .collect()
+            base.iter().filter(|n| keeps(spec, n)).cloned().collect()
         }
         FilterSpec::Front(p) => {
             let front = expand(p, base, what)?;
@@ -123,6 +129,18 @@ mod tests {
 
     fn v(s: &str) -> Vec<String> {
         s.split(',').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_filter_keeps_what_it_names_or_does_not_remove() {
+        let only = parse("aes128-*,chacha20-poly1305@openssh.com").unwrap();
+        assert!(keeps(&only, "aes128-ctr") && keeps(&only, "chacha20-poly1305@openssh.com"));
+        assert!(!keeps(&only, "aes256-ctr"));
+        let remove = parse("-*-cbc").unwrap();
+        assert!(keeps(&remove, "aes128-ctr") && !keeps(&remove, "aes128-cbc"));
+        for adds in ["+3des-cbc", "^aes256-ctr"] {
+            assert!(keeps(&parse(adds).unwrap(), "aes128-ctr"), "{adds}");
+        }
     }
 
     #[test]

@@ -8,8 +8,9 @@ use super::recommend::{self, Goal, Order, RecommendView};
 pub use super::scope::WIDTH;
 use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
 use super::show::SuiteRow;
+use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
-use crate::model::{AlgoKind, EQUAL_WITHIN, Mode, StopReason, Suite};
+use crate::model::{EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use serde::Serialize;
 
@@ -32,6 +33,10 @@ pub struct ModeLine {
     /// What ssh uses unforced cannot be told apart from the best: its gain is noise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unforced_tied: bool,
+    /// A name ssh would try first that the run's option left out (`chacha20-poly1305`,
+    /// `--ciphers`): what ssh picks unforced was not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unforced_left_out: Option<(String, &'static str)>,
     /// A raced run: how its suites of this mode stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceTally>,
@@ -100,27 +105,6 @@ pub struct HeadlineView {
     pub workloads: Vec<String>,
 }
 
-/// The suite ssh picks unforced in `mode`: the first of its preference lists' names that
-/// were measured (an AEAD cipher needs no MAC).
-fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<&'s SuiteStats> {
-    let kinds = match mode {
-        Mode::Connect => [AlgoKind::Kex, AlgoKind::HostKey],
-        _ => [AlgoKind::Cipher, AlgoKind::Mac],
-    };
-    let defaults = &scope.runs.last()?.client_defaults;
-    let pick = |k: AlgoKind| recommend::client_choice(&scope.stats, k, &[mode], defaults);
-    let (a, b) = (pick(kinds[0])?.0, pick(kinds[1]).map(|c| c.0));
-    scope.stats.iter().find(|s| {
-        let other = s.suite.get(kinds[1]);
-        s.mode == mode
-            && s.figure.is_some()
-            && !s.sum
-            && s.suite.compression.is_none()
-            && s.suite.get(kinds[0]) == Some(a.as_str())
-            && (other.is_none() || other == b.as_deref())
-    })
-}
-
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
     let ranked = analysis::rank(&scope.stats, mode);
     // Measured suites only: a summed connect pair's interval is wide, and the sums
@@ -141,7 +125,11 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
         .filter(|r| !r.grade.is_weak() && overlaps(r, &best))
         .map(|r| r.suite.clone())
         .collect();
-    let unforced = unforced(scope, mode).and_then(|d| {
+    let pick = unforced::unforced(scope, mode);
+    let unforced = pick.as_ref().and_then(|p| {
+        let Unforced::Measured(d) = p else {
+            return None;
+        };
         let (b, u) = (best.mean?, d.figure?.mean);
         let gain = if analysis::higher_is_better(mode) {
             b / u - 1.0
@@ -161,6 +149,10 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
         ties,
         unforced,
         unforced_tied,
+        unforced_left_out: match pick {
+            Some(Unforced::LeftOut { name, option }) => Some((name, option)),
+            _ => None,
+        },
         race: race_tally(scope, mode),
     })
 }
@@ -356,6 +348,12 @@ fn mode_text(l: &ModeLine) -> String {
             }
         };
         text.push_str(&format!("\n         {what}"));
+    }
+    if let Some((name, option)) = &l.unforced_left_out {
+        text.push_str(&format!(
+            "\n         what ssh picks unforced was not measured: {option} left out {name}, \
+             which your client prefers"
+        ));
     }
     if let Some(t) = &l.race {
         text.push_str(&race_text(t));

@@ -14,4 +14,5 @@ pub mod runs;
 pub mod scope;
 pub mod show;
 pub mod summary;
+pub mod unforced;
 pub mod workload;

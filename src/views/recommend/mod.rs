@@ -127,6 +127,17 @@ pub(crate) fn client_choice(
     Some((chosen, skipped))
 }
 
+/// "; your client lists NAMES before it, not measured here", or nothing.
+fn listed_before(skipped: &[String]) -> String {
+    match skipped.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; your client lists {} before it, not measured here",
+            skipped.join(", ")
+        ),
+    }
+}
+
 /// What the line says about the client's own first choice.
 fn default_comment(
     stats: &[SuiteStats],
@@ -137,17 +148,15 @@ fn default_comment(
     ranked: &[RankedName],
 ) -> Option<String> {
     let (d, skipped) = client_choice(stats, kind, modes, defaults)?;
-    let before = if skipped.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; your client lists {} before it, not measured here",
-            skipped.join(", ")
-        )
-    };
+    let before = listed_before(&skipped);
     let (first, first_score, first_bests) = ranked.first()?;
     if &d == first {
-        return Some(format!("{d} is already your client's first choice{before}"));
+        // Names listed before it but not measured may be ones ssh would take first.
+        let already = match skipped.is_empty() {
+            true => "is already your client's first choice",
+            false => "comes first in your client's list of the names measured",
+        };
+        return Some(format!("{d} {already}{before}"));
     }
     let grade = |n: &str| policy.grade(kind, n);
     let Some((_, score, bests)) = ranked.iter().find(|r| r.0 == d) else {
