@@ -109,6 +109,15 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
     if version.raw.is_empty() {
         bail!("{} -V printed nothing; is it an ssh client?", ssh.display());
     }
+    if !version.product.eq_ignore_ascii_case("OpenSSH") {
+        bail!(
+            "{} is {}, not OpenSSH: sshbench forces each suite with OpenSSH's options \
+             (-o KexAlgorithms=... and the like), which this client does not take; install \
+             OpenSSH's client (Debian: apt-get install openssh-client) and put it first on PATH",
+            ssh.display(),
+            version.raw
+        );
+    }
     let mut lists = AlgoLists::new();
     for kind in AlgoKind::ALL {
         for q in queries(kind) {
@@ -150,6 +159,9 @@ mod tests {
         );
         let v = parse_version("OpenSSH_9.7, LibreSSL 3.9.0");
         assert_eq!(v.version, "9.7");
+        // Windows' port is OpenSSH too (the product check lets it through).
+        let v = parse_version("OpenSSH_for_Windows_9.5p1, LibreSSL 3.8.2");
+        assert_eq!(v.product, "OpenSSH");
     }
 
     #[test]
