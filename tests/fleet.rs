@@ -189,6 +189,13 @@ fn a_fleet_run_measures_every_host_reports_the_refusing_one_and_recommends_one_b
         ciphers.contains("aes128-ctr"),
         "every host can negotiate a cipher: {rec}"
     );
+    // A host's own block tells its server's admin what that server takes: sshd_config
+    // lines for OpenSSH's sshd, none for Dropbear (its lists are built in).
+    let sshd = view(&["recommend", "fleet-a"]);
+    assert!(sshd.contains("# /etc/ssh/sshd_config"), "{sshd}");
+    let dropbear = view(&["recommend", "fleet-c"]);
+    assert!(dropbear.contains("# The server is Dropbear"), "{dropbear}");
+    assert!(!dropbear.contains("sshd_config"), "{dropbear}");
     let show = view(&["show", "--fleet", "fleet-*", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_str(&show).unwrap();
     assert_eq!(

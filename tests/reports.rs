@@ -869,13 +869,11 @@ fn recommend_treats_terrapin_exposed_ciphers_as_legacy_without_strict_kex() {
 }
 
 /// A server that leaves no acceptable cipher (tinysshd's only cipher is chacha20-poly1305,
-/// and it offers no strict KEX): `recommend` says which cipher was measured, what it is
-/// exposed to and what would fix it, instead of only "nothing acceptable".
+/// and it offers no strict KEX; an OpenSSH sshd configured so): `recommend` says which
+/// cipher was measured, what it is exposed to and what would fix it on that server,
+/// instead of only "nothing acceptable". tinysshd has no `sshd_config` to edit.
 #[test]
 fn recommend_explains_a_dead_end() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db.sqlite");
-    let store = Store::open(&db).unwrap();
     let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
     let items: Vec<PlanItem> = [Mode::Send, Mode::Receive]
         .map(|mode| PlanItem {
@@ -883,34 +881,58 @@ fn recommend_explains_a_dead_end() {
             suite: chacha.clone(),
         })
         .to_vec();
-    let id = router_run(&store, &items, "SSH-2.0-tinysshd");
-    for round in 1..4u32 {
-        for (i, item) in items.iter().enumerate() {
-            let s = sample(item.mode, &item.suite, 300.0, round, 1.0);
-            store.add_sample(id, i, round, &s).unwrap();
-        }
-    }
-    let text = sshbench(&db, &["recommend", "router"]);
-    let note = text
-        .lines()
-        .find(|l| l.contains("Ciphers:"))
-        .unwrap_or_else(|| panic!("no note on ciphers: {text}"));
-    for expected in [
-        "chacha20-poly1305@openssh.com (legacy here",
-        "Terrapin",
+    let tinysshd = [
+        "strict KEX removes that exposure",
+        "tinysshd's set is fixed: the recommended ones \
+         (aes128-gcm@openssh.com,aes256-gcm@openssh.com) are not in it",
+    ];
+    let sshd = [
         "strict KEX (OpenSSH 9.6 or later",
         // Names an OpenSSH sshd takes (the client's list), not RFC 5647's aes128-gcm.
         "sshd_config: `Ciphers aes128-gcm@openssh.com,aes256-gcm@openssh.com`",
-        "--allow legacy",
+    ];
+    for (banner, fixes) in [
+        ("SSH-2.0-tinysshd", tinysshd),
+        ("SSH-2.0-OpenSSH_9.3", sshd),
     ] {
-        assert!(note.contains(expected), "{expected:?} missing: {note}");
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db.sqlite");
+        let store = Store::open(&db).unwrap();
+        let id = router_run(&store, &items, banner);
+        for round in 1..4u32 {
+            for (i, item) in items.iter().enumerate() {
+                let s = sample(item.mode, &item.suite, 300.0, round, 1.0);
+                store.add_sample(id, i, round, &s).unwrap();
+            }
+        }
+        let text = sshbench(&db, &["recommend", "router"]);
+        let note = text
+            .lines()
+            .find(|l| l.contains("Ciphers:"))
+            .unwrap_or_else(|| panic!("no note on ciphers: {text}"));
+        let said = [
+            "chacha20-poly1305@openssh.com (legacy here",
+            "Terrapin",
+            "--allow legacy",
+        ];
+        for expected in said.into_iter().chain(fixes) {
+            assert!(
+                note.contains(expected),
+                "{banner}: {expected:?} missing: {note}"
+            );
+        }
+        assert_eq!(
+            text.contains("sshd_config"),
+            banner.contains("OpenSSH"),
+            "{text}"
+        );
+        // Asked for, the legacy cipher is listed.
+        let legacy = sshbench(&db, &["recommend", "router", "--allow", "legacy"]);
+        assert!(
+            legacy.contains("Ciphers chacha20-poly1305@openssh.com"),
+            "{legacy}"
+        );
     }
-    // Asked for, the legacy cipher is listed.
-    let legacy = sshbench(&db, &["recommend", "router", "--allow", "legacy"]);
-    assert!(
-        legacy.contains("Ciphers chacha20-poly1305@openssh.com"),
-        "{legacy}"
-    );
 }
 
 /// A mode whose every sample failed (a server that closes each connection after its

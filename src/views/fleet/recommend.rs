@@ -444,6 +444,7 @@ mod override_tests {
                 lines: vec![line],
                 notes: Vec::new(),
                 dead_ends: Vec::new(),
+                server: Default::default(),
             }),
         }
     }

@@ -82,17 +82,11 @@ pub(super) fn note(
     let described: Vec<String> = names.iter().map(|n| describe(policy, kind, n)).collect();
     let mut fixes = Vec::new();
     if names.iter().any(|n| policy.demoted(kind, n)) {
-        fixes.push(
-            "a server with strict KEX (OpenSSH 9.6 or later, or its distribution's fix) removes that exposure"
-                .to_string(),
-        );
+        fixes.push(policy.server.strict_kex_fix().to_string());
     }
     let better = recommended(policy, kind, client);
     if !better.is_empty() {
-        fixes.push(format!(
-            "the server's admin can offer a recommended one (sshd_config: `{keyword} {}`)",
-            better.join(",")
-        ));
+        fixes.push(policy.server.offer_fix(keyword, &better.join(",")));
     }
     format!(
         "{keyword}: no {} choice was measured ({} mode), only {}; {}; `--allow legacy` lists them anyway. Left to ssh's defaults",

@@ -4,6 +4,7 @@
 
 mod dead_end;
 mod rank;
+mod server;
 
 use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
@@ -14,6 +15,7 @@ use crate::target;
 pub use rank::Order;
 use rank::{Policy, RankedName, indistinguishable, rank_names};
 use serde::Serialize;
+pub use server::ServerSoftware;
 
 /// What to optimize.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -83,6 +85,9 @@ pub struct RecommendView {
     /// grades allow (a note says why).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dead_ends: Vec<&'static str>,
+    /// What the server's software takes (its banner's): `sshd_config` lines or not.
+    #[serde(skip_serializing_if = "ServerSoftware::is_sshd")]
+    pub server: ServerSoftware,
 }
 
 fn figure_text(mode: Mode, s: &SuiteStats) -> String {
@@ -295,10 +300,12 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         .last()
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
+    let server = (scope.runs.last()).and_then(|r| r.server_version.as_deref());
     let policy = Policy {
         max,
         grader: scope.grader(),
         order,
+        server: ServerSoftware::from_banner(server),
     };
     let mut notes = Vec::new();
     if scope.lacks_strict_kex() {
@@ -337,6 +344,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         lines,
         notes,
         dead_ends,
+        server: policy.server,
     }
 }
 
@@ -400,11 +408,10 @@ fn client_block(v: &RecommendView) -> String {
 }
 
 fn server_block(v: &RecommendView) -> String {
-    let mut server = String::from("# /etc/ssh/sshd_config (for the server's admin)\n");
-    for l in &v.lines {
-        server.push_str(&format!("{} {}\n", l.keyword, l.names.join(",")));
-    }
-    server
+    let lines: Vec<(&str, String)> = (v.lines.iter())
+        .map(|l| (l.keyword, l.names.join(",")))
+        .collect();
+    v.server.block(&lines)
 }
 
 /// The ssh_config block, the sshd_config lines and the notes.

@@ -15,6 +15,8 @@ pub(super) struct Policy {
     pub max: Grade,
     pub grader: Grader,
     pub order: Order,
+    /// Where the server's admin would offer another name.
+    pub server: super::ServerSoftware,
 }
 
 /// How `recommend` orders each list.
