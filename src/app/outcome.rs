@@ -9,6 +9,7 @@ use sshbench::model::{FailureKind, Mode};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
+use sshbench::target::Resolved;
 use sshbench::views::headline;
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
@@ -72,6 +73,24 @@ pub fn fatal_hint(kind: FailureKind) -> &'static str {
              should succeed"
         }
     }
+}
+
+/// The note for a run of `modes` with echo, from a client whose terminal sessions send
+/// keystrokes on a clock (OpenSSH 9.5+'s `ObscureKeystrokeTiming`, on by default, as
+/// `ssh -G` resolved it): echo is timed without a terminal, so its figures leave that
+/// wait out, and it outweighs any cipher's microseconds.
+pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Option<String> {
+    let interval_ms = resolved?.keystroke_interval_ms?;
+    if !modes.contains(&Mode::Echo) {
+        return None;
+    }
+    Some(format!(
+        "echo is timed without a terminal; in one, this ssh (ObscureKeystrokeTiming) sends each \
+         keystroke after the first of a burst on its next {interval_ms} ms tick, about {} ms \
+         later on average, more than any cipher differs by; `ObscureKeystrokeTiming no` in \
+         ssh_config gives that time back and the keystroke-timing protection up",
+        interval_ms.div_ceil(2)
+    ))
 }
 
 /// What to check when the server cannot be reached.
@@ -156,5 +175,26 @@ mod tests {
         });
         assert!(err.contains("without a forced command"), "{err}");
         assert!(err.contains("`--mode connect,sftp-put,sftp-get`"), "{err}");
+    }
+
+    #[test]
+    fn echo_from_a_client_with_a_keystroke_clock_says_what_a_terminal_adds() {
+        let of = |ssh_g: &str, modes: &[Mode]| {
+            keystroke_clock_note(Some(&sshbench::target::parse_ssh_g(ssh_g)), modes)
+        };
+        let echo = [Mode::Send, Mode::Echo];
+        let note = of("obscurekeystroketiming yes\n", &echo).unwrap();
+        assert!(
+            note.contains("on its next 20 ms tick, about 10 ms later"),
+            "{note}"
+        );
+        assert!(note.contains("`ObscureKeystrokeTiming no`"), "{note}");
+        let slow = of("obscurekeystroketiming 45\n", &echo).unwrap();
+        assert!(slow.contains("next 45 ms tick, about 23 ms"), "{slow}");
+        // Off, a client before 9.5 (nothing printed), or no echo measured: nothing to say.
+        assert_eq!(of("obscurekeystroketiming no\n", &echo), None);
+        assert_eq!(of("user root\n", &echo), None);
+        assert_eq!(of("obscurekeystroketiming yes\n", &[Mode::Send]), None);
+        assert_eq!(keystroke_clock_note(None, &echo), None);
     }
 }

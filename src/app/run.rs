@@ -1,6 +1,6 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
-use super::outcome::{conclude, fatal_hint, print_results, status_of};
+use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
@@ -366,6 +366,7 @@ pub(super) fn measure(
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
     progress.finish();
     let mut notes = transport.notes();
+    notes.extend(keystroke_clock_note(srv.resolved.as_ref(), &options.modes));
     // Tear the sandbox down before printing: nothing of it outlives the measurements, and
     // once reaped its sshd's CPU is this run's own.
     drop(transport);

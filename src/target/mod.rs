@@ -177,6 +177,10 @@ pub struct Resolved {
     /// The client's effective preference lists for this destination (its defaults,
     /// or what the user's ssh_config sets): what ssh would use without sshbench.
     pub defaults: AlgoLists,
+    /// OpenSSH 9.5+'s `ObscureKeystrokeTiming` in a terminal: the interval (ms) on whose
+    /// ticks typed keystrokes leave; `None` when off or unknown to this client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keystroke_interval_ms: Option<u32>,
 }
 
 /// Parse `ssh -G` output (lower-case `key value` lines).
@@ -191,6 +195,13 @@ pub fn parse_ssh_g(text: &str) -> Resolved {
             "port" => r.port = value.parse().unwrap_or(22),
             "user" => r.user = value.to_string(),
             "proxyjump" | "proxycommand" if value != "none" => r.via_proxy = true,
+            // `yes` is the default interval, `no` none, else the interval itself.
+            "obscurekeystroketiming" => {
+                r.keystroke_interval_ms = match value {
+                    "yes" => Some(20),
+                    v => v.parse().ok().filter(|&ms| ms > 0),
+                }
+            }
             "kexalgorithms" | "hostkeyalgorithms" | "ciphers" | "macs" => {
                 let kind = match key {
                     "kexalgorithms" => AlgoKind::Kex,
@@ -329,5 +340,11 @@ mod tests {
             ["chacha20-poly1305@openssh.com", "aes128-ctr"]
         );
         assert!(parse_ssh_g("proxyjump bastion\n").via_proxy);
+        // OpenSSH 9.5+ prints its keystroke clock; older clients print nothing of it.
+        let keys = |line: &str| parse_ssh_g(line).keystroke_interval_ms;
+        assert_eq!(keys("obscurekeystroketiming yes\n"), Some(20));
+        assert_eq!(keys("obscurekeystroketiming 80\n"), Some(80));
+        assert_eq!(keys("obscurekeystroketiming no\n"), None);
+        assert_eq!(keys("user root\n"), None);
     }
 }
