@@ -926,6 +926,12 @@ fn recommend_explains_a_dead_end() {
             banner.contains("OpenSSH"),
             "{text}"
         );
+        // No line to give: the block says so, and no empty server block follows.
+        assert!(
+            text.contains("Host router\n    # nothing to set here"),
+            "{text}"
+        );
+        assert!(!text.contains("# /etc/ssh/sshd_config"), "{text}");
         // Asked for, the legacy cipher is listed.
         let legacy = sshbench(&db, &["recommend", "router", "--allow", "legacy"]);
         assert!(

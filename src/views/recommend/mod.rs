@@ -404,6 +404,9 @@ fn client_block(v: &RecommendView) -> String {
         }
         client.push_str(&format!("    {} {}\n", l.keyword, l.names.join(",")));
     }
+    if v.lines.is_empty() {
+        client.push_str("    # nothing to set here; the notes below say why\n");
+    }
     client
 }
 
@@ -420,7 +423,10 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade, order: Order) -> (Docume
     let mut doc = Document::default();
     doc.text(header(&v));
     doc.code(client_block(&v));
-    doc.code(server_block(&v));
+    // A server block of no lines would read as advice to clear the server's lists.
+    if !v.lines.is_empty() {
+        doc.code(server_block(&v));
+    }
     if !v.notes.is_empty() {
         let notes: Vec<String> = v.notes.iter().map(|n| format!("# note: {n}")).collect();
         doc.text(notes.join("\n"));
