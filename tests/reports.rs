@@ -1147,6 +1147,22 @@ fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
     assert!(!words.contains("takes"), "{words}");
 }
 
+/// A server that offers only weak suites (an old NAS: 3DES, CBC): the headline's best is
+/// the best of all, and says its grade rather than pass for one the recommendation allows.
+#[test]
+fn headline_says_the_grade_of_a_best_suite_no_allowed_one_beat() {
+    let des = suite(None, None, Some("3des-cbc"), Some("hmac-sha1"));
+    let words = router_headline(Mode::Send, &[des], &[2.0], "{}");
+    assert!(
+        words.contains("send 3des-cbc + hmac-sha1 (broken): "),
+        "{words}"
+    );
+    let [ctr, _] = ctr_and_chacha();
+    let words = router_headline(Mode::Send, &[ctr], &[2.0], "{}");
+    let allowed = "send aes128-ctr + hmac-sha2-256-etm@openssh.com: ";
+    assert!(words.contains(allowed), "{words}");
+}
+
 /// `run --ciphers aes128-ctr` against a client that prefers chacha20-poly1305: what ssh
 /// picks unforced was left out, so the headline claims nothing of it (neither "is what
 /// ssh picks unforced" nor a gain over aes128-ctr) and says which option left it out. An

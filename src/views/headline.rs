@@ -303,8 +303,13 @@ fn mode_text(l: &ModeLine) -> String {
     } else {
         ""
     };
+    // The best of all, when nothing of an allowed grade was measured: said, not hidden.
+    let weak = match r.grade.is_weak() {
+        true => format!(" ({})", r.grade),
+        false => String::new(),
+    };
     let mut text = format!(
-        "{:<8} {}: {mean} {}{}{}{sum}",
+        "{:<8} {}{weak}: {mean} {}{}{}{sum}",
         mode.as_str(),
         suite_label(mode, &r.suite),
         unit(mode),
