@@ -294,9 +294,8 @@ fn verdict(r: &SuiteRow) -> String {
     }
 }
 
-/// The lines of one mode.
-fn mode_text(l: &ModeLine) -> String {
-    let (mode, r) = (l.mode, &l.best);
+/// A mode's first line: its best suite, figure, interval and verdict.
+fn best_text(mode: Mode, r: &SuiteRow) -> String {
     let mean = r.mean.map_or("-".into(), |m| figure_text(mode, m));
     let sum = if r.sum {
         " (a sum, not measured as a pair)"
@@ -308,14 +307,20 @@ fn mode_text(l: &ModeLine) -> String {
         true => format!(" ({})", r.grade),
         false => String::new(),
     };
-    let mut text = format!(
+    format!(
         "{:<8} {}{weak}: {mean} {}{}{}{sum}",
         mode.as_str(),
         suite_label(mode, &r.suite),
         unit(mode),
         interval(r),
         verdict(r)
-    );
+    )
+}
+
+/// The lines of one mode.
+fn mode_text(l: &ModeLine) -> String {
+    let (mode, r) = (l.mode, &l.best);
+    let mut text = best_text(mode, r);
     if let Some(f) = &l.faster {
         let mean = f.mean.map_or("-".into(), |m| figure_text(mode, m));
         let label = suite_label(mode, &f.suite);
