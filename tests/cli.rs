@@ -764,6 +764,38 @@ fn a_key_with_a_passphrase_and_no_agent_stops_before_a_run_with_the_way_out() {
     assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
 }
 
+/// ssh offering more keys than the server's MaxAuthTries (6) before the one it takes (as
+/// an agent holding several keys does) is told to name that key alone.
+#[test]
+fn too_many_keys_before_the_right_one_are_told_to_name_it_alone() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let mut others = String::new();
+    for i in 0..6 {
+        let key = dir.path().join(format!("other_{i}"));
+        common::login::keygen(&key, "");
+        others += &format!("  IdentityFile \"{}\"\n", key.display());
+    }
+    let original = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let at = original.find("  IdentityFile").unwrap();
+    let config = format!("{}{others}{}", &original[..at], &original[at..]);
+    let cfg = dir.path().join("ssh_config");
+    std::fs::write(&cfg, config).unwrap();
+    let out = run_as_configured(&cfg, dir.path().join("keys.sqlite"))
+        .args(["--mode", "connect", "--rounds", "1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Too many authentication failures"),
+        "{stderr}"
+    );
+    let hint = "hint: the server gave up before ssh offered the key it accepts: name that key \
+                alone (`-o IdentitiesOnly=yes -o IdentityFile=KEY`";
+    assert!(stderr.contains(hint), "{stderr}");
+}
+
 /// `--hostkeys` on a server whose keys the user's known_hosts holds only one of (ssh
 /// recorded the one it met first): the others fail ssh's check as a changed key would,
 /// so they are left out with a note instead of stopping the run, and nothing is added

@@ -35,7 +35,7 @@ pub fn conclude(
             Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
         }
         Err(Abort::Fatal { kind, message }) => {
-            bail!("{message}\nhint: {}", fatal_hint(kind));
+            bail!("{message}\nhint: {}", fatal_hint(kind, &message));
         }
         Err(e @ Abort::Store(_)) => bail!(
             "{e}\nhint: the samples stored before it are kept; `sshbench run --resume` (with \
@@ -55,8 +55,14 @@ pub fn conclude(
 }
 
 /// What to do about a failure that stops a run at once.
-pub fn fatal_hint(kind: FailureKind) -> &'static str {
+pub fn fatal_hint(kind: FailureKind, message: &str) -> &'static str {
     match kind {
+        // ssh offered more keys than the server's MaxAuthTries (an agent holding several,
+        // several IdentityFile lines) before the one it takes.
+        FailureKind::Auth if message.contains("Too many authentication failures") => {
+            "the server gave up before ssh offered the key it accepts: name that key alone \
+             (`-o IdentitiesOnly=yes -o IdentityFile=KEY`, or both in ssh_config)"
+        }
         FailureKind::Network => UNREACHABLE_HINT,
         FailureKind::Command => {
             "sshbench runs short POSIX commands through the login shell: use an account or key \

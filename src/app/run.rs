@@ -220,7 +220,7 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 fn login_window(sh: &Shared, srv: &Server) -> Result<Option<u64>> {
     let timeout = Duration::from_secs(30);
     window::server_window(sh.ssh, &srv.target, timeout, sh.cancel)
-        .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind)))
+        .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind, &message)))
 }
 
 /// The transport for the run's `options` (a resumed run's own, not the command line's).
