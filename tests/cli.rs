@@ -796,6 +796,66 @@ fn too_many_keys_before_the_right_one_are_told_to_name_it_alone() {
     assert!(stderr.contains(hint), "{stderr}");
 }
 
+/// A `RekeyLimit` below a sample's bytes puts rekeys inside its window: they are counted,
+/// and the figure is the window's own rate (its stalls are in it), not that rate with
+/// the same stalls spread in once more.
+#[test]
+fn rekeys_inside_a_window_are_counted_once() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rekey.sqlite");
+    let out = run_as_configured(sb.ssh_config(), db.clone())
+        .args([
+            "-o",
+            "RekeyLimit=2M",
+            "--mode",
+            "send,receive",
+            "--rounds",
+            "2",
+        ])
+        .args([
+            "--ciphers",
+            "aes128-ctr",
+            "--macs",
+            "hmac-sha2-256-etm@openssh.com",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let store = Store::open(&db).unwrap();
+    let counted: Vec<_> = (store.samples(&[1]).unwrap().into_iter())
+        .map(|s| s.sample)
+        .filter(|s| s.window.is_some() && s.outcome.is_success())
+        .collect();
+    assert!(counted.len() >= 4, "{counted:?}");
+    let mut most = 0.0f64;
+    for s in &counted {
+        let (w, r) = (s.window.unwrap(), s.rekey.expect("the rekeying recorded"));
+        assert!(r.every <= 2 << 20, "{r:?}");
+        let expected = w.bytes as f64 / r.every as f64;
+        most = most.max(expected);
+        assert!(
+            r.within >= 1 && f64::from(r.within) >= expected - 2.0,
+            "{r:?} {w:?}"
+        );
+        // What the figure adds to the window's time: less than one more rekey's stall (the
+        // window held the others), not all of them again.
+        let added = w.bytes as f64 / s.throughput().unwrap() - w.time.as_secs_f64();
+        assert!(added <= r.seconds + 1e-9, "{added} s added: {r:?} {w:?}");
+    }
+    assert!(most >= 1.5, "no window held two rekeys' worth: {counted:?}");
+    // The answer says what the rekeys cost and what gives it back.
+    let words = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(words.contains("a rekey every 2.0 MiB (~0."), "{words}");
+    assert!(
+        words.contains("a larger RekeyLimit or a quicker key exchange"),
+        "{words}"
+    );
+}
+
 /// `--hostkeys` on a server whose keys the user's known_hosts holds only one of (ssh
 /// recorded the one it met first): the others fail ssh's check as a changed key would,
 /// so they are left out with a note instead of stopping the run, and nothing is added

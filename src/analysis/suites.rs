@@ -535,6 +535,7 @@ fn rekey_of(samples: &[&Sample]) -> Option<Rekey> {
     Some(Rekey {
         every,
         seconds: median(&mut seconds)?,
+        within: 0,
     })
 }
 

@@ -4,7 +4,7 @@
 //! can never open a second connection: `ProxyCommand=false` makes that fail loudly
 //! instead of negotiating anew.
 
-use super::{openssh, sshlog};
+use super::{openssh, rekey, sshlog};
 use crate::model::{FailureKind, Negotiated, Outcome, SampleRequest};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
@@ -31,6 +31,8 @@ pub struct Master {
     log: Log,
     /// From ssh's start until the master listened.
     up_after: Duration,
+    /// When ssh was started: the log's times count from it.
+    started: Instant,
     ssh: PathBuf,
     socket: PathBuf,
     /// `-F`/`-o` options of the target that the attached clients repeat.
@@ -62,7 +64,7 @@ fn read_lines(child: &mut Child, start: Instant) -> Log {
         let mut r = BufReader::new(stderr);
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, 1024) {
             let mut v = shared.lock().expect("log lock");
-            if v.0.len() < MAX_LINES {
+            if v.0.len() < MAX_LINES && !rekey::is_flood(&line) {
                 v.0.push(line);
                 v.1.push(start.elapsed());
             }
@@ -113,6 +115,7 @@ impl Master {
             exited,
             log,
             up_after: Duration::ZERO,
+            started: start,
             ssh: ssh.to_path_buf(),
             socket,
             config: config_options(target),
@@ -166,6 +169,11 @@ impl Master {
 
     pub fn lines(&self) -> Vec<String> {
         self.log.lock().expect("log lock").0.clone()
+    }
+
+    /// When its ssh was started: what the log's times count from.
+    pub fn started(&self) -> Instant {
+        self.started
     }
 
     /// The log so far with each line's time since ssh started, and how long the

@@ -15,6 +15,7 @@
 
 use crate::model::{Mode, Rekey};
 use crate::offer::server::parse_banner;
+use std::time::Duration;
 
 const GIB: u64 = 1 << 30;
 
@@ -94,7 +95,29 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
     (every > 0).then_some(Rekey {
         every,
         seconds: kex_seconds,
+        within: 0,
     })
+}
+
+/// Key exchanges that ended between `from` and `to` (times since ssh started, as
+/// `times` holds each line's): ssh logs `SSH2_MSG_NEWKEYS received` at the end of each,
+/// the first one at login.
+pub fn key_exchanges_between(
+    lines: &[String],
+    times: &[Duration],
+    (from, to): (Duration, Duration),
+) -> u32 {
+    let done = (lines.iter().zip(times)).filter(|(l, t)| {
+        l.trim() == "debug1: SSH2_MSG_NEWKEYS received" && (from..=to).contains(*t)
+    });
+    done.count().try_into().unwrap_or(u32::MAX)
+}
+
+/// A line ssh repeats for every write it holds back during a rekey (hundreds per
+/// rekey under a small `RekeyLimit`): kept out of the bounded logs, where it would push
+/// out the lines that count.
+pub fn is_flood(line: &str) -> bool {
+    line.trim() == "debug1: rekeying in progress"
 }
 
 #[cfg(test)]
@@ -199,10 +222,30 @@ mod tests {
     }
 
     #[test]
+    fn key_exchanges_are_counted_inside_a_span_only() {
+        let ms = Duration::from_millis;
+        let log = lines(
+            "debug1: SSH2_MSG_NEWKEYS received\n\
+             debug1: SSH2_MSG_KEXINIT sent\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             debug1: rekeying in progress\n\
+             debug1: SSH2_MSG_NEWKEYS received\n\
+             debug1: SSH2_MSG_NEWKEYS sent",
+        );
+        let times = [ms(100), ms(300), ms(310), ms(400), ms(520), ms(530)];
+        // The login's exchange (at 100 ms) is before the window; the others inside it.
+        assert_eq!(key_exchanges_between(&log, &times, (ms(200), ms(600))), 2);
+        assert_eq!(key_exchanges_between(&log, &times, (ms(200), ms(500))), 1);
+        assert_eq!(key_exchanges_between(&log, &times, (ms(600), ms(900))), 0);
+        assert!(is_flood(&log[3]) && !is_flood(&log[2]));
+    }
+
+    #[test]
     fn stall_spreads_the_cost_over_the_bytes() {
         let r = Rekey {
             every: GIB,
             seconds: 0.1,
+            within: 0,
         };
         assert!((r.stall(GIB, 1.0) - 0.1).abs() < 1e-12);
         assert!((r.stall(GIB / 2, 1.0) - 0.05).abs() < 1e-12);
@@ -211,7 +254,17 @@ mod tests {
         let none = Rekey {
             every: 0,
             seconds: 0.1,
+            within: 0,
         };
         assert_eq!(none.stall(GIB, 1.0), 0.0);
+        // A window that held its rekeys (a small RekeyLimit) has their stalls in its time
+        // already: only what it was short of the average is added, never less than none.
+        let small = Rekey {
+            every: 4 << 20,
+            seconds: 0.1,
+            within: 2,
+        };
+        assert!((small.stall(10 << 20, 1.0) - 0.05).abs() < 1e-12);
+        assert_eq!(small.stall(6 << 20, 1.0), 0.0);
     }
 }

@@ -10,15 +10,26 @@ pub struct Rekey {
     pub every: u64,
     /// How long one rekey stalls the transfer, in seconds.
     pub seconds: f64,
+    /// Rekeys that happened inside the sample's own window (a `RekeyLimit` below the
+    /// window's bytes, or a connection that had carried enough before it): their
+    /// stalls are in the window's time already.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub within: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Rekey {
     /// Seconds of stall a transfer of `bytes` payload bytes meets on average, given
-    /// the compressed / raw factor of its stream (1 without compression).
+    /// the compressed / raw factor of its stream (1 without compression), beyond the
+    /// stalls of the rekeys its window already held (never below none).
     pub fn stall(&self, bytes: u64, factor: f64) -> f64 {
         if self.every == 0 {
             return 0.0;
         }
-        self.seconds * bytes as f64 * factor / self.every as f64
+        let expected = bytes as f64 * factor / self.every as f64;
+        self.seconds * (expected - self.within as f64).max(0.0)
     }
 }

@@ -396,6 +396,7 @@ mod tests {
         s.rekey = Some(Rekey {
             every: 1_000_000_000,
             seconds: 0.1,
+            within: 0,
         });
         let sustained = 1e9 / 2.1;
         assert!((s.throughput().unwrap() - sustained).abs() < 1.0);

@@ -517,8 +517,9 @@ mod tests {
             phases: None,
             compression_factor: None,
             rekey: Some(Rekey {
-                every: 1 << 30,
+                every: 1 << 20,
                 seconds: 0.085,
+                within: 3,
             }),
             echoes: Vec::new(),
             echoes_ref: Vec::new(),
@@ -644,8 +645,9 @@ mod tests {
         assert_eq!(
             back[0].sample.rekey,
             Some(Rekey {
-                every: 1 << 30,
-                seconds: 0.085
+                every: 1 << 20,
+                seconds: 0.085,
+                within: 3,
             })
         );
         assert_eq!(

@@ -95,8 +95,7 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
     let phases = s.phases.as_ref().map(serde_json::to_string).transpose()?;
     let echoes = (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes));
     let echoes_ref = (!s.echoes_ref.is_empty()).then(|| encode_echoes(&s.echoes_ref));
-    let rekey_bytes = s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64);
-    Ok(vec![
+    let mut named = vec![
         (
             "client_window_cpu_s",
             Value::from(s.client_window_cpu.map(|c| c.seconds)),
@@ -143,12 +142,22 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
             Value::from(client_peak(s.client_window_cpu)),
         ),
         ("server_cores", Value::from(server.and_then(|c| c.cores))),
+    ];
+    named.extend(rekey_and_stream_values(s));
+    Ok(named)
+}
+
+/// The columns of rekeying and of parallel streams.
+fn rekey_and_stream_values(s: &Sample) -> [Named; 6] {
+    let rekey_bytes = s.rekey.map(|r| r.every.min(i64::MAX as u64) as i64);
+    [
         ("rekey_bytes", Value::from(rekey_bytes)),
         ("rekey_s", Value::from(s.rekey.map(|r| r.seconds))),
+        ("rekeys_in_window", Value::from(s.rekey.map(|r| r.within))),
         ("streams", Value::from(s.stream.map(|t| t.of))),
         ("stream_start_s", Value::from(s.stream.map(|t| t.start))),
         ("stream_end_s", Value::from(s.stream.map(|t| t.end))),
-    ])
+    ]
 }
 
 /// The columns a sample's figure needs (`analysis::figure`, and what keeps reports'
@@ -195,6 +204,7 @@ pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "window_s",
     "rekey_bytes",
     "rekey_s",
+    "rekeys_in_window",
     "compression_factor",
     "echoes",
     "echoes_ref",
@@ -304,6 +314,9 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
         (Some(every), Some(seconds)) => Some(Rekey {
             every: every.max(0) as u64,
             seconds: f64::max(seconds, 0.0),
+            // Samples stored before it was counted: none (windows were not meant to hold any).
+            within: (r.get::<Option<i64>>("rekeys_in_window")?)
+                .map_or(0, |n| n.clamp(0, u32::MAX.into()) as u32),
         }),
         _ => None,
     };

@@ -153,6 +153,9 @@ ALTER TABLE samples ADD COLUMN client_peak_cpu_s REAL;      -- the busiest clien
     r#"
 ALTER TABLE runs ADD COLUMN notes_json TEXT;                -- how the run measured where it departed from the usual (a JSON list of sentences)
 "#,
+    r#"
+ALTER TABLE samples ADD COLUMN rekeys_in_window INTEGER;    -- rekeys inside the window itself (their stalls are in window_s); NULL: not counted
+"#,
 ];
 
 /// The version that brought packs (`store::packs`): an upgrade to it packs the runs

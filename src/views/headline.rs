@@ -10,6 +10,7 @@ use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap
 use super::show::SuiteRow;
 use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
+use crate::model::options::bytes_text;
 use crate::model::{EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use serde::Serialize;
@@ -317,10 +318,34 @@ fn best_text(mode: Mode, r: &SuiteRow) -> String {
     )
 }
 
+/// Rekeying that takes this share of a long transfer's time or more is said, with what
+/// gives it back: OpenSSH's own limits cost AES nothing and chacha20-poly1305 ~5% here.
+const REKEY_SHARE: f64 = 0.10;
+
+/// The best suite's rekeying, where it takes a large share of a long transfer's time (a
+/// small `RekeyLimit`, a slow key exchange): its stall per byte over the time per byte.
+fn rekey_text(r: &SuiteRow) -> Option<String> {
+    let (k, rate) = (r.rekey?, r.mean?);
+    let share = k.seconds * rate / k.every.max(1) as f64;
+    let every = match k.every {
+        e if e >= 1 << 30 => format!("{:.1} GiB", e as f64 / (1u64 << 30) as f64),
+        e => bytes_text(e),
+    };
+    (share >= REKEY_SHARE).then(|| {
+        format!(
+            "\n         a rekey every {every} (~{:.2} s each) takes {:.0}% of a long transfer's \
+             time: a larger RekeyLimit or a quicker key exchange gives it back",
+            k.seconds,
+            share * 100.0
+        )
+    })
+}
+
 /// The lines of one mode.
 fn mode_text(l: &ModeLine) -> String {
     let (mode, r) = (l.mode, &l.best);
     let mut text = best_text(mode, r);
+    text.extend(rekey_text(r));
     if let Some(f) = &l.faster {
         let mean = f.mean.map_or("-".into(), |m| figure_text(mode, m));
         let label = suite_label(mode, &f.suite);

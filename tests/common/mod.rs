@@ -106,7 +106,11 @@ impl SampleBuilder {
     }
 
     pub fn rekey(mut self, every: u64, seconds: f64) -> Self {
-        self.0.rekey = Some(Rekey { every, seconds });
+        self.0.rekey = Some(Rekey {
+            every,
+            seconds,
+            within: 0,
+        });
         self
     }
 

@@ -7,6 +7,7 @@
 //! thread only waits, enforces the timeout and watches for cancellation; a sample that
 //! overruns is killed with its whole process group.
 
+mod fill;
 mod group;
 mod judge;
 mod notes;
@@ -26,6 +27,7 @@ use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
 use crate::target::Target;
+use fill::{Seen, collect, fill};
 use group::Shared;
 pub(crate) use judge::negotiation;
 use judge::*;
@@ -159,108 +161,6 @@ impl OpenSsh {
     }
 }
 
-/// What the reading and writing threads saw of one sample.
-struct Seen {
-    lines: Vec<String>,
-    times: Vec<Duration>,
-    out: StdoutReport,
-    written: WriterReport,
-}
-
-/// A successful transfer's figures: bytes, round trip, steady window, CPU on both sides,
-/// compression and rekeying.
-fn fill_transfer(
-    sample: &mut Sample,
-    req: &SampleRequest,
-    (moved, seen): (u64, &Seen),
-    over: Option<&Shared>,
-) {
-    let (lines, out) = (&seen.lines, &seen.out);
-    sample.bytes = moved;
-    if let (Some(ping), Some(pong)) = (seen.written.ping_at, out.pong_at) {
-        sample.rtt = Some(pong.saturating_duration_since(ping));
-    }
-    sample.window = steady_window(req, moved, out, sample.rtt);
-    // An ssh of its own reaped before its last CPU reading: the window ends at its exit.
-    let at_exit = sample
-        .client_cpu
-        .filter(|_| over.is_none())
-        .map(|c| c.total());
-    let end = out.client_cpu_end.or(at_exit);
-    if let (Some(a), Some(b), Some(w)) = (out.client_cpu_mark, end, sample.window) {
-        let seconds = b.saturating_sub(a).as_secs_f64();
-        let span = |a: Option<Duration>, b: Option<Duration>| {
-            a.zip(b).map(|(a, b)| b.saturating_sub(a).as_secs_f64())
-        };
-        let feeder = match req.mode {
-            Mode::Send => seen.written.rest_cpu.map(|d| d.as_secs_f64()),
-            _ => span(out.drain_cpu_mark, out.drain_cpu_end),
-        };
-        let mut window = CpuWindow {
-            waited: span(out.client_wait_mark, out.client_wait_end),
-            cores: out.client_cores.map(|n| n as f64),
-            feeder,
-            ..CpuWindow::of(seconds, w.time, w.bytes)
-        };
-        proxy::fold(&mut window, &out.proxy_mark, &out.proxy_end);
-        sample.client_window_cpu = Some(window);
-    }
-    sample.server_cpu = server_cpu(req, lines, sample);
-    sample.compression_factor = sshlog::compression_factor(lines);
-    let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
-        Mode::Send => n.cipher_cs.clone(),
-        _ => n.cipher_sc.clone(),
-    });
-    // Over a shared connection, its own key exchange and limits are the master's.
-    let (lines, times, wall) = match over {
-        Some(o) => (&o.lines, &o.times, o.up_after),
-        None => (lines, &seen.times, sample.wall),
-    };
-    sample.rekey = match (sshlog::phases(lines, times, wall), cipher) {
-        (Some(p), Some(c)) => rekey::rekey(lines, req.mode, &c, p.kex),
-        _ => None,
-    };
-}
-
-/// The reading and writing threads' reports, each waited for boundedly: a descendant
-/// that escaped the process group could hold a pipe open.
-fn collect(
-    stderr: mpsc::Receiver<StderrLines>,
-    stdout: mpsc::Receiver<StdoutReport>,
-    writer: Option<mpsc::Receiver<WriterReport>>,
-) -> Seen {
-    let grace = Duration::from_secs(2);
-    let (lines, times) = stderr.recv_timeout(grace).unwrap_or_default();
-    Seen {
-        lines,
-        times,
-        out: stdout.recv_timeout(grace).unwrap_or_default(),
-        written: writer
-            .and_then(|w| w.recv_timeout(grace).ok())
-            .unwrap_or_default(),
-    }
-}
-
-/// A successful sample's figures, by mode.
-fn fill(
-    sample: &mut Sample,
-    req: &SampleRequest,
-    (moved, seen): (u64, &mut Seen),
-    over: Option<&Shared>,
-) {
-    match req.mode {
-        Mode::Send | Mode::Receive => fill_transfer(sample, req, (moved, seen), over),
-        Mode::Connect => sample.phases = sshlog::phases(&seen.lines, &seen.times, sample.wall),
-        Mode::Echo => {
-            sample.bytes = req.bytes;
-            sample.echoes = std::mem::take(&mut seen.out.echoes);
-            sample.echoes_ref = std::mem::take(&mut seen.out.echoes_ref);
-            sample.compression_factor = sshlog::compression_factor(&seen.lines);
-        }
-        m => unreachable!("{m} runs through measure::workload, not one ssh"),
-    }
-}
-
 /// A send reads its bytes from a file only when its window holds at least this many:
 /// a file cannot pause at the ramp, so the server's mark comes back behind whatever its
 /// sshd has still to decrypt (up to a channel window, 2 MiB), and the window is short by
@@ -390,7 +290,7 @@ impl OpenSsh {
         let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
         // Every process of the group is gone or going; its pipes close, the readers end.
         proc::kill_group(pid, libc::SIGKILL);
-        (exit, killed, collect(stderr, stdout, writer))
+        (exit, killed, collect(start, stderr, stdout, writer))
     }
 
     /// The reference's pipes for an echo sample typed beside one, the reference opened
@@ -501,44 +401,6 @@ mod tests {
             Target::parse("bob@example.org:2222").unwrap(),
             Payload::random(16, 1),
         )
-    }
-
-    #[test]
-    fn a_client_reaped_before_its_last_cpu_reading_ends_the_window_at_its_exit() {
-        let req = SampleRequest {
-            suite: Suite::default(),
-            mode: Mode::Receive,
-            bytes: 100 << 20,
-            ramp: 10 << 20,
-            timeout: Duration::from_secs(60),
-            until: None,
-            start_at: None,
-            reference: None,
-        };
-        let mark = Instant::now();
-        let out = StdoutReport {
-            mark_at: Some(mark),
-            end_at: Some(mark + Duration::from_millis(100)),
-            mark_bytes: 10 << 20,
-            client_cpu_mark: Some(Duration::from_millis(50)),
-            ..StdoutReport::default()
-        };
-        let seen = Seen {
-            lines: Vec::new(),
-            times: Vec::new(),
-            out,
-            written: WriterReport::default(),
-        };
-        let mut sample = Sample::new(Suite::default(), Mode::Receive, Outcome::Success);
-        sample.client_cpu = Some(crate::model::CpuTimes {
-            user: Duration::from_millis(120),
-            system: Duration::from_millis(30),
-        });
-        fill_transfer(&mut sample, &req, (req.bytes, &seen), None);
-        let cpu = sample
-            .client_window_cpu
-            .expect("the window's CPU, to the exit");
-        assert!((cpu.seconds - 0.100).abs() < 1e-9, "{cpu:?}");
     }
 
     #[test]

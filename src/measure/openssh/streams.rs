@@ -91,7 +91,7 @@ pub(super) fn read_stderr(child: &mut Child, start: Instant) -> mpsc::Receiver<S
         let mut r = BufReader::new(stderr);
         let (mut lines, mut times) = (Vec::new(), Vec::new());
         while let Ok(Some(line)) = proc::read_bounded_line(&mut r, MAX_LINE) {
-            if lines.len() < MAX_STDERR_LINES {
+            if lines.len() < MAX_STDERR_LINES && !rekey::is_flood(&line) {
                 times.push(start.elapsed());
                 lines.push(line);
             }
