@@ -856,6 +856,42 @@ fn rekeys_inside_a_window_are_counted_once() {
     );
 }
 
+/// A login shell whose start-up takes a while (a `~/.bashrc` that loads a version
+/// manager; here a forced command that sleeps first) is measured once before the run and
+/// noted with the time; a quick one is not.
+#[test]
+fn a_login_shell_slow_to_start_is_noted_with_its_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sb: &sshbench::sandbox::Sandbox, db: &str| {
+        let out = run_as_configured(sb.ssh_config(), dir.path().join(db))
+            .args([
+                "--mode",
+                "connect",
+                "--rounds",
+                "1",
+                "--kex",
+                "curve25519-sha256",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let slow = common::sandbox(sshbench::model::AlgoLists::new());
+    common::force_command(&slow, "sleep 0.3; eval \\\"$SSH_ORIGINAL_COMMAND\\\"");
+    let words = run(&slow, "slow.sqlite");
+    let said = "note: the server's login shell takes about ";
+    let ms: u64 = (words.split(said).nth(1))
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no note: {words}"));
+    assert!((280..1500).contains(&ms), "{ms} ms: {words}");
+    let quick = common::sandbox(sshbench::model::AlgoLists::new());
+    assert!(!run(&quick, "quick.sqlite").contains(said));
+}
+
 /// `--hostkeys` on a server whose keys the user's known_hosts holds only one of (ssh
 /// recorded the one it met first): the others fail ssh's check as a changed key would,
 /// so they are left out with a note instead of stopping the run, and nothing is added

@@ -13,6 +13,7 @@ use sshbench::target::Resolved;
 use sshbench::views::headline;
 use sshbench::views::scope::Scope;
 use sshbench::views::show::{self, ShowOptions, SortKey};
+use std::time::Duration;
 
 /// The run's end as the user sees it: `Ok(Some(code))` to exit now, `Ok(None)` to print
 /// the results.
@@ -99,6 +100,21 @@ pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Opti
     ))
 }
 
+/// A login shell slower to start than this is worth a note: its start-up files cost
+/// every connection, scp, rsync and sftp session that much.
+const SLOW_SHELL: Duration = Duration::from_millis(50);
+
+/// The note for a server whose login shell ran `ran` before a command did.
+pub fn shell_start_note(ran: Option<Duration>) -> Option<String> {
+    let ms = ran.filter(|&r| r >= SLOW_SHELL)?.as_millis();
+    Some(format!(
+        "the server's login shell takes about {ms} ms to start before each command (its \
+         start-up files, such as ~/.bashrc): every connection, scp, rsync and sftp session \
+         pays it, and connect's session phase holds it; start-up files that do their work \
+         only in interactive shells give it back"
+    ))
+}
+
 /// What to check when the server cannot be reached.
 pub const UNREACHABLE_HINT: &str =
     "check the host name and port, and that `ssh DEST true` connects";
@@ -181,6 +197,18 @@ mod tests {
         });
         assert!(err.contains("without a forced command"), "{err}");
         assert!(err.contains("`--mode connect,sftp-put,sftp-get`"), "{err}");
+    }
+
+    #[test]
+    fn a_login_shell_slow_to_start_is_noted_from_fifty_milliseconds() {
+        let ms = |n| Some(Duration::from_millis(n));
+        let note = shell_start_note(ms(180)).unwrap();
+        assert!(
+            note.starts_with("the server's login shell takes about 180 ms"),
+            "{note}"
+        );
+        assert_eq!(shell_start_note(ms(40)), None);
+        assert_eq!(shell_start_note(None), None);
     }
 
     #[test]

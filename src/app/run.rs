@@ -1,6 +1,7 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
-use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results, status_of};
+use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results};
+use super::outcome::{shell_start_note, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
 use super::server::{SandboxSetup, Server, connect_server};
@@ -12,7 +13,7 @@ use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::measure::window;
+use sshbench::measure::window::{self, Login};
 use sshbench::model::{AlgoLists, Outcome, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
@@ -154,8 +155,8 @@ struct NewRunInput<'a> {
     srv: &'a Server,
     options: &'a RunOptions,
     plan: &'a Plan,
-    /// The server's session window, read before the run was stored.
-    window: Option<u64>,
+    /// The server's session window and shell start-up, read before the run was stored.
+    login: Login,
     progress: &'a Progress,
 }
 
@@ -164,7 +165,7 @@ impl<'a> NewRunInput<'a> {
         sh: &'a Shared,
         (srv, plan): (&'a Server, &'a Plan),
         options: &'a RunOptions,
-        (window, progress): (Option<u64>, &'a Progress),
+        (login, progress): (Login, &'a Progress),
     ) -> Self {
         NewRunInput {
             cfg: sh.cfg,
@@ -172,7 +173,7 @@ impl<'a> NewRunInput<'a> {
             srv,
             options,
             plan,
-            window,
+            login,
             progress,
         }
     }
@@ -195,9 +196,10 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
         seed,
         client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
     })?;
-    if let Some(w) = i.window {
+    if let Some(w) = i.login.window {
         store.set_server_window(id, w)?;
     }
+    store.add_notes(id, &Vec::from_iter(shell_start_note(i.login.shell_start)))?;
     match i.srv.tcp_rate() {
         Some(Ok(rate)) => {
             let mb = rate / 1e6;
@@ -213,11 +215,11 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     Ok((id, seed, Vec::new()))
 }
 
-/// Log in once (`ssh -vv DEST exit 0`) for the server's session channel window, which
-/// the window verdict needs (a server that does not say leaves it unknown). A login
-/// refused for the key or the host key would fail every sample: it stops here, before
-/// a run is stored.
-fn login_window(sh: &Shared, srv: &Server) -> Result<Option<u64>> {
+/// Log in once (`ssh -vv DEST`) for the server's session channel window, which the
+/// window verdict needs (a server that does not say leaves it unknown), and how long its
+/// login shell takes to start. A login refused for the key or the host key would fail
+/// every sample: it stops here, before a run is stored.
+fn login_window(sh: &Shared, srv: &Server) -> Result<Login> {
     let timeout = Duration::from_secs(30);
     window::server_window(sh.ssh, &srv.target, timeout, sh.cancel)
         .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind, &message)))
@@ -306,8 +308,12 @@ fn start(
         Some((run, _, _)) => reopen(store, run, progress),
         None => {
             let mock = sh.cfg.mock_transport;
-            let window = if mock { None } else { login_window(sh, srv)? };
-            let input = NewRunInput::of(sh, (srv, plan), options, (window, progress));
+            let login = if mock {
+                Login::default()
+            } else {
+                login_window(sh, srv)?
+            };
+            let input = NewRunInput::of(sh, (srv, plan), options, (login, progress));
             create(store, input)
         }
     }

@@ -63,6 +63,38 @@ pub const PONG: &str = "SSHBENCH-PONG";
 /// The line the remote side prints once the ramp-up bytes have arrived.
 pub const MARK: &str = "SSHBENCH-MARK";
 
+/// The line of [`shell_start_command`].
+pub const SHELL: &str = "SSHBENCH-SHELL";
+
+/// Print how long the server's login shell ran before the command did (its start-up
+/// files: a `~/.bashrc` that loads a version manager costs every connection tenths of
+/// a second): `SSHBENCH-SHELL START UPTIME HZ`, the start in clock ticks since boot of
+/// the process that sshd (or dropbear) started for the session and the uptime now, or
+/// `SSHBENCH-SHELL -` where Linux's `/proc` is not there. A shell that ran the command
+/// by exec keeps its own start time; one that forked is this shell's parent.
+pub fn shell_start_command() -> String {
+    sh(concat!(
+        r#"s=$$; k=0; for i in 1 2 3 4; do read -r l 2>/dev/null < /proc/$s/stat || break; "#,
+        r#"l=${l##*)}; set -- $l; p=$2; n=; read -r n 2>/dev/null < /proc/$p/comm; "#,
+        r#"case $n in *sshd*|*dropbear*) k=1; break;; esac; s=$p; done; "#,
+        r#"read -r up x 2>/dev/null < /proc/uptime; l=; [ $k = 1 ] && read -r l < /proc/$s/stat; "#,
+        r#"l=${l##*)}; set -- $l; "#,
+        r#"if [ -n "${20}" ] && [ -n "$up" ]; then echo SSHBENCH-SHELL ${20} $up "#,
+        r#"$(getconf CLK_TCK 2>/dev/null || echo 100); else echo SSHBENCH-SHELL -; fi"#
+    ))
+}
+
+/// How long the login shell ran before the command, from [`shell_start_command`]'s
+/// output (words a start-up file printed before it are passed over); `None` unknown.
+pub fn parse_shell_start(stdout: &str) -> Option<Duration> {
+    let line = stdout.lines().find_map(|l| l.trim().strip_prefix(SHELL))?;
+    let mut f = line.split_whitespace();
+    let start: f64 = f.next()?.parse().ok()?;
+    let (up, hz): (f64, f64) = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
+    let ran = up - start / hz;
+    (hz > 0.0 && ran.is_finite()).then(|| Duration::from_secs_f64(ran.max(0.0)))
+}
+
 /// Marks the server's CPU lines on stderr: `SSHBENCH-CPU0` before the measured part,
 /// `SSHBENCH-CPU1` after it.
 pub const CPU0: &str = "SSHBENCH-CPU0";
@@ -306,6 +338,24 @@ fn cores(found: &str, set: Option<&&str>, online: Option<&&str>) -> Option<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_login_shell_s_start_is_read_past_what_it_printed() {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_millis());
+        // Started at 2295473 ticks (100 a second), the command ran at 22954.84 s.
+        let said = "Welcome to the NAS\nSSHBENCH-SHELL 2295473 22954.84 100\n";
+        assert_eq!(ms(parse_shell_start(said)), Some(110));
+        assert_eq!(
+            ms(parse_shell_start("SSHBENCH-SHELL 1000 10.00 100")),
+            Some(0)
+        );
+        // No /proc, or nothing printed at all: unknown.
+        assert_eq!(parse_shell_start("SSHBENCH-SHELL -"), None);
+        assert_eq!(parse_shell_start(""), None);
+        assert_eq!(parse_shell_start("SSHBENCH-SHELL 1 x 100"), None);
+        // Every shell passes the command to sh unchanged (no character it would alter).
+        assert!(shell_start_command().starts_with("sh -c '"));
+    }
 
     #[test]
     fn a_server_s_line_is_quoted_printable_and_short() {

@@ -3,7 +3,7 @@
 //! which `ssh -vv` logs when the session channel opens; for downloads the client's,
 //! OpenSSH's fixed session window.
 
-use super::sshlog;
+use super::{remote, sshlog};
 use crate::model::{FailureKind, Outcome};
 use crate::sys::cancel::Cancel;
 use crate::sys::run;
@@ -43,16 +43,25 @@ pub fn parse_open_confirm(lines: &[&str]) -> Option<u64> {
     Some(initial + adjusts).filter(|w| *w > 0)
 }
 
+/// What one login told before a run: the server's session window, and how long its
+/// login shell ran before the command (each `None` where unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Login {
+    pub window: Option<u64>,
+    pub shell_start: Option<Duration>,
+}
+
 /// Connect once with `-vv` (the user's options, host key checking as configured) and
-/// read the server's session window: `None` when ssh does not say, or the connection
-/// fails for a reason a sample may not meet; the error when the login is refused (the
-/// key, the host key), as every sample's would be.
+/// read the server's session window and its login shell's start-up time: unknown when
+/// ssh or the server does not say, or the connection fails for a reason a sample may
+/// not meet; the error when the login is refused (the key, the host key), as every
+/// sample's would be.
 pub fn server_window(
     ssh: &Path,
     target: &Target,
     timeout: Duration,
     cancel: &Cancel,
-) -> Result<Option<u64>, (FailureKind, String)> {
+) -> Result<Login, (FailureKind, String)> {
     let mut cmd = Command::new(ssh);
     cmd.args(["-vv", "-T", "-a", "-x"]);
     for o in [
@@ -67,9 +76,9 @@ pub fn server_window(
     cmd.arg("-o")
         .arg(format!("ConnectTimeout={}", timeout.as_secs().clamp(1, 30)));
     cmd.args(&target.ssh_options)
-        .args(["--", &target.destination, "exit 0"]);
+        .args(["--", &target.destination, &remote::shell_start_command()]);
     let Ok(f) = run::run(cmd, timeout, cancel) else {
-        return Ok(None);
+        return Ok(Login::default());
     };
     let lines: Vec<String> = f.stderr.lines().map(str::to_string).collect();
     if !f.success()
@@ -79,7 +88,10 @@ pub fn server_window(
         return Err((kind, message));
     }
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    Ok(parse_open_confirm(&lines))
+    Ok(Login {
+        window: parse_open_confirm(&lines),
+        shell_start: remote::parse_shell_start(&f.stdout),
+    })
 }
 
 #[cfg(test)]
