@@ -6,10 +6,11 @@
 //! 1 GiB in both directions together, whatever the cipher. Whichever side reaches its
 //! limit first starts the exchange, and until both have the new keys no data moves: the
 //! transfer stalls for one key exchange. A sample's window is far shorter than 1 GiB, so
-//! it never contains a rekey; a long transfer (a backup) does. The sample therefore
+//! it seldom contains a rekey; a long transfer (a backup) does. The sample therefore
 //! records the interval and the cost, the latter as its own connection's initial key
 //! exchange (same algorithms, same hosts, same path), and its throughput is the
-//! sustained rate with the stalls spread in.
+//! sustained rate with the stalls spread in, less those of the rekeys its window did
+//! hold (a small `RekeyLimit`), which are counted from ssh's log.
 //!
 //! Pure functions over ssh's `-v` lines, so the rules are pinned by unit tests.
 
