@@ -119,6 +119,23 @@ fn connect_command_succeeds_in_every_shell() {
     }
 }
 
+/// The login shell's start-up probe runs under every shell and says it found no sshd
+/// here (the tests' shells are not a session's).
+#[test]
+fn shell_start_command_answers_in_every_shell() {
+    for shell in SHELLS {
+        let (code, out, stderr) = run(shell, &remote::shell_start_command(), b"");
+        let out = String::from_utf8_lossy(&out);
+        assert_eq!(code, 0, "{shell}: {stderr}");
+        assert_eq!(
+            out.trim(),
+            format!("{} -", remote::SHELL),
+            "{shell}: {stderr}"
+        );
+        assert_eq!(remote::parse_shell_start(&out), None, "{shell}");
+    }
+}
+
 #[test]
 fn send_command_counts_bytes_in_every_shell() {
     // The client writes the ramp, waits for the mark, then writes the rest: a `head`
