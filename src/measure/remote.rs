@@ -85,9 +85,10 @@ pub fn shell_start_command() -> String {
 }
 
 /// How long the login shell ran before the command, from [`shell_start_command`]'s
-/// output (words a start-up file printed before it are passed over); `None` unknown.
+/// output (words a start-up file printed before it, with or without a newline, are
+/// passed over); `None` unknown.
 pub fn parse_shell_start(stdout: &str) -> Option<Duration> {
-    let line = stdout.lines().find_map(|l| l.trim().strip_prefix(SHELL))?;
+    let line = stdout.lines().find_map(|l| Some(l.split_once(SHELL)?.1))?;
     let mut f = line.split_whitespace();
     let start: f64 = f.next()?.parse().ok()?;
     let (up, hz): (f64, f64) = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
@@ -345,6 +346,8 @@ mod tests {
         // Started at 2295473 ticks (100 a second), the command ran at 22954.84 s.
         let said = "Welcome to the NAS\nSSHBENCH-SHELL 2295473 22954.84 100\n";
         assert_eq!(ms(parse_shell_start(said)), Some(110));
+        let unterminated = said.replacen('\n', "", 1);
+        assert_eq!(ms(parse_shell_start(&unterminated)), Some(110));
         assert_eq!(
             ms(parse_shell_start("SSHBENCH-SHELL 1000 10.00 100")),
             Some(0)
