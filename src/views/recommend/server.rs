@@ -3,6 +3,7 @@
 //! it is built (`localoptions.h`), tinysshd's are its own: telling their admins to edit
 //! an `sshd_config` would send them looking for a file that does nothing.
 
+use crate::offer::server::parse_banner;
 use serde::Serialize;
 
 /// The server software, as far as it decides where algorithms are chosen.
@@ -19,15 +20,11 @@ pub enum ServerSoftware {
 impl ServerSoftware {
     /// From the server's banner (`SSH-2.0-dropbear_2022.83`); `None` reads as sshd.
     pub fn from_banner(banner: Option<&str>) -> Self {
-        let software = banner
-            .map(|b| b.trim_start_matches("SSH-2.0-").to_ascii_lowercase())
-            .unwrap_or_default();
-        if software.starts_with("dropbear") {
-            ServerSoftware::Dropbear
-        } else if software.starts_with("tinyssh") {
-            ServerSoftware::Tinyssh
-        } else {
-            ServerSoftware::Sshd
+        let product = banner.and_then(|b| parse_banner(b).ok()).map(|v| v.product);
+        match product.unwrap_or_default().to_ascii_lowercase().as_str() {
+            "dropbear" => ServerSoftware::Dropbear,
+            p if p.starts_with("tinyssh") => ServerSoftware::Tinyssh,
+            _ => ServerSoftware::Sshd,
         }
     }
 
