@@ -85,18 +85,12 @@ fn rekeys_in_window(seen: &Seen, over: Option<&Shared>) -> u32 {
     let (Some(mark), Some(end)) = (seen.out.mark_at, seen.out.end_at) else {
         return 0;
     };
-    let since = |base: Instant| {
-        (
-            mark.saturating_duration_since(base),
-            end.saturating_duration_since(base),
-        )
-    };
     match over {
-        Some(o) => {
-            let (lines, times, _) = o.master.log();
-            rekey::key_exchanges_between(&lines, &times, since(o.master.started()))
+        Some(o) => o.master.key_exchanges_between(mark, end),
+        None => {
+            let since = |t: Instant| t.saturating_duration_since(seen.started);
+            rekey::key_exchanges_between(&seen.lines, &seen.times, (since(mark), since(end)))
         }
-        None => rekey::key_exchanges_between(&seen.lines, &seen.times, since(seen.started)),
     }
 }
 
