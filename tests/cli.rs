@@ -626,7 +626,7 @@ fn a_run_beside_busy_processes_says_so() {
     }
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = common::words(&stdout);
     assert!(words.contains("note: other processes kept "), "{stdout}");
     assert!(words.contains("of this machine's "), "{stdout}");
     let show = common::stdout_of(&dir.path().join("busy.sqlite"), &["show"]);
@@ -684,7 +684,7 @@ fn a_login_that_runs_no_commands_stops_the_run_at_once_with_the_server_s_words()
     stopped(run("send"), sftp_only);
     let (code, stdout, stderr) = run("connect");
     assert_eq!(code, Some(0), "{stderr}");
-    let answer = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let answer = common::words(&stdout);
     assert!(answer.contains("timed until an sftp session"), "{stdout}");
     assert!(
         stdout.contains("\nconnect  curve25519-sha256 + "),
@@ -845,10 +845,7 @@ fn rekeys_inside_a_window_are_counted_once() {
     }
     assert!(most >= 1.5, "no window held two rekeys' worth: {counted:?}");
     // The answer says what the rekeys cost and what gives it back.
-    let words = text(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let words = common::words(&text(&out.stdout));
     assert!(words.contains("a rekey every 2.0 MiB (~0."), "{words}");
     assert!(
         words.contains("a larger RekeyLimit or a quicker key exchange"),
@@ -875,10 +872,7 @@ fn a_login_shell_slow_to_start_is_noted_with_its_time() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
-        text(&out.stdout)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+        common::words(&text(&out.stdout))
     };
     let slow = common::sandbox(sshbench::model::AlgoLists::new());
     common::force_command(&slow, "sleep 0.3; eval \\\"$SSH_ORIGINAL_COMMAND\\\"");
@@ -930,7 +924,7 @@ fn host_keys_known_hosts_cannot_check_are_left_out_with_a_note() {
         stdout.contains("\nconnect  curve25519-sha256 + ssh-ed25519: "),
         "{stdout}"
     );
-    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = common::words(&stdout);
     let note = "note: connect: ecdsa-sha2-nistp256, rsa-sha2-512 not measured: ssh could not \
                 check the server's keys of those types against your known_hosts";
     assert!(words.contains(note), "{stdout}");
@@ -1085,7 +1079,7 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
     // The block is ranked by the workloads here, so it points to no other ranking.
     assert!(!stdout.contains("ranked by the raw streams"), "{stdout}");
     // The answer itself says how connect was timed (stderr's notes go with -q).
-    let answer = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let answer = common::words(&stdout);
     let timed = "note: connect: this login does not run commands, so each connection is timed \
                  until an sftp session";
     assert!(answer.contains(timed), "{stdout}");
@@ -1106,7 +1100,7 @@ fn a_login_that_allows_sftp_alone_still_measures_its_sftp_workloads() {
         .output()
         .unwrap();
     let show = text(&show.stdout);
-    let words = show.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = common::words(&show);
     let how = "How the runs measured: run 1: connect: this login does not run commands, so \
                each connection is timed until an sftp session";
     assert!(words.contains(how), "{show}");

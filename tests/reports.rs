@@ -988,7 +988,7 @@ fn headline_names_a_mode_whose_every_sample_failed() {
     );
     let send = line("send").unwrap_or_else(|| panic!("no send line: {out}"));
     assert!(send.contains("no figure: all 3 samples failed"), "{out}");
-    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = common::words(&out);
     assert!(words.contains(closed), "{out}");
     assert!(
         out.lines().all(|l| l.chars().count() <= headline::WIDTH),
@@ -1128,7 +1128,7 @@ fn router_headline(mode: Mode, suites: &[Suite], bases: &[f64], options: &str) -
     let (runs, samples) = store.select(&Default::default()).unwrap();
     let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
     let out = export::render(&doc, &view, Format::Table, Style::default());
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    common::words(&out)
 }
 
 /// Echo where what ssh picks unforced (chacha20-poly1305) is within the noise of the

@@ -23,7 +23,7 @@ fn a_server_with_one_session_per_connection_gets_a_connection_per_sample() {
         .unwrap();
     common::assert_success(&out, "run against tinysshd");
     let (stdout, stderr) = (common::text(&out.stdout), common::text(&out.stderr));
-    let answer = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let answer = common::words(&stdout);
     assert!(
         answer.contains("note: the server ends a connection after its first session"),
         "{stdout}"
@@ -81,7 +81,7 @@ fn a_workload_on_a_server_with_one_session_per_connection_says_why_it_is_not_mea
         .unwrap();
     common::assert_success(&out, "a workload against tinysshd");
     let stdout = common::text(&out.stdout);
-    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = common::words(&stdout);
     assert!(
         words.contains(
             "sftp-put-file not measured: the server ends a connection after its first session"

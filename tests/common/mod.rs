@@ -34,6 +34,12 @@ pub fn config_with_another_key(sb: &Sandbox, dir: &Path, passphrase: &str) -> Pa
     path
 }
 
+/// An answer's words joined by single spaces: what it says, whatever the line breaks its
+/// wrapping put in.
+pub fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The `sshbench` binary, colour off (its tables are compared as text).
 pub fn sshbench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_sshbench"));
