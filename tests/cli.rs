@@ -828,22 +828,28 @@ fn rekeys_inside_a_window_are_counted_once() {
         .filter(|s| s.window.is_some() && s.outcome.is_success())
         .collect();
     assert!(counted.len() >= 4, "{counted:?}");
-    let mut most = 0.0f64;
     for s in &counted {
         let (w, r) = (s.window.unwrap(), s.rekey.expect("the rekeying recorded"));
         assert!(r.every <= 2 << 20, "{r:?}");
+        // A rekey that began inside the window may end after it (its bytes were already
+        // buffered): the window then holds one fewer. It never holds more than its bytes.
         let expected = w.bytes as f64 / r.every as f64;
-        most = most.max(expected);
-        assert!(
-            r.within >= 1 && f64::from(r.within) >= expected - 2.0,
-            "{r:?} {w:?}"
-        );
-        // What the figure adds to the window's time: less than one more rekey's stall (the
-        // window held the others), not all of them again.
+        assert!(f64::from(r.within) <= expected.ceil() + 1.0, "{r:?} {w:?}");
+        // The figure adds only the stalls the window was short of the average.
         let added = w.bytes as f64 / s.throughput().unwrap() - w.time.as_secs_f64();
-        assert!(added <= r.seconds + 1e-9, "{added} s added: {r:?} {w:?}");
+        let short = (expected - f64::from(r.within)).max(0.0);
+        assert!(
+            added <= r.seconds * short + 1e-9,
+            "{added} s added: {r:?} {w:?}"
+        );
     }
-    assert!(most >= 1.5, "no window held two rekeys' worth: {counted:?}");
+    let held = counted
+        .iter()
+        .filter(|s| s.rekey.is_some_and(|r| r.within >= 1));
+    assert!(
+        held.count() >= 2,
+        "no window's rekeys were counted: {counted:?}"
+    );
     // The answer says what the rekeys cost and what gives it back.
     let words = common::words(&text(&out.stdout));
     assert!(words.contains("a rekey every 2.0 MiB (~0."), "{words}");
