@@ -577,6 +577,40 @@ fn an_unreachable_destination_fails_before_a_run_begins() {
     assert!(text(&runs.stderr).contains("no runs stored in"));
 }
 
+/// A destination where something other than an SSH server answers (a web server on
+/// the port given): the login before the run meets what every sample would, so the run
+/// stops there, with ssh's reason and the hint, and no run is stored.
+#[test]
+fn a_port_that_does_not_speak_ssh_fails_before_a_run_is_stored() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+        }
+    });
+    let destination = format!("127.0.0.1:{port}");
+    let out = run_with_db(&db, &[&destination, "--mode", "connect", "--timeout", "10"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("sshbench: error: kex_exchange_identification"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("\nhint: check the host name and port"),
+        "{stderr}"
+    );
+    for never in ["warm-up", "run 1"] {
+        assert!(!stderr.contains(never), "{never}: {stderr}");
+    }
+    let runs = sshbench().args(["runs", "--db"]).arg(&db).output().unwrap();
+    assert!(text(&runs.stderr).contains("no runs stored in"));
+}
+
 /// A private runtime directory in `dir` (`XDG_RUNTIME_DIR`): its runs' registry of
 /// their own, apart from the other tests' runs.
 fn private_runtime(dir: &Path) -> PathBuf {

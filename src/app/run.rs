@@ -217,8 +217,8 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 
 /// Log in once (`ssh -vv DEST`) for the server's session channel window, which the
 /// window verdict needs (a server that does not say leaves it unknown), and how long its
-/// login shell takes to start. A login refused for the key or the host key would fail
-/// every sample: it stops here, before a run is stored.
+/// login shell takes to start. A login refused for the key or the host key, or a server
+/// that cannot be reached, would fail every sample: it stops here, before a run is stored.
 fn login_window(sh: &Shared, srv: &Server) -> Result<Login> {
     let timeout = Duration::from_secs(30);
     window::server_window(sh.ssh, &srv.target, timeout, sh.cancel)

@@ -53,9 +53,10 @@ pub struct Login {
 
 /// Connect once with `-vv` (the user's options, host key checking as configured) and
 /// read the server's session window and its login shell's start-up time: unknown when
-/// ssh or the server does not say, or the connection fails for a reason a sample may
-/// not meet; the error when the login is refused (the key, the host key), as every
-/// sample's would be.
+/// ssh or the server does not say, or the login fails for a reason a sample may not
+/// meet (it did not finish in `timeout`, or the command failed); the error when the
+/// login is refused (the key, the host key) or the server cannot be reached or spoken
+/// with (refused, reset, no SSH banner), as every sample's would be.
 pub fn server_window(
     ssh: &Path,
     target: &Target,
@@ -73,8 +74,9 @@ pub fn server_window(
     ] {
         cmd.args(["-o", o]);
     }
-    cmd.arg("-o")
-        .arg(format!("ConnectTimeout={}", timeout.as_secs().clamp(1, 30)));
+    // ssh gives up on a silent server before `timeout` does, so its own reason is told.
+    let connect = (timeout.as_secs() * 2 / 3).clamp(1, 30);
+    cmd.arg("-o").arg(format!("ConnectTimeout={connect}"));
     cmd.args(&target.ssh_options)
         .args(["--", &target.destination, &remote::shell_start_command()]);
     let Ok(f) = run::run(cmd, timeout, cancel) else {
@@ -83,7 +85,10 @@ pub fn server_window(
     let lines: Vec<String> = f.stderr.lines().map(str::to_string).collect();
     if !f.success()
         && let Some(Outcome::Failed { kind, message }) = sshlog::classify(&lines)
-        && matches!(kind, FailureKind::Auth | FailureKind::HostKey)
+        && matches!(
+            kind,
+            FailureKind::Auth | FailureKind::HostKey | FailureKind::Network
+        )
     {
         return Err((kind, message));
     }
