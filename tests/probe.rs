@@ -119,7 +119,7 @@ fn malformed_servers_give_clear_errors_within_the_deadline() {
                 std::thread::sleep(Duration::from_secs(4));
                 drop(s)
             }),
-            "deadline",
+            "sent nothing within the deadline",
         ),
         (
             "endless banner",
@@ -177,7 +177,7 @@ fn malformed_servers_give_clear_errors_within_the_deadline() {
                     std::thread::sleep(Duration::from_millis(300));
                 }
             }),
-            "deadline",
+            "bytes but no complete offer within the deadline",
         ),
     ];
     for (name, behave, want) in cases {

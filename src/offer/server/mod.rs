@@ -45,8 +45,8 @@ pub const EXT_INFO_MARKER: &str = "ext-info-s";
 pub enum ProbeError {
     #[error("cannot connect to {0}")]
     Connect(String),
-    #[error("the server sent nothing within the deadline ({0:.1} s)")]
-    Timeout(f64),
+    #[error("{}", timeout_text(*.0, *.1))]
+    Timeout(f64, u64),
     #[error("the server closed the connection {0}")]
     Closed(&'static str),
     #[error("a line from the server is longer than {MAX_LINE} bytes (not an SSH server?)")]
@@ -67,6 +67,16 @@ pub enum ProbeError {
     BadKexinit(String),
     #[error("network error: {0}")]
     Io(String),
+}
+
+/// A deadline's error: a tarpit that drips lines is told from a server that is silent.
+fn timeout_text(seconds: f64, bytes: u64) -> String {
+    match bytes {
+        0 => format!("the server sent nothing within the deadline ({seconds:.1} s)"),
+        n => format!(
+            "the server sent {n} bytes but no complete offer within the deadline ({seconds:.1} s)"
+        ),
+    }
 }
 
 /// How the offer was obtained.

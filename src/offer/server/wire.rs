@@ -9,6 +9,8 @@ pub(super) struct Deadline<R> {
     inner: R,
     until: Instant,
     total: Duration,
+    /// Bytes read so far, for the deadline's error.
+    got: u64,
     set_timeout: fn(&R, Duration) -> std::io::Result<()>,
 }
 
@@ -16,18 +18,21 @@ impl<R: Read> Deadline<R> {
     fn read_some(&mut self, buf: &mut [u8]) -> Result<usize, ProbeError> {
         let left = self.until.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(ProbeError::Timeout(self.total.as_secs_f64()));
+            return Err(ProbeError::Timeout(self.total.as_secs_f64(), self.got));
         }
         (self.set_timeout)(&self.inner, left).map_err(|e| ProbeError::Io(e.to_string()))?;
         match self.inner.read(buf) {
-            Ok(n) => Ok(n),
+            Ok(n) => {
+                self.got += n as u64;
+                Ok(n)
+            }
             Err(e)
                 if matches!(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                Err(ProbeError::Timeout(self.total.as_secs_f64()))
+                Err(ProbeError::Timeout(self.total.as_secs_f64(), self.got))
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.read_some(buf),
             // A reset is the server closing abruptly: report it as a close.
@@ -249,6 +254,7 @@ pub(super) fn probe_stream(
         inner: stream,
         until: Instant::now() + timeout,
         total: timeout,
+        got: 0,
         set_timeout: |s: &TcpStream, d| s.set_read_timeout(Some(d)),
     };
     read_offer(
@@ -293,6 +299,7 @@ pub fn parse_stream(bytes: &[u8]) -> Result<ServerOffer, ProbeError> {
         inner: std::io::Cursor::new(bytes),
         until: Instant::now() + Duration::from_secs(3600),
         total: Duration::from_secs(3600),
+        got: 0,
         set_timeout: |_, _| Ok(()),
     };
     read_offer(
