@@ -6,12 +6,17 @@ use super::progress::Progress;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::load::Busy;
 use sshbench::sys::machine;
+use std::time::Duration;
 
 /// Other processes below this many CPUs on average (or 5% of the machine's, if more)
 /// leave a sandbox run's figures as they are: an idle machine reads within about 0.05. A
 /// real server's run, where only the client's side shares this machine, is told from
 /// twice as much on (a desktop's own bustle is no news).
 const BUSY_CPUS: f64 = 0.15;
+
+/// Over a shorter run (one that stopped at its first sample), the machine's clock ticks
+/// and the children not yet reaped outweigh what others did: no note.
+const BUSY_SPAN: Duration = Duration::from_secs(2);
 
 /// What a run knew of other measuring processes when it began.
 pub(super) struct Overlap<'a> {
@@ -57,7 +62,7 @@ impl<'a> Overlap<'a> {
         self.sshbench_note().or_else(|| {
             let (busy, sandbox) = self.busy.as_ref()?;
             busy_note(
-                busy.others_since()?,
+                (busy.others_since()?, busy.elapsed()),
                 machine::online_cpus().unwrap_or(1),
                 *sandbox,
             )
@@ -86,10 +91,11 @@ impl<'a> Overlap<'a> {
     }
 }
 
-/// The note where other processes kept `others` CPUs busy on average, of `cpus`.
-fn busy_note(others: f64, cpus: usize, sandbox: bool) -> Option<String> {
+/// The note where other processes kept `others` CPUs busy on average over `span`, of
+/// `cpus`.
+fn busy_note((others, span): (f64, Duration), cpus: usize, sandbox: bool) -> Option<String> {
     let from = BUSY_CPUS.max(0.05 * cpus as f64) * if sandbox { 1.0 } else { 2.0 };
-    if others < from {
+    if others < from || span < BUSY_SPAN {
         return None;
     }
     let (whose, what) = if sandbox {
@@ -148,22 +154,25 @@ mod tests {
 
     #[test]
     fn other_processes_are_noted_past_a_share_of_the_cpus() {
-        assert_eq!(busy_note(0.12, 2, true), None);
-        assert_eq!(busy_note(-0.05, 2, true), None);
-        let busy = busy_note(0.7, 2, true).unwrap();
+        let minute = |others| (others, Duration::from_secs(60));
+        assert_eq!(busy_note(minute(0.12), 2, true), None);
+        assert_eq!(busy_note(minute(-0.05), 2, true), None);
+        let busy = busy_note(minute(0.7), 2, true).unwrap();
         assert!(
             busy.starts_with("other processes kept 0.7 of this machine's 2 CPUs busy"),
             "{busy}"
         );
         // A large machine's daemons weigh less: 5% of its CPUs; a client's, half as much.
-        assert_eq!(busy_note(1.2, 32, true), None);
-        assert!(busy_note(1.7, 32, true).is_some());
-        assert_eq!(busy_note(0.25, 2, false), None);
-        assert_eq!(busy_note(3.0, 32, false), None);
-        let client = busy_note(4.0, 32, false).unwrap();
+        assert_eq!(busy_note(minute(1.2), 32, true), None);
+        assert!(busy_note(minute(1.7), 32, true).is_some());
+        assert_eq!(busy_note(minute(0.25), 2, false), None);
+        assert_eq!(busy_note(minute(3.0), 32, false), None);
+        let client = busy_note(minute(4.0), 32, false).unwrap();
         assert!(
             client.contains("figures that the client's CPU limits"),
             "{client}"
         );
+        // A run that stopped at once: ticks and unreaped children, not others' work.
+        assert_eq!(busy_note((0.7, Duration::from_millis(100)), 2, true), None);
     }
 }

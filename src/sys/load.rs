@@ -31,6 +31,11 @@ impl Busy {
         let wall = self.at.elapsed().as_secs_f64();
         (wall > 0.0).then(|| (machine - own) / wall)
     }
+
+    /// The time since `self`.
+    pub fn elapsed(&self) -> Duration {
+        self.at.elapsed()
+    }
 }
 
 /// The machine's CPU time spent on processes (user, nice, system) since boot.
