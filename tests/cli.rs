@@ -1515,3 +1515,79 @@ fn completions_and_man_page_cover_every_subcommand() {
         "man page lacks recommend's options"
     );
 }
+
+/// A run whose `--kex` leaves out the post-quantum key exchange the client prefers
+/// (sntrup761x25519, mlkem768x25519): the recommendation keeps it, unmeasured, first
+/// for its grade (last with `--order speed`), so its line never takes away what ssh
+/// has by default; the run's own answer writes it too.
+#[test]
+fn recommend_keeps_a_better_grade_the_run_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let measured = "curve25519-sha256,ecdh-sha2-nistp256";
+    let out = run_with_db(
+        &db,
+        &["--mode", "connect", "--rounds", "2", "--kex", measured],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let g = Command::new("ssh")
+        .args(["-G", "127.0.0.1"])
+        .output()
+        .unwrap();
+    let resolved = text(&g.stdout);
+    let first = (resolved.lines())
+        .find_map(|l| l.strip_prefix("kexalgorithms "))
+        .and_then(|l| l.split(',').next())
+        .unwrap()
+        .to_string();
+    assert!(first.contains("x25519-sha"), "not post-quantum: {first}");
+    let kex_line = |answer: &str| {
+        (answer.lines())
+            .find_map(|l| l.trim().strip_prefix("KexAlgorithms "))
+            .unwrap_or_else(|| panic!("no KexAlgorithms line: {answer}"))
+            .split(',')
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let in_run = kex_line(&stdout);
+    assert_eq!(in_run[0], first, "{stdout}");
+    assert!(
+        stdout.contains("# unmeasured names kept for their grade"),
+        "{stdout}"
+    );
+    let recommend = |order: &str| {
+        let out = (sshbench().args(["recommend", "--for", "connect", "--order", order]))
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let by_grade = recommend("grade");
+    let names = kex_line(&by_grade);
+    assert_eq!(names[0], first, "{by_grade}");
+    assert!(
+        names.iter().any(|n| n == "ecdh-sha2-nistp256"),
+        "{by_grade}"
+    );
+    let why = format!("{first}, ");
+    assert!(by_grade.contains(&why), "{by_grade}");
+    for said in ["not measured (--kex left ", "kept first for "] {
+        assert!(by_grade.contains(said), "{said}: {by_grade}");
+    }
+    let by_speed = recommend("speed");
+    let names = kex_line(&by_speed);
+    assert!(measured.contains(&names[0]), "{by_speed}");
+    assert!(names.contains(&first), "{by_speed}");
+    assert!(by_speed.contains("kept last for "), "{by_speed}");
+    // The fleet's block keeps it as each host's own does.
+    let fleet = (sshbench().args(["recommend", "--fleet", "local*", "--db"]))
+        .arg(&db)
+        .output()
+        .unwrap();
+    let fleet = text(&fleet.stdout);
+    assert_eq!(kex_line(&fleet)[0], first, "{fleet}");
+    assert!(fleet.contains("kept first for its grade"), "{fleet}");
+}

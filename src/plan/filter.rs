@@ -6,7 +6,7 @@
 //! The base list a filter applies to is every name the client supports: sshbench
 //! measures everything by default, so `-` and `^` are the useful prefixes.
 
-use crate::model::FilterSpec;
+use crate::model::{AlgoKind, FilterSpec};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -87,6 +87,17 @@ fn expand<'a>(patterns: &[String], base: &'a [String], what: &str) -> Result<Vec
         }
     }
     Ok(out)
+}
+
+/// The `run` option that filters names of `kind`.
+pub fn option(kind: AlgoKind) -> &'static str {
+    match kind {
+        AlgoKind::Kex => "--kex",
+        AlgoKind::HostKey => "--hostkeys",
+        AlgoKind::Cipher => "--ciphers",
+        AlgoKind::Mac => "--macs",
+        AlgoKind::Compression => "--compression",
+    }
 }
 
 /// Whether `spec` lets `name` be measured (the filters that add or reorder keep all).

@@ -402,7 +402,7 @@ fn block(v: &RecommendView) -> String {
     let mut cut = false;
     for l in &v.lines {
         let lead = format!("    {} ", l.keyword);
-        let (list, left) = fitting(&l.names, WIDTH - lead.len());
+        let (list, left) = fitting(&l.listed(), WIDTH - lead.len());
         cut |= left > 0;
         out.push_str(&format!("{lead}{}\n", list.replace(", ", ",")));
     }
@@ -410,6 +410,9 @@ fn block(v: &RecommendView) -> String {
         out.push_str(&format!(
             "# {keyword}: nothing measured is of an allowed grade; `sshbench recommend` says why\n"
         ));
+    }
+    if v.lines.iter().any(|l| !l.kept.is_empty()) {
+        out.push_str("# unmeasured names kept for their grade; `sshbench recommend` says which\n");
     }
     if cut {
         out.push_str("# lists cut to fit; `sshbench recommend` gives them whole, with reasons\n");

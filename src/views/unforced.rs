@@ -44,7 +44,7 @@ pub fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<Unforced<'s>> {
         let name = skipped.iter().find(|n| !filter::keeps(spec, n))?;
         Some(Unforced::LeftOut {
             name: name.clone(),
-            option: option(kind),
+            option: filter::option(kind),
         })
     };
     // The second list matters only where the pick uses it (an AEAD cipher has no MAC).
@@ -52,15 +52,4 @@ pub fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<Unforced<'s>> {
     (left_out(kinds[0], &a.1))
         .or_else(|| second.then(|| left_out(kinds[1], &b.as_ref()?.1)).flatten())
         .or(found.map(Unforced::Measured))
-}
-
-/// The `run` option that filters names of `kind`.
-fn option(kind: AlgoKind) -> &'static str {
-    match kind {
-        AlgoKind::Kex => "--kex",
-        AlgoKind::HostKey => "--hostkeys",
-        AlgoKind::Cipher => "--ciphers",
-        AlgoKind::Mac => "--macs",
-        AlgoKind::Compression => "--compression",
-    }
 }

@@ -213,6 +213,21 @@ fn choices(
     hosts.iter().zip(scores).zip(per_host).map(choice).collect()
 }
 
+/// The names some host's own line keeps unmeasured for their grade (its run's filter
+/// left out what its client prefers, see `recommend`), in the order first met.
+fn kept(per_host: &[&RecommendView], kind: AlgoKind, measured: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let lines = per_host
+        .iter()
+        .flat_map(|v| v.lines.iter().filter(|l| l.kind == kind));
+    for n in lines.flat_map(|l| l.kept.iter()) {
+        if !measured.contains(n) && !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
 /// One kind's fleet line, and what each host negotiates from it.
 fn line(
     hosts: &[&HostFigures],
@@ -239,10 +254,27 @@ fn line(
     let ordered = ordered(hosts, names, &scores, kind, order);
     let choices = choices(hosts, per_host, &scores, &ordered, kind);
     let worst = choices.iter().min_by(|a, b| a.share.total_cmp(&b.share))?;
+    let kept = kept(per_host, kind, &ordered);
+    if !kept.is_empty() {
+        notes.push(format!(
+            "{}: {} not measured (the runs' filter left it out), kept {} for its grade",
+            kind.config_keyword(),
+            kept.join(", "),
+            if order == Order::Grade {
+                "first"
+            } else {
+                "last"
+            }
+        ));
+    }
+    let names = match order {
+        Order::Grade => kept.into_iter().chain(ordered).collect(),
+        Order::Speed => ordered.into_iter().chain(kept).collect(),
+    };
     let l = FleetLine {
         keyword: kind.config_keyword(),
         kind,
-        names: ordered,
+        names,
         worst_share: worst.share,
         worst_host: worst.host.clone(),
     };
@@ -266,7 +298,7 @@ fn overrides(choices: &[HostChoice], per_host: &[&RecommendView]) -> Vec<Overrid
         let Some(own) = v.lines.iter().find(|l| l.kind == c.kind) else {
             continue;
         };
-        let entry = (own.keyword.to_string(), own.names.clone());
+        let entry = (own.keyword.to_string(), own.listed());
         match out.iter_mut().find(|o| o.host == c.host) {
             Some(o) => o.lines.push(entry),
             None => out.push(Override {
@@ -426,6 +458,8 @@ mod override_tests {
             names: ciphers.iter().map(|c| c.0.to_string()).collect(),
             scores: ciphers.iter().map(|c| c.1).collect(),
             comments: Vec::new(),
+            kept: Vec::new(),
+            kept_first: true,
         };
         HostFigures {
             destination: name.into(),

@@ -3,13 +3,14 @@
 //! asked for, legacy only with `--allow legacy`.
 
 mod dead_end;
+mod kept;
 mod rank;
 mod server;
 
 use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
 use crate::analysis::SuiteStats;
-use crate::model::{AlgoKind, AlgoLists, Mode};
+use crate::model::{AlgoKind, AlgoLists, Filters, Mode, RunOptions};
 use crate::offer::catalogue::{self, Grade};
 use crate::target;
 pub use rank::Order;
@@ -69,6 +70,14 @@ pub struct Line {
     /// Each name's score: its best figure relative to the best name (1.0 = best).
     pub scores: Vec<f64>,
     pub comments: Vec<String>,
+    /// Names of a better grade than any measured, which the client lists and the run's
+    /// filter left out (see [`kept`]): written with the measured ones, unmeasured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
+    /// Whether they go before the measured names (the best grade first) or after them
+    /// (`--order speed`).
+    #[serde(skip)]
+    pub kept_first: bool,
 }
 
 /// Everything `recommend` prints.
@@ -208,15 +217,17 @@ fn default_comment(
 /// Build one line with its comments.
 fn line(
     stats: &[SuiteStats],
-    kind: AlgoKind,
-    modes: &[Mode],
+    (kind, modes): (AlgoKind, &[Mode]),
     policy: Policy,
-    defaults: &AlgoLists,
+    (defaults, filters): (&AlgoLists, Option<&Filters>),
     notes: &mut Vec<String>,
 ) -> Option<Line> {
     let ranked = rank_names(stats, kind, modes, policy);
     let (first, _, first_bests) = ranked.first()?;
-    let mut comments = vec![format!("{first}: {}", figures(first_bests))];
+    let spec = filters.and_then(|f| f.get(kind));
+    let (kept, kept_first) = kept::placed(kind, defaults, spec, &ranked, policy);
+    let mut comments = Vec::from_iter(kept::comment(kind, &kept, policy, kept_first));
+    comments.push(format!("{first}: {}", figures(first_bests)));
     comments.extend(default_comment(
         stats, kind, modes, policy, defaults, &ranked,
     ));
@@ -240,6 +251,8 @@ fn line(
         names: ranked.iter().map(|r| r.0.clone()).collect(),
         scores: ranked.iter().map(|r| r.1).collect(),
         comments,
+        kept,
+        kept_first,
     })
 }
 
@@ -301,6 +314,9 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
     let server = (scope.runs.last()).and_then(|r| r.server_version.as_deref());
+    let filters = (scope.runs.last())
+        .and_then(|r| serde_json::from_str::<RunOptions>(&r.options_json).ok())
+        .map(|o| o.filters);
     let policy = Policy {
         max,
         grader: scope.grader(),
@@ -325,7 +341,8 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         (AlgoKind::Cipher, transfer),
         (AlgoKind::Mac, transfer),
     ] {
-        match line(&measured, kind, modes, policy, &defaults, &mut notes) {
+        let lists = (&defaults, filters.as_ref());
+        match line(&measured, (kind, modes), policy, lists, &mut notes) {
             Some(l) => lines.push(l),
             None => {
                 if dead_end::measured_any(&measured, kind, modes) {
@@ -402,7 +419,7 @@ fn client_block(v: &RecommendView) -> String {
         for c in &l.comments {
             client.push_str(&format!("    # {c}\n"));
         }
-        client.push_str(&format!("    {} {}\n", l.keyword, l.names.join(",")));
+        client.push_str(&format!("    {} {}\n", l.keyword, l.listed().join(",")));
     }
     if v.lines.is_empty() {
         client.push_str("    # nothing to set here; the notes below say why\n");
@@ -412,7 +429,7 @@ fn client_block(v: &RecommendView) -> String {
 
 fn server_block(v: &RecommendView) -> String {
     let lines: Vec<(&str, String)> = (v.lines.iter())
-        .map(|l| (l.keyword, l.names.join(",")))
+        .map(|l| (l.keyword, l.listed().join(",")))
         .collect();
     v.server.block(&lines)
 }
