@@ -798,6 +798,51 @@ fn a_key_with_a_passphrase_and_no_agent_stops_before_a_run_with_the_way_out() {
     assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
 }
 
+/// A server whose host key is not the one known_hosts holds for it (reinstalled, or
+/// someone in between): the run stops before it begins with ssh's sentence naming the
+/// host and what to check, never by accepting the new key.
+#[test]
+fn a_changed_host_key_stops_the_run_with_what_to_check() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other_host_key");
+    common::login::keygen(&other, "");
+    let public = std::fs::read_to_string(other.with_extension("pub")).unwrap();
+    let key = common::login::ed25519_key(&public);
+    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let known = (config.lines())
+        .find_map(|l| l.trim().strip_prefix("UserKnownHostsFile "))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    let changed = dir.path().join("known_hosts");
+    let name = format!("[{}]:{}", sb.host(), sb.port());
+    std::fs::write(&changed, format!("{name} {key}\n")).unwrap();
+    let cfg = dir.path().join("ssh_config");
+    let other_config = config.replace(&known, &changed.display().to_string());
+    std::fs::write(&cfg, other_config).unwrap();
+    let db = dir.path().join("changed.sqlite");
+    let out = run_as_configured(&cfg, db.clone())
+        .args(["--mode", "connect", "--rounds", "1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let said = format!("sshbench: error: Host key for {name} has changed");
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(
+        stderr.contains("hint: the server's host key is not the one your known_hosts holds"),
+        "{stderr}"
+    );
+    let remove = format!("remove the old one (`ssh-keygen -R '{name}'`)");
+    assert!(stderr.contains(&remove), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&changed).unwrap(),
+        format!("{name} {key}\n")
+    );
+    assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
+}
+
 /// ssh offering more keys than the server's MaxAuthTries (6) before the one it takes (as
 /// an agent holding several keys does) is told to name that key alone.
 #[test]

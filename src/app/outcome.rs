@@ -5,6 +5,7 @@ use super::progress::Progress;
 use anyhow::{Result, bail};
 use sshbench::cli::FormatArg;
 use sshbench::cli::config::RunConfig;
+use sshbench::measure::sshlog;
 use sshbench::model::{FailureKind, Mode};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
@@ -56,8 +57,8 @@ pub fn conclude(
 }
 
 /// What to do about a failure that stops a run at once.
-pub fn fatal_hint(kind: FailureKind, message: &str) -> &'static str {
-    match kind {
+pub fn fatal_hint(kind: FailureKind, message: &str) -> String {
+    let hint = match kind {
         // ssh offered more keys than the server's MaxAuthTries (an agent holding several,
         // several IdentityFile lines) before the one it takes.
         FailureKind::Auth if message.contains("Too many authentication failures") => {
@@ -71,6 +72,7 @@ pub fn fatal_hint(kind: FailureKind, message: &str) -> &'static str {
              'echo ok'` should print ok. On a login that allows sftp alone, `--mode \
              connect,sftp-put,sftp-get` measures what sftp moves"
         }
+        FailureKind::HostKey if sshlog::key_changed(message) => return changed_key_hint(message),
         FailureKind::HostKey => {
             "connect once with plain `ssh DEST` to verify and record the server's host key"
         }
@@ -79,7 +81,22 @@ pub fn fatal_hint(kind: FailureKind, message: &str) -> &'static str {
              passphrase must be in ssh-agent (`ssh-add`); `ssh -o BatchMode=yes DEST true` \
              should succeed"
         }
-    }
+    };
+    hint.to_string()
+}
+
+/// A changed host key: what to check, and the known_hosts entry to remove once checked
+/// (ssh's sentence names it: `Host key for [HOST]:PORT has changed ...`).
+fn changed_key_hint(message: &str) -> String {
+    let host = (message.strip_prefix("Host key for "))
+        .and_then(|m| m.split_once(" has changed"))
+        .map_or("HOST", |(host, _)| host);
+    format!(
+        "the server's host key is not the one your known_hosts holds for it: if its keys were \
+         replaced (a reinstall), check the new key's fingerprint with its admin, remove the old \
+         one (`ssh-keygen -R '{host}'`) and connect once with plain `ssh DEST`; if not, do not \
+         connect: someone may be in between"
+    )
 }
 
 /// The note for a run of `modes` with echo, from a client whose terminal sessions send

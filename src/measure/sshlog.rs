@@ -57,6 +57,13 @@ const HOST_KEY: &[&str] = &[
     "host key is known for",
     "No matching host key type found",
 ];
+/// ssh's words where the server's key is not the one known_hosts holds for it.
+const CHANGED_KEY: &str = "has changed and you have requested strict checking";
+
+/// Whether a failure's message says the server's host key changed.
+pub fn key_changed(message: &str) -> bool {
+    message.contains(CHANGED_KEY) || message.contains(HOST_KEY[1])
+}
 const CLIENT: &[&str] = &[
     "Bad SSH2",
     "Bad key types",
@@ -96,6 +103,10 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
             .find(|m| needles.iter().any(|n| m.contains(n)))
             .map(|m| m.to_string())
     };
+    // A changed host key: ssh's sentence that names the host, not its box of @ signs.
+    if let Some(m) = find(&[CHANGED_KEY]).or_else(|| find(&[HOST_KEY[1]])) {
+        return Some(Outcome::failed(FailureKind::HostKey, m));
+    }
     // Order matters: a host key refusal reads "no matching host key type found".
     if let Some(m) = find(HOST_KEY[3..].as_ref()) {
         return Some(Outcome::Refused { message: m });
@@ -197,6 +208,31 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_changed_host_key_is_told_by_ssh_s_sentence_that_names_the_host() {
+        let log = lines(
+            "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n\
+             @    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n\
+             @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n\
+             IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n\
+             Host key for [127.0.0.1]:2222 has changed and you have requested strict checking.\n\
+             Host key verification failed.",
+        );
+        let said =
+            "Host key for [127.0.0.1]:2222 has changed and you have requested strict checking.";
+        assert_eq!(
+            classify(&log),
+            Some(Outcome::failed(FailureKind::HostKey, said))
+        );
+        assert!(key_changed(said));
+        // Without the sentence, the box's line still tells it.
+        let boxed = classify(&log[..4]).unwrap();
+        assert!(
+            matches!(&boxed, Outcome::Failed { kind: FailureKind::HostKey, message } if key_changed(message))
+        );
+        assert!(!key_changed("Host key verification failed."));
     }
 
     #[test]
