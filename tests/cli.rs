@@ -1636,3 +1636,65 @@ fn recommend_keeps_a_better_grade_the_run_left_out() {
     assert_eq!(kex_line(&fleet)[0], first, "{fleet}");
     assert!(fleet.contains("kept first for its grade"), "{fleet}");
 }
+
+/// The sandbox's block is `Host *`: a HostKeyAlgorithms list there would apply to every
+/// server, and ssh given a list no longer prefers the key type known_hosts holds for
+/// each, so a server known by another type would be refused. The line is a comment in
+/// `recommend`, the run's answer and the fleet's block; the server's admin still gets it.
+#[test]
+fn a_block_for_every_server_leaves_host_key_algorithms_as_a_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let out = run_with_db(
+        &db,
+        &[
+            "--mode",
+            "connect",
+            "--rounds",
+            "2",
+            "--kex",
+            "curve25519-sha256",
+        ],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let lines_with = |answer: &str, keyword: &str| -> Vec<String> {
+        (answer.lines())
+            .filter(|l| l.contains(keyword))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let held = |answer: &str| {
+        let host_keys = lines_with(answer, "HostKeyAlgorithms ssh-");
+        assert!(!host_keys.is_empty(), "{answer}");
+        for l in host_keys {
+            assert!(l.starts_with('#'), "not a comment: {l}\n{answer}");
+        }
+        // The other lists stay set.
+        assert!(
+            lines_with(answer, "KexAlgorithms ")
+                .iter()
+                .any(|l| !l.starts_with('#')),
+            "{answer}"
+        );
+    };
+    held(&stdout);
+    let view = |args: &[&str]| {
+        let out = (sshbench().args(args).arg("--db").arg(&db))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let recommend = view(&["recommend", "--for", "connect"]);
+    let (client, server) = recommend.split_once("sshd_config").unwrap();
+    held(client);
+    assert!(client.contains("# left as a comment: with a list, ssh stops preferring"));
+    assert!(
+        server
+            .lines()
+            .any(|l| l.starts_with("HostKeyAlgorithms ssh-")),
+        "{server}"
+    );
+    held(&view(&["recommend", "--fleet", "local*"]));
+}

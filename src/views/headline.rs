@@ -4,6 +4,7 @@
 //! 100-column terminal. The full tables are `show`'s (and `run --tables`).
 
 use super::export::Document;
+use super::recommend::short::{self, fitting};
 use super::recommend::{self, Goal, Order, RecommendView};
 pub use super::scope::WIDTH;
 use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
@@ -253,23 +254,6 @@ fn mode_lines(v: &HeadlineView) -> Vec<String> {
         .collect()
 }
 
-/// `names` joined with ", " as far as they fit in `room` characters, and how many were
-/// left out.
-fn fitting(names: &[String], room: usize) -> (String, usize) {
-    let mut out = String::new();
-    for (i, n) in names.iter().enumerate() {
-        let more = if i == 0 { n.len() } else { n.len() + 2 };
-        if i > 0 && out.len() + more > room {
-            return (out, names.len() - i);
-        }
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(n);
-    }
-    (out, 0)
-}
-
 fn interval(r: &SuiteRow) -> String {
     match (r.mean, r.ci95) {
         (Some(m), Some(c)) if m > 0.0 => relative(c / m),
@@ -396,30 +380,6 @@ fn mode_text(l: &ModeLine) -> String {
     text
 }
 
-/// The ssh_config block, each list cut to the names that fit in [`WIDTH`].
-fn block(v: &RecommendView) -> String {
-    let mut out = format!("Host {}\n", recommend::host_pattern(&v.destination));
-    let mut cut = false;
-    for l in &v.lines {
-        let lead = format!("    {} ", l.keyword);
-        let (list, left) = fitting(&l.listed(), WIDTH - lead.len());
-        cut |= left > 0;
-        out.push_str(&format!("{lead}{}\n", list.replace(", ", ",")));
-    }
-    for keyword in &v.dead_ends {
-        out.push_str(&format!(
-            "# {keyword}: nothing measured is of an allowed grade; `sshbench recommend` says why\n"
-        ));
-    }
-    if v.lines.iter().any(|l| !l.kept.is_empty()) {
-        out.push_str("# unmeasured names kept for their grade; `sshbench recommend` says which\n");
-    }
-    if cut {
-        out.push_str("# lists cut to fit; `sshbench recommend` gives them whole, with reasons\n");
-    }
-    out
-}
-
 /// The race's line: how the mode's suites stopped. Those still racing at the end are
 /// tied with the best or parts of a sum that is, so they can outnumber the ties listed
 /// above the line. Equal and failed stops and those at --max-rounds are named only when
@@ -487,7 +447,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
         doc.text(wrap(&format!("note: {n}"), "  "));
     }
     doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
-    let mut block = block(&v.recommendation);
+    let mut block = short::block(&v.recommendation, WIDTH);
     if !v.workloads.is_empty() {
         block.push_str("# ranked by the raw streams; by what a tool moved instead:\n");
     }

@@ -11,7 +11,7 @@ use super::HostFigures;
 use crate::model::AlgoKind;
 use crate::offer::catalogue::Grade;
 use crate::views::export::{Document, Grid};
-use crate::views::recommend::{Order, RecommendView, host_pattern};
+use crate::views::recommend::{HELD, Order, RecommendView, hold_mark, host_pattern};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -27,6 +27,9 @@ pub struct FleetLine {
     /// The worst host's share of its fastest allowed name with this list, and the host.
     pub worst_share: f64,
     pub worst_host: String,
+    /// Why the line is written as a comment, if it is (see [`HELD`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 /// What one host negotiates from one fleet list.
@@ -267,13 +270,17 @@ fn line(
             }
         ));
     }
-    let names = match order {
+    let names: Vec<String> = match order {
         Order::Grade => kept.into_iter().chain(ordered).collect(),
         Order::Speed => ordered.into_iter().chain(kept).collect(),
     };
+    // A host key type some host was not measured with may be one its known_hosts lacks.
+    let known = |h: &&HostFigures| h.measured.iter().any(|m| m.0 == kind && m.1 == names[0]);
+    let held = (kind == AlgoKind::HostKey && !hosts.iter().all(known)).then(|| HELD.to_string());
     let l = FleetLine {
         keyword: kind.config_keyword(),
         kind,
+        held,
         names,
         worst_share: worst.share,
         worst_host: worst.host.clone(),
@@ -338,9 +345,14 @@ pub fn view_of(all: &[HostFigures], pattern: Option<&str>, order: Order) -> Flee
         }
     }
     let patterns: Vec<String> = hosts.iter().map(|h| host_pattern(&h.destination)).collect();
+    let pattern = pattern.map_or_else(|| patterns.join(" "), str::to_string);
+    if pattern.split_whitespace().any(|p| p == "*") {
+        let host_keys = lines.iter_mut().filter(|l| l.kind == AlgoKind::HostKey);
+        host_keys.for_each(|l| l.held = Some(HELD.to_string()));
+    }
     FleetRecommendView {
         hosts: hosts.iter().map(|h| h.destination.clone()).collect(),
-        pattern: pattern.map_or_else(|| patterns.join(" "), str::to_string),
+        pattern,
         overrides: overrides(&choices, &per_host),
         lines,
         choices,
@@ -362,8 +374,9 @@ fn block(v: &FleetRecommendView) -> String {
     }
     out.push_str(&format!("Host {}\n", v.pattern));
     for l in &v.lines {
+        let hash = hold_mark(&mut out, l.held.as_ref());
         out.push_str(&format!(
-            "    # worst host {}: {:.0}% of its fastest allowed name\n    {} {}\n",
+            "    # worst host {}: {:.0}% of its fastest allowed name\n    {hash}{} {}\n",
             l.worst_host,
             l.worst_share * 100.0,
             l.keyword,
@@ -452,23 +465,26 @@ mod override_tests {
 
     /// A host whose own cipher list (fastest first) has these names and scores.
     fn host(name: &str, ciphers: &[(&str, f64)]) -> HostFigures {
+        host_of(name, AlgoKind::Cipher, ciphers)
+    }
+
+    /// A host whose own list of `kind` (fastest first) has these names and scores.
+    fn host_of(name: &str, kind: AlgoKind, ciphers: &[(&str, f64)]) -> HostFigures {
         let line = Line {
-            keyword: "Ciphers",
-            kind: AlgoKind::Cipher,
+            keyword: kind.config_keyword(),
+            kind,
             names: ciphers.iter().map(|c| c.0.to_string()).collect(),
             scores: ciphers.iter().map(|c| c.1).collect(),
             comments: Vec::new(),
             kept: Vec::new(),
             kept_first: true,
+            held: None,
         };
         HostFigures {
             destination: name.into(),
             relative: Vec::new(),
             grader: Grader::new(Some(true)),
-            measured: ciphers
-                .iter()
-                .map(|c| (AlgoKind::Cipher, c.0.to_string()))
-                .collect(),
+            measured: ciphers.iter().map(|c| (kind, c.0.to_string())).collect(),
             recommend: Some(RecommendView {
                 destination: name.into(),
                 runs: Vec::new(),
@@ -525,5 +541,25 @@ mod override_tests {
             at("Host c\n") < at("Host a b c d e\n"),
             "overrides first: {text}"
         );
+    }
+
+    /// Each host's host key types are those its known_hosts holds: a fleet list whose
+    /// first type one host was not measured with is left as a comment.
+    #[test]
+    fn a_host_key_type_some_host_was_not_measured_with_leaves_the_line_a_comment() {
+        let hk = AlgoKind::HostKey;
+        let both = |name| host_of(name, hk, &[("ssh-ed25519", 1.0), ("rsa-sha2-256", 0.9)]);
+        let rsa = host_of("b", hk, &[("rsa-sha2-256", 1.0)]);
+        let v = view_of(&[both("a"), rsa], None, Order::Grade);
+        assert_eq!(v.lines[0].names, ["ssh-ed25519", "rsa-sha2-256"]);
+        assert!(v.lines[0].held.is_some());
+        let text = block(&v);
+        assert!(
+            text.contains("\n    # HostKeyAlgorithms ssh-ed25519,"),
+            "{text}"
+        );
+        let v = view_of(&[both("a"), both("c")], None, Order::Grade);
+        assert_eq!(v.lines[0].held, None);
+        assert!(block(&v).contains("\n    HostKeyAlgorithms ssh-ed25519,"));
     }
 }

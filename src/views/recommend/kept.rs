@@ -20,6 +20,31 @@ impl Line {
     }
 }
 
+/// A block for every server (`Host *`) leaves HostKeyAlgorithms as a comment: given a
+/// list, ssh no longer prefers the key types known_hosts holds for each server (it does
+/// only with none, or `+`/`-` lists), so a server known by another type would be refused.
+pub(super) fn hold_host_keys(lines: &mut [Line]) {
+    for l in lines.iter_mut().filter(|l| l.kind == AlgoKind::HostKey) {
+        l.held = Some(HELD.to_string());
+    }
+}
+
+/// Why a HostKeyAlgorithms line is a comment.
+pub const HELD: &str = "left as a comment: with a list, ssh stops preferring the key type \
+     known_hosts holds for each server, and refuses (or asks about) one known by another; set \
+     it only for servers whose known_hosts entry has the first type";
+
+/// Before a held line: its reason as a comment, and the `# ` that makes it one.
+pub fn hold_mark(out: &mut String, held: Option<&String>) -> &'static str {
+    match held {
+        Some(why) => {
+            out.push_str(&format!("    # {why}\n"));
+            "# "
+        }
+        None => "",
+    }
+}
+
 /// The names to keep and whether they go first: by grade they do; `--order speed` puts
 /// the unmeasured last.
 pub(super) fn placed(
@@ -45,6 +70,11 @@ pub(super) fn kept(
     ranked: &[RankedName],
     policy: Policy,
 ) -> Vec<String> {
+    // Host keys are bounded by known_hosts, not by grade: a type kept first that
+    // known_hosts lacks would be refused.
+    if kind == AlgoKind::HostKey {
+        return Vec::new();
+    }
     let (Some(spec), Some(best)) = (
         spec,
         ranked.iter().filter_map(|r| policy.grade(kind, &r.0)).min(),
@@ -136,6 +166,11 @@ mod tests {
         let remove = FilterSpec::Remove(names(&["diffie-hellman-*"]));
         assert!(super::kept(kex, &prefs, Some(&remove), &ranked, p).is_empty());
         assert!(super::kept(kex, &prefs, None, &ranked, p).is_empty());
+        // Never a host key type: known_hosts, not its grade, says which ssh may take.
+        let hk = names(&["ssh-ed25519", "rsa-sha2-256"]);
+        let rsa = [("rsa-sha2-256".to_string(), 1.0, Vec::new())];
+        let only_rsa = FilterSpec::Only(names(&["rsa-sha2-256"]));
+        assert!(super::kept(AlgoKind::HostKey, &hk, Some(&only_rsa), &rsa, p).is_empty());
         // Measured at the best grade already: nothing better to keep.
         let pq = [(
             "sntrup761x25519-sha512@openssh.com".to_string(),

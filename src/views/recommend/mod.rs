@@ -6,6 +6,7 @@ mod dead_end;
 mod kept;
 mod rank;
 mod server;
+pub mod short;
 
 use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
@@ -13,6 +14,8 @@ use crate::analysis::SuiteStats;
 use crate::model::{AlgoKind, AlgoLists, Filters, Mode, RunOptions};
 use crate::offer::catalogue::{self, Grade};
 use crate::target;
+use kept::hold_host_keys;
+pub use kept::{HELD, hold_mark};
 pub use rank::Order;
 use rank::{Policy, RankedName, indistinguishable, rank_names};
 use serde::Serialize;
@@ -78,6 +81,9 @@ pub struct Line {
     /// (`--order speed`).
     #[serde(skip)]
     pub kept_first: bool,
+    /// Why the line is written as a comment for the person to place, if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 /// Everything `recommend` prints.
@@ -253,6 +259,7 @@ fn line(
         comments,
         kept,
         kept_first,
+        held: None,
     })
 }
 
@@ -352,6 +359,9 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
             }
         }
     }
+    if host_pattern(&scope.destination) == "*" {
+        hold_host_keys(&mut lines);
+    }
     RecommendView {
         destination: scope.destination.clone(),
         runs: scope.run_ids(),
@@ -419,7 +429,9 @@ fn client_block(v: &RecommendView) -> String {
         for c in &l.comments {
             client.push_str(&format!("    # {c}\n"));
         }
-        client.push_str(&format!("    {} {}\n", l.keyword, l.listed().join(",")));
+        let hash = hold_mark(&mut client, l.held.as_ref());
+        let names = l.listed().join(",");
+        client.push_str(&format!("    {hash}{} {names}\n", l.keyword));
     }
     if v.lines.is_empty() {
         client.push_str("    # nothing to set here; the notes below say why\n");
