@@ -682,6 +682,33 @@ fn run_as_configured(config: &Path, db: PathBuf) -> Command {
     c
 }
 
+/// A run of `mode`, one round, with the ssh_config `config` (written into `dir`), that
+/// must stop before it begins: its stderr (no run is stored).
+fn stopped_as_configured(config: &str, dir: &Path, mode: &str) -> String {
+    let cfg = dir.join("ssh_config");
+    std::fs::write(&cfg, config).unwrap();
+    let db = dir.join("stopped.sqlite");
+    let out = run_as_configured(&cfg, db.clone())
+        .args(["--mode", mode, "--rounds", "1"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
+    stderr
+}
+
+/// The sandbox's ssh_config and the known_hosts file it names.
+fn config_and_known_hosts(sb: &sshbench::sandbox::Sandbox) -> (String, String) {
+    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let known = (config.lines())
+        .find_map(|l| l.trim().strip_prefix("UserKnownHostsFile "))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    (config, known)
+}
+
 /// A login that may only use sftp never runs sshbench's commands: a run of modes that
 /// need them stops at its first sample, quoting the server, instead of failing ten in a
 /// row. Connect goes on over an sftp session; a login that runs neither stops it too.
@@ -809,25 +836,12 @@ fn a_changed_host_key_stops_the_run_with_what_to_check() {
     common::login::keygen(&other, "");
     let public = std::fs::read_to_string(other.with_extension("pub")).unwrap();
     let key = common::login::ed25519_key(&public);
-    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
-    let known = (config.lines())
-        .find_map(|l| l.trim().strip_prefix("UserKnownHostsFile "))
-        .unwrap()
-        .trim_matches('"')
-        .to_string();
+    let (config, known) = config_and_known_hosts(&sb);
     let changed = dir.path().join("known_hosts");
     let name = format!("[{}]:{}", sb.host(), sb.port());
     std::fs::write(&changed, format!("{name} {key}\n")).unwrap();
-    let cfg = dir.path().join("ssh_config");
     let other_config = config.replace(&known, &changed.display().to_string());
-    std::fs::write(&cfg, other_config).unwrap();
-    let db = dir.path().join("changed.sqlite");
-    let out = run_as_configured(&cfg, db.clone())
-        .args(["--mode", "connect", "--rounds", "1"])
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = stopped_as_configured(&other_config, dir.path(), "connect");
     let said = format!("sshbench: error: Host key for {name} has changed");
     assert!(stderr.contains(&said), "{stderr}");
     assert!(
@@ -836,11 +850,34 @@ fn a_changed_host_key_stops_the_run_with_what_to_check() {
     );
     let remove = format!("remove the old one (`ssh-keygen -R '{name}'`)");
     assert!(stderr.contains(&remove), "{stderr}");
-    assert_eq!(
-        std::fs::read_to_string(&changed).unwrap(),
-        format!("{name} {key}\n")
+    let kept = std::fs::read_to_string(&changed).unwrap();
+    assert_eq!(kept, format!("{name} {key}\n"));
+}
+
+/// A HostKeyAlgorithms list in the user's ssh_config that puts a type first which
+/// known_hosts does not hold for the server (it holds the RSA key): ssh reports a changed
+/// key; the run says that the list, not the server, asked for another type.
+#[test]
+fn a_host_key_list_that_asks_for_another_type_is_told_apart_from_a_changed_key() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let (config, known) = config_and_known_hosts(&sb);
+    let rsa: String = (std::fs::read_to_string(&known).unwrap().lines())
+        .filter(|l| l.contains(" ssh-rsa "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!rsa.is_empty(), "no RSA host key in {known}");
+    let only_rsa = dir.path().join("known_hosts");
+    std::fs::write(&only_rsa, rsa).unwrap();
+    let listed = config.replace(&known, &only_rsa.display().to_string())
+        + "  HostKeyAlgorithms ssh-ed25519,rsa-sha2-256\n";
+    let stderr = stopped_as_configured(&listed, dir.path(), "send");
+    let said = "the server sent its ED25519 key, known_hosts holds its RSA key";
+    assert!(stderr.contains(said), "{stderr}");
+    assert!(
+        stderr.contains("hint: ssh asked for another type of key than the one your known_hosts"),
+        "{stderr}"
     );
-    assert!(!db.exists() || Store::open(&db).unwrap().runs().unwrap().is_empty());
 }
 
 /// ssh offering more keys than the server's MaxAuthTries (6) before the one it takes (as
@@ -858,14 +895,7 @@ fn too_many_keys_before_the_right_one_are_told_to_name_it_alone() {
     let original = std::fs::read_to_string(sb.ssh_config()).unwrap();
     let at = original.find("  IdentityFile").unwrap();
     let config = format!("{}{others}{}", &original[..at], &original[at..]);
-    let cfg = dir.path().join("ssh_config");
-    std::fs::write(&cfg, config).unwrap();
-    let out = run_as_configured(&cfg, dir.path().join("keys.sqlite"))
-        .args(["--mode", "connect", "--rounds", "1"])
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = stopped_as_configured(&config, dir.path(), "connect");
     assert!(
         stderr.contains("Too many authentication failures"),
         "{stderr}"

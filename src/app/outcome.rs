@@ -88,6 +88,13 @@ pub fn fatal_hint(kind: FailureKind, message: &str) -> String {
 /// A changed host key: what to check, and the known_hosts entry to remove once checked
 /// (ssh's sentence names it: `Host key for [HOST]:PORT has changed ...`).
 fn changed_key_hint(message: &str) -> String {
+    if sshlog::key_type_differs(message) {
+        return "ssh asked for another type of key than the one your known_hosts holds for \
+                this server: a HostKeyAlgorithms list (in ssh_config or `-o`) that puts that \
+                type first does this; without a list (or with a `+`/`-` one) ssh prefers the \
+                type it knows"
+            .to_string();
+    }
     let host = (message.strip_prefix("Host key for "))
         .and_then(|m| m.split_once(" has changed"))
         .map_or("HOST", |(host, _)| host);

@@ -60,6 +60,28 @@ const HOST_KEY: &[&str] = &[
 /// ssh's words where the server's key is not the one known_hosts holds for it.
 const CHANGED_KEY: &str = "has changed and you have requested strict checking";
 
+/// Where the key the server sent is of another type than the one known_hosts holds (a
+/// HostKeyAlgorithms list that puts another type first asks for it): "the server sent
+/// its ED25519 key, known_hosts holds its RSA key".
+fn key_types(msgs: &[&str]) -> Option<String> {
+    let word = |prefix: &str, suffix: &str| {
+        msgs.iter().find_map(|m| {
+            let rest = m.strip_prefix(prefix)?;
+            rest.split_once(suffix).map(|(t, _)| t.to_string())
+        })
+    };
+    let sent = word("The fingerprint for the ", " key sent by the remote host")?;
+    let held = word("Offending ", " key in ")?;
+    (sent != held).then(|| format!("the server sent its {sent} key, {KNOWN_TYPE} {held} key"))
+}
+
+const KNOWN_TYPE: &str = "known_hosts holds its";
+
+/// Whether a message says the key sent is of another type than the one known.
+pub fn key_type_differs(message: &str) -> bool {
+    message.contains(KNOWN_TYPE)
+}
+
 /// Whether a failure's message says the server's host key changed.
 pub fn key_changed(message: &str) -> bool {
     message.contains(CHANGED_KEY) || message.contains(HOST_KEY[1])
@@ -105,6 +127,10 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
     };
     // A changed host key: ssh's sentence that names the host, not its box of @ signs.
     if let Some(m) = find(&[CHANGED_KEY]).or_else(|| find(&[HOST_KEY[1]])) {
+        let m = match key_types(&msgs) {
+            Some(types) => format!("{}; {types}", m.trim_end_matches('.')),
+            None => m,
+        };
         return Some(Outcome::failed(FailureKind::HostKey, m));
     }
     // Order matters: a host key refusal reads "no matching host key type found".
@@ -227,6 +253,19 @@ mod tests {
             Some(Outcome::failed(FailureKind::HostKey, said))
         );
         assert!(key_changed(said));
+        assert!(!key_type_differs(said));
+        // Another type than the one known: a HostKeyAlgorithms list asked for it.
+        let mut typed = log.clone();
+        let sent = "The fingerprint for the ED25519 key sent by the remote host is";
+        typed.insert(4, sent.into());
+        typed.insert(5, "Offending RSA key in /root/.ssh/known_hosts:3".into());
+        let Some(Outcome::Failed { message, .. }) = classify(&typed) else {
+            panic!("not a failure")
+        };
+        let types =
+            "strict checking; the server sent its ED25519 key, known_hosts holds its RSA key";
+        assert!(message.ends_with(types), "{message}");
+        assert!(key_type_differs(&message));
         // Without the sentence, the box's line still tells it.
         let boxed = classify(&log[..4]).unwrap();
         assert!(
