@@ -418,7 +418,12 @@ fn header(v: &RecommendView) -> String {
 }
 
 fn client_block(v: &RecommendView) -> String {
-    let mut client = format!("# ~/.ssh/config\nHost {}\n", host_pattern(&v.destination));
+    // ssh keeps the first value it reads: a block below `Host *` defaults is ignored.
+    let mut client = format!(
+        "# ~/.ssh/config, above any Host * or Match block that sets these (ssh keeps the \
+         first value it reads)\nHost {}\n",
+        host_pattern(&v.destination)
+    );
     if target::is_sandbox_label(&v.destination) {
         client.push_str(&format!(
             "    # measured against the {}: this machine as both client and server\n",
