@@ -1670,7 +1670,8 @@ fn recommend_keeps_a_better_grade_the_run_left_out() {
 /// The sandbox's block is `Host *`: a HostKeyAlgorithms list there would apply to every
 /// server, and ssh given a list no longer prefers the key type known_hosts holds for
 /// each, so a server known by another type would be refused. The line is a comment in
-/// `recommend`, the run's answer and the fleet's block; the server's admin still gets it.
+/// `recommend`, the run's answer and the fleet's block, and in the server's lines, where
+/// it would refuse clients that know the server by a type it leaves out.
 #[test]
 fn a_block_for_every_server_leaves_host_key_algorithms_as_a_comment() {
     let dir = tempfile::tempdir().unwrap();
@@ -1720,11 +1721,7 @@ fn a_block_for_every_server_leaves_host_key_algorithms_as_a_comment() {
     let (client, server) = recommend.split_once("sshd_config").unwrap();
     held(client);
     assert!(client.contains("# left as a comment: with a list, ssh stops preferring"));
-    assert!(
-        server
-            .lines()
-            .any(|l| l.starts_with("HostKeyAlgorithms ssh-")),
-        "{server}"
-    );
+    // The server's list would refuse clients that know it by a type left out.
+    held(server);
     held(&view(&["recommend", "--fleet", "local*"]));
 }

@@ -17,6 +17,10 @@ pub enum ServerSoftware {
     Tinyssh,
 }
 
+/// Why the server block's HostKeyAlgorithms is a comment.
+const SERVER_HELD: &str = "HostKeyAlgorithms left as a comment: the server would stop offering \
+     the key types it leaves out, and clients that know the server by one of them would be refused";
+
 impl ServerSoftware {
     /// From the server's banner (`SSH-2.0-dropbear_2022.83`); `None` reads as sshd.
     pub fn from_banner(banner: Option<&str>) -> Self {
@@ -39,7 +43,16 @@ impl ServerSoftware {
             ServerSoftware::Sshd => {
                 let mut out = String::from("# /etc/ssh/sshd_config (for the server's admin)\n");
                 for (keyword, names) in lines {
-                    out.push_str(&format!("{keyword} {names}\n"));
+                    // Restricting the host keys it offers gains nothing measurable and
+                    // refuses every client that knows the server by a type left out.
+                    let hash = match *keyword == "HostKeyAlgorithms" {
+                        true => {
+                            out.push_str(&format!("# {SERVER_HELD}\n"));
+                            "# "
+                        }
+                        false => "",
+                    };
+                    out.push_str(&format!("{hash}{keyword} {names}\n"));
                 }
                 out
             }
@@ -101,6 +114,18 @@ mod tests {
         assert_eq!(of("SSH-2.0-OpenSSH_9.2p1 Debian-2"), ServerSoftware::Sshd);
         assert_eq!(of("SSH-2.0-ROSSSH"), ServerSoftware::Sshd);
         assert_eq!(ServerSoftware::from_banner(None), ServerSoftware::Sshd);
+    }
+
+    #[test]
+    fn the_server_s_host_key_list_is_a_comment() {
+        let lines = [("HostKeyAlgorithms", "ssh-ed25519".to_string())];
+        let block = ServerSoftware::Sshd.block(&lines);
+        assert!(
+            block.ends_with(&format!(
+                "# {SERVER_HELD}\n# HostKeyAlgorithms ssh-ed25519\n"
+            )),
+            "{block}"
+        );
     }
 
     #[test]
