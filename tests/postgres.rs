@@ -687,12 +687,13 @@ fn a_server_restarted_mid_run_costs_the_run_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
+    // Each wait has its own deadline: on a loaded machine the restart alone takes a while.
     let wait_for = |n: i64| {
+        let started = Instant::now();
         while stored_samples(&url) < n {
             assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "not {n} samples"
+                started.elapsed() < Duration::from_secs(90),
+                "not {n} samples in 90 s"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
