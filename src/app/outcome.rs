@@ -91,8 +91,9 @@ fn changed_key_hint(message: &str) -> String {
     if sshlog::key_type_differs(message) {
         return "ssh asked for another type of key than the one your known_hosts holds for \
                 this server: a HostKeyAlgorithms list (in ssh_config or `-o`) that puts that \
-                type first does this; without a list (or with a `+`/`-` one) ssh prefers the \
-                type it knows"
+                type first does this, where without a list (or with a `+`/`-` one) ssh \
+                prefers the type it knows; else the server no longer offers that type (its \
+                keys replaced): check the new key's fingerprint with its admin"
             .to_string();
     }
     let host = (message.strip_prefix("Host key for "))
