@@ -47,7 +47,7 @@ pub fn block(v: &RecommendView, width: usize) -> String {
         ),
         (
             cut,
-            "lists cut to fit; `sshbench recommend` gives them whole, with reasons",
+            "lists cut to fit: paste the whole ones `sshbench recommend` gives, not these",
         ),
     ] {
         if said {
