@@ -305,7 +305,7 @@ fn overrides(choices: &[HostChoice], per_host: &[&RecommendView]) -> Vec<Overrid
         let Some(own) = v.lines.iter().find(|l| l.kind == c.kind) else {
             continue;
         };
-        let entry = (own.keyword.to_string(), own.listed());
+        let entry = (own.keyword.to_string(), own.listed(v.order));
         match out.iter_mut().find(|o| o.host == c.host) {
             Some(o) => o.lines.push(entry),
             None => out.push(Override {
@@ -374,7 +374,7 @@ fn block(v: &FleetRecommendView) -> String {
     }
     out.push_str(&format!("Host {}\n", v.pattern));
     for l in &v.lines {
-        let hash = hold_mark(&mut out, l.held.as_ref());
+        let hash = hold_mark(&mut out, "    ", l.held.as_deref());
         out.push_str(&format!(
             "    # worst host {}: {:.0}% of its fastest allowed name\n    {hash}{} {}\n",
             l.worst_host,
@@ -477,7 +477,6 @@ mod override_tests {
             scores: ciphers.iter().map(|c| c.1).collect(),
             comments: Vec::new(),
             kept: Vec::new(),
-            kept_first: true,
             held: None,
         };
         HostFigures {

@@ -5,16 +5,17 @@
 
 use super::Line;
 use super::rank::{Order, Policy, RankedName};
-use crate::model::{AlgoKind, AlgoLists, FilterSpec};
+use crate::model::{AlgoKind, FilterSpec};
 use crate::offer::catalogue;
 use crate::plan::filter;
 
 impl Line {
-    /// The names to write: the measured ones and the kept ones in their place.
-    pub fn listed(&self) -> Vec<String> {
-        let (a, b) = match self.kept_first {
-            true => (&self.kept, &self.names),
-            false => (&self.names, &self.kept),
+    /// The names to write: the measured ones and the kept ones in their place, first by
+    /// grade, last with `--order speed`.
+    pub fn listed(&self, order: Order) -> Vec<String> {
+        let (a, b) = match order {
+            Order::Grade => (&self.kept, &self.names),
+            Order::Speed => (&self.names, &self.kept),
         };
         a.iter().chain(b).cloned().collect()
     }
@@ -34,31 +35,16 @@ pub const HELD: &str = "left as a comment: with a list, ssh stops preferring the
      known_hosts holds for each server, and refuses (or asks about) one known by another; set \
      it only for servers whose known_hosts entry has the first type";
 
-/// Before a held line: its reason as a comment, and the `# ` that makes it one.
-pub fn hold_mark(out: &mut String, held: Option<&String>) -> &'static str {
+/// Before a held line (indented by `indent`): its reason as a comment, and the `# `
+/// that makes it one.
+pub fn hold_mark(out: &mut String, indent: &str, held: Option<&str>) -> &'static str {
     match held {
         Some(why) => {
-            out.push_str(&format!("    # {why}\n"));
+            out.push_str(&format!("{indent}# {why}\n"));
             "# "
         }
         None => "",
     }
-}
-
-/// The names to keep and whether they go first: by grade they do; `--order speed` puts
-/// the unmeasured last.
-pub(super) fn placed(
-    kind: AlgoKind,
-    defaults: &AlgoLists,
-    spec: Option<&FilterSpec>,
-    ranked: &[RankedName],
-    policy: Policy,
-) -> (Vec<String>, bool) {
-    let prefs = defaults.get(kind).unwrap_or_default();
-    (
-        kept(kind, prefs, spec, ranked, policy),
-        policy.order == Order::Grade,
-    )
 }
 
 /// The names to keep, in the client's order (every spelling it lists: a server may know
@@ -94,12 +80,7 @@ pub(super) fn kept(
 }
 
 /// The line's comment on the names kept, if any.
-pub(super) fn comment(
-    kind: AlgoKind,
-    kept: &[String],
-    policy: Policy,
-    first: bool,
-) -> Option<String> {
+pub(super) fn comment(kind: AlgoKind, kept: &[String], policy: Policy) -> Option<String> {
     if kept.is_empty() {
         return None;
     }
@@ -112,7 +93,10 @@ pub(super) fn comment(
         1 => ("it", "its"),
         _ => ("them", "their"),
     };
-    let place = if first { "first" } else { "last" };
+    let place = match policy.order {
+        Order::Grade => "first",
+        Order::Speed => "last",
+    };
     Some(format!(
         "{}: not measured ({} left {it} out), kept {place} for {its} grade ({grade}): your \
          client uses {it} unforced, and speed is no reason to give {it} up",
@@ -160,7 +144,7 @@ mod tests {
         let kept = kept(kex, &prefs, Some(&only), &ranked, p);
         // Not the measured name's alias, nor a worse grade the filter also left out.
         assert_eq!(kept, prefs[..2]);
-        let said = comment(kex, &kept, p, true).unwrap();
+        let said = comment(kex, &kept, p).unwrap();
         assert!(said.starts_with("sntrup761x25519-sha512, sntrup761x25519-sha512@openssh.com: not measured (--kex left it out), kept first for its grade (recommended)"), "{said}");
         // A filter that lets it be measured: the server did not offer it; none kept.
         let remove = FilterSpec::Remove(names(&["diffie-hellman-*"]));

@@ -77,10 +77,6 @@ pub struct Line {
     /// filter left out (see [`kept`]): written with the measured ones, unmeasured.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kept: Vec<String>,
-    /// Whether they go before the measured names (the best grade first) or after them
-    /// (`--order speed`).
-    #[serde(skip)]
-    pub kept_first: bool,
     /// Why the line is written as a comment for the person to place, if it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<String>,
@@ -231,8 +227,9 @@ fn line(
     let ranked = rank_names(stats, kind, modes, policy);
     let (first, _, first_bests) = ranked.first()?;
     let spec = filters.and_then(|f| f.get(kind));
-    let (kept, kept_first) = kept::placed(kind, defaults, spec, &ranked, policy);
-    let mut comments = Vec::from_iter(kept::comment(kind, &kept, policy, kept_first));
+    let prefs = defaults.get(kind).unwrap_or_default();
+    let kept = kept::kept(kind, prefs, spec, &ranked, policy);
+    let mut comments = Vec::from_iter(kept::comment(kind, &kept, policy));
     comments.push(format!("{first}: {}", figures(first_bests)));
     comments.extend(default_comment(
         stats, kind, modes, policy, defaults, &ranked,
@@ -258,7 +255,6 @@ fn line(
         scores: ranked.iter().map(|r| r.1).collect(),
         comments,
         kept,
-        kept_first,
         held: None,
     })
 }
@@ -434,8 +430,8 @@ fn client_block(v: &RecommendView) -> String {
         for c in &l.comments {
             client.push_str(&format!("    # {c}\n"));
         }
-        let hash = hold_mark(&mut client, l.held.as_ref());
-        let names = l.listed().join(",");
+        let hash = hold_mark(&mut client, "    ", l.held.as_deref());
+        let names = l.listed(v.order).join(",");
         client.push_str(&format!("    {hash}{} {names}\n", l.keyword));
     }
     if v.lines.is_empty() {
@@ -446,7 +442,7 @@ fn client_block(v: &RecommendView) -> String {
 
 fn server_block(v: &RecommendView) -> String {
     let lines: Vec<(&str, String)> = (v.lines.iter())
-        .map(|l| (l.keyword, l.listed().join(",")))
+        .map(|l| (l.keyword, l.listed(v.order).join(",")))
         .collect();
     v.server.block(&lines)
 }

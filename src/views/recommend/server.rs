@@ -45,13 +45,8 @@ impl ServerSoftware {
                 for (keyword, names) in lines {
                     // Restricting the host keys it offers gains nothing measurable and
                     // refuses every client that knows the server by a type left out.
-                    let hash = match *keyword == "HostKeyAlgorithms" {
-                        true => {
-                            out.push_str(&format!("# {SERVER_HELD}\n"));
-                            "# "
-                        }
-                        false => "",
-                    };
+                    let held = (*keyword == "HostKeyAlgorithms").then_some(SERVER_HELD);
+                    let hash = super::hold_mark(&mut out, "", held);
                     out.push_str(&format!("{hash}{keyword} {names}\n"));
                 }
                 out

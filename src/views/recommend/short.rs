@@ -26,7 +26,7 @@ pub fn block(v: &RecommendView, width: usize) -> String {
     let mut cut = false;
     for l in &v.lines {
         let lead = format!("{}   {} ", [" ", "#"][l.held.is_some() as usize], l.keyword);
-        let (list, left) = fitting(&l.listed(), width - lead.len());
+        let (list, left) = fitting(&l.listed(v.order), width - lead.len());
         cut |= left > 0;
         out.push_str(&format!("{lead}{}\n", list.replace(", ", ",")));
     }
