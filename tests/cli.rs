@@ -1725,3 +1725,43 @@ fn a_block_for_every_server_leaves_host_key_algorithms_as_a_comment() {
     held(server);
     held(&view(&["recommend", "--fleet", "local*"]));
 }
+
+/// The run's answer cuts a list that does not fit 100 columns. Pasted as it is into an
+/// ssh_config, a cut list must refuse nothing: `^` puts its names ahead of the client's
+/// own, which all stay (ssh itself resolves the pasted block here).
+#[test]
+fn the_answers_cut_lists_refuse_nothing_the_client_would_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let kex = "sntrup761x25519-sha512@openssh.com,curve25519-sha256,ecdh-sha2-nistp256,\
+               ecdh-sha2-nistp384,ecdh-sha2-nistp521,diffie-hellman-group16-sha512";
+    let args = ["--mode", "connect", "--rounds", "1", "--kex", kex];
+    let out = run_with_db(&db, &args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let block: Vec<&str> = (stdout.lines())
+        .skip_while(|l| !l.starts_with("Host "))
+        .take_while(|l| l.starts_with("Host ") || l.starts_with(' ') || l.starts_with('#'))
+        .collect();
+    let cut = (block.iter())
+        .find_map(|l| l.trim().strip_prefix("KexAlgorithms ^"))
+        .unwrap_or_else(|| panic!("no cut KexAlgorithms line: {stdout}"));
+    assert!(stdout.contains("# ^: a list cut to fit"), "{stdout}");
+    let config = dir.path().join("config");
+    std::fs::write(&config, block.join("\n") + "\n").unwrap();
+    let resolved = |args: &[&str]| {
+        let g = Command::new("ssh").args(args).output().unwrap();
+        assert!(g.status.success(), "{args:?}: {}", text(&g.stderr));
+        let g = text(&g.stdout);
+        let list = g.lines().find_map(|l| l.strip_prefix("kexalgorithms "));
+        let list = list.unwrap_or_else(|| panic!("{g}"));
+        list.split(',').map(str::to_string).collect::<Vec<_>>()
+    };
+    let pasted = resolved(&["-F", config.to_str().unwrap(), "-G", "127.0.0.1"]);
+    let unforced = resolved(&["-F", "/dev/null", "-G", "127.0.0.1"]);
+    let ahead: Vec<&str> = cut.split(',').collect();
+    assert_eq!(pasted[..ahead.len()], ahead[..], "{pasted:?}");
+    for name in &unforced {
+        assert!(pasted.contains(name), "{name} refused: {pasted:?}");
+    }
+}

@@ -22,6 +22,28 @@ pub struct SoftwareVersion {
     pub version: String,
 }
 
+impl SoftwareVersion {
+    /// The release as (major, minor), where the version says it: `9.2p1` is (9, 2),
+    /// Windows' `for_Windows_9.5p1` (9, 5).
+    pub fn release(&self) -> Option<(u32, u32)> {
+        let v = self
+            .version
+            .trim_start_matches(|c: char| !c.is_ascii_digit());
+        let mut parts = v.split(|c: char| !c.is_ascii_digit());
+        let major = parts.next()?.parse().ok()?;
+        Some((
+            major,
+            parts.next().and_then(|m| m.parse().ok()).unwrap_or(0),
+        ))
+    }
+
+    /// Whether this ssh takes an algorithm list that starts with `^` (its names ahead of
+    /// the defaults): OpenSSH 8.1 and later.
+    pub fn takes_head_lists(&self) -> bool {
+        self.product.eq_ignore_ascii_case("OpenSSH") && self.release().is_some_and(|r| r >= (8, 1))
+    }
+}
+
 /// Parse `ssh -V` output, e.g. `OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026`.
 pub fn parse_version(text: &str) -> SoftwareVersion {
     let raw = text.lines().next().unwrap_or("").trim().to_string();
@@ -162,6 +184,25 @@ mod tests {
         // Windows' port is OpenSSH too (the product check lets it through).
         let v = parse_version("OpenSSH_for_Windows_9.5p1, LibreSSL 3.8.2");
         assert_eq!(v.product, "OpenSSH");
+    }
+
+    #[test]
+    fn head_lists_come_with_openssh_8_1() {
+        let takes = |line: &str| parse_version(line).takes_head_lists();
+        assert!(takes(
+            "OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026"
+        ));
+        assert!(takes("OpenSSH_8.1p1, OpenSSL 1.1.1"));
+        assert!(takes("OpenSSH_10.0p2, OpenSSL 3.5.0"));
+        assert!(takes("OpenSSH_for_Windows_9.5p1, LibreSSL 3.8.2"));
+        assert!(!takes("OpenSSH_8.0p1, OpenSSL 1.1.1c"));
+        assert!(!takes("OpenSSH_7.4p1, OpenSSL 1.0.2k-fips"));
+        assert!(!takes("Dropbear v2022.83"));
+        assert!(!takes(""));
+        assert_eq!(
+            parse_version("OpenSSH_9.7, LibreSSL").release(),
+            Some((9, 7))
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::analysis::{self, Bound, SuiteStats};
 use crate::model::options::bytes_text;
 use crate::model::{EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
+use crate::offer::client;
 use serde::Serialize;
 
 /// One mode's answer.
@@ -447,7 +448,13 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
         doc.text(wrap(&format!("note: {n}"), "  "));
     }
     doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
-    let mut block = short::block(&v.recommendation, WIDTH);
+    // The newest run's client is the one the block is for.
+    let client = scope
+        .runs
+        .last()
+        .map(|r| client::parse_version(&r.client_version));
+    let heads = client.is_some_and(|c| c.takes_head_lists());
+    let mut block = short::block(&v.recommendation, WIDTH, heads);
     if !v.workloads.is_empty() {
         block.push_str("# ranked by the raw streams; by what a tool moved instead:\n");
     }
