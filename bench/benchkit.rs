@@ -324,6 +324,7 @@ fn suites(args: &[String]) -> Result<(), String> {
                 analysis::Bound::Network => "network",
                 analysis::Bound::Window => "window",
                 analysis::Bound::Link => "link",
+                analysis::Bound::Rekeying => "rekeying",
                 analysis::Bound::Unknown => "unknown",
             }),
             opt(s.client_cpu.map(|c| c.median)),

@@ -905,6 +905,26 @@ fn too_many_keys_before_the_right_one_are_told_to_name_it_alone() {
     assert!(stderr.contains(hint), "{stderr}");
 }
 
+/// A run of two rounds of send and receive with aes128-ctr + hmac-sha2-256-etm, as
+/// configured (with `extra` options), that succeeds.
+fn aes_ctr_transfers(config: &Path, db: PathBuf, extra: &[&str]) -> Output {
+    let out = run_as_configured(config, db)
+        .args(extra)
+        .args([
+            "--mode",
+            "send,receive",
+            "--rounds",
+            "2",
+            "--ciphers",
+            "aes128-ctr",
+        ])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    out
+}
+
 /// A `RekeyLimit` below a sample's bytes puts rekeys inside its window: they are counted,
 /// and the figure is the window's own rate (its stalls are in it), not that rate with
 /// the same stalls spread in once more.
@@ -913,24 +933,7 @@ fn rekeys_inside_a_window_are_counted_once() {
     let sb = common::sandbox(sshbench::model::AlgoLists::new());
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("rekey.sqlite");
-    let out = run_as_configured(sb.ssh_config(), db.clone())
-        .args([
-            "-o",
-            "RekeyLimit=2M",
-            "--mode",
-            "send,receive",
-            "--rounds",
-            "2",
-        ])
-        .args([
-            "--ciphers",
-            "aes128-ctr",
-            "--macs",
-            "hmac-sha2-256-etm@openssh.com",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = aes_ctr_transfers(sb.ssh_config(), db.clone(), &["-o", "RekeyLimit=2M"]);
     let store = Store::open(&db).unwrap();
     let counted: Vec<_> = (store.samples(&[1]).unwrap().into_iter())
         .map(|s| s.sample)
@@ -1764,4 +1767,43 @@ fn the_answers_cut_lists_refuse_nothing_the_client_would_take() {
     for name in &unforced {
         assert!(pasted.contains(name), "{name} refused: {pasted:?}");
     }
+}
+
+/// A server's own `RekeyLimit` is not visible from the client, whose log records only its
+/// own limits: the rekeys the windows held show it, and the answer names it as what sets
+/// the rate.
+#[test]
+fn a_server_s_small_rekey_limit_is_seen_in_the_windows() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::sshd_beside(&sb, dir.path(), "RekeyLimit 2M");
+    let db = dir.path().join("rekey.sqlite");
+    let out = aes_ctr_transfers(&server.ssh_config, db.clone(), &[]);
+    // What the samples recorded is the client's limit (64 GiB for AES), not the server's.
+    let store = Store::open(&db).unwrap();
+    for s in store
+        .samples(&[1])
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.sample.rekey)
+    {
+        assert_eq!(s.every, 64 << 30, "{s:?}");
+    }
+    let words = common::words(&text(&out.stdout));
+    for mode in ["send", "receive"] {
+        let line = format!("{mode} aes128-ctr + hmac-sha2-256-etm@openssh.com: ");
+        let said = words
+            .split(&line)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{words}"));
+        assert!(
+            said.contains("bound: rekeying a rekey every "),
+            "{mode}: {words}"
+        );
+        let every = said.split("a rekey every ").nth(1).unwrap();
+        let mib: f64 = every.split(" MiB").next().unwrap().parse().unwrap();
+        // Windows hold whole rekeys, so their bytes per rekey scatter about the limit.
+        assert!((1.0..=4.0).contains(&mib), "{mode}: {mib} MiB: {words}");
+    }
+    assert!(words.contains("limited by its rekeys"), "{words}");
 }

@@ -94,6 +94,7 @@ impl PathCeiling {
                         b.as_str()
                     )
                 }
+                (Some(Bound::Rekeying), _) => "limited by its rekeys".to_string(),
                 (_, true) => "its CPUs unknown; those with CPU to spare moved less".to_string(),
                 (_, false) => "no suite was known to have CPU to spare".to_string(),
             };

@@ -6,6 +6,7 @@ pub mod echo;
 mod grouping;
 pub mod moderate;
 mod rank;
+mod rekey;
 pub mod streams;
 mod suites;
 pub mod sums;

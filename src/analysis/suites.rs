@@ -78,6 +78,9 @@ pub enum Bound {
     /// Neither side's CPU is saturated and the window allows more: the link limits.
     #[serde(rename = "network")]
     Link,
+    /// Rekeys take [`REKEY_BOUND`] of a long transfer's time or more (a small
+    /// `RekeyLimit`): their stalls, not a CPU or the path, set the rate.
+    Rekeying,
     /// Not enough is known (the server does not expose its CPU).
     Unknown,
 }
@@ -91,6 +94,7 @@ impl Bound {
             Bound::Network => "network/window",
             Bound::Window => "window",
             Bound::Link => "network",
+            Bound::Rekeying => "rekeying",
             Bound::Unknown => "?",
         }
     }
@@ -98,6 +102,9 @@ impl Bound {
 
 /// A side counts as the bottleneck when its busiest process uses this much of a core.
 pub const SATURATED: f64 = 0.85;
+/// Rekeys that take this share of a long transfer's time set its rate, whatever the CPUs
+/// (which are busy with the key exchanges then).
+pub const REKEY_BOUND: f64 = 0.5;
 
 impl SuiteStats {
     /// A suite with no samples: every figure unknown.
@@ -109,6 +116,9 @@ impl SuiteStats {
     pub fn bound(&self) -> Option<Bound> {
         if !self.mode.is_transfer() || self.figure.is_none() {
             return None;
+        }
+        if self.rekey_share().is_some_and(|s| s >= REKEY_BOUND) {
+            return Some(Bound::Rekeying);
         }
         let c = self.client_busy.map(|b| b >= SATURATED);
         let s = self.server_busy.map(|b| b >= SATURATED);
@@ -129,6 +139,14 @@ impl SuiteStats {
             },
             _ => Bound::Unknown,
         })
+    }
+
+    /// The share of a long transfer's time its rekeys take: one rekey's stall over the
+    /// time its interval's bytes take at the suite's rate (stalls included, so at most
+    /// 1 but for a stall estimated long).
+    pub fn rekey_share(&self) -> Option<f64> {
+        let (k, rate) = (self.rekey?, self.figure?.mean);
+        Some(k.seconds * rate / k.every.max(1) as f64)
     }
 
     /// The busy share of the side that takes the window in: the server for uploads.
@@ -351,7 +369,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
         server_busy: busy(&server_windows),
         phases: median_phases(&good),
         compression_factor: median(&mut factors),
-        rekey: rekey_of(&good),
+        rekey: super::rekey::of(&good),
         bytes: bytes.get(bytes.len() / 2).copied().unwrap_or(0),
         files: good.iter().filter_map(|s| s.files).max(),
         behind_the_path: false,
@@ -526,19 +544,6 @@ fn mark_behind_the_path(stats: &mut [SuiteStats]) {
     }
 }
 
-/// The rekeying of a suite's samples: the shortest interval any recorded (the one a
-/// long transfer meets first) and the median stall.
-fn rekey_of(samples: &[&Sample]) -> Option<Rekey> {
-    let recorded: Vec<Rekey> = samples.iter().filter_map(|s| s.rekey).collect();
-    let every = recorded.iter().map(|r| r.every).min()?;
-    let mut seconds: Vec<f64> = recorded.iter().map(|r| r.seconds).collect();
-    Some(Rekey {
-        every,
-        seconds: median(&mut seconds)?,
-        within: 0,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -709,6 +714,25 @@ mod tests {
         let lopsided = busy_sample("3des-cbc", 5000, (0.8, 0.3), false);
         let stats = aggregate([&fast, &lopsided]);
         assert_eq!(stats[1].bound(), Some(Bound::Client));
+    }
+
+    #[test]
+    fn rekeys_that_take_half_the_time_set_the_verdict_whatever_the_cpus() {
+        let fast = busy_sample("aes128-gcm@openssh.com", 100, (0.9, 0.5), false);
+        let mut stats = aggregate([&fast, &fast]);
+        assert_eq!(stats[0].bound(), Some(Bound::Client));
+        // 1e9 B/s with a 0.1 s rekey every 200 MB: half the time.
+        stats[0].rekey = Some(Rekey {
+            every: 200_000_000,
+            seconds: 0.1,
+            within: 0,
+        });
+        assert_eq!(stats[0].bound(), Some(Bound::Rekeying));
+        stats[0].rekey = Some(Rekey {
+            every: 250_000_000,
+            ..stats[0].rekey.unwrap()
+        });
+        assert_eq!(stats[0].bound(), Some(Bound::Client), "two fifths");
     }
 
     #[test]

@@ -316,14 +316,24 @@ fn rekey_text(r: &SuiteRow) -> Option<String> {
         e if e >= 1 << 30 => format!("{:.1} GiB", e as f64 / (1u64 << 30) as f64),
         e => bytes_text(e),
     };
+    let taken = share_taken(share);
     (share >= REKEY_SHARE).then(|| {
         format!(
-            "\n         a rekey every {every} (~{:.2} s each) takes {:.0}% of a long transfer's \
+            "\n         a rekey every {every} (~{:.2} s each) takes {taken} of a long transfer's \
              time: a larger RekeyLimit or a quicker key exchange gives it back",
             k.seconds,
-            share * 100.0
         )
     })
+}
+
+/// A share of a transfer's time in words. The stall it comes from is the connection's
+/// first key exchange, which can take longer than a rekey does: past most of the time,
+/// a percentage (even over 100%) would claim too much.
+fn share_taken(share: f64) -> String {
+    match share {
+        s if s >= 0.8 => "most".to_string(),
+        s => format!("{:.0}%", s * 100.0),
+    }
 }
 
 /// The lines of one mode.
@@ -476,6 +486,14 @@ mod tests {
         assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
         // The first name always stands, however long.
         assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
+    }
+
+    #[test]
+    fn a_rekey_share_past_most_of_the_time_is_not_a_percentage() {
+        assert_eq!(share_taken(0.12), "12%");
+        assert_eq!(share_taken(0.79), "79%");
+        assert_eq!(share_taken(0.8), "most");
+        assert_eq!(share_taken(1.05), "most");
     }
 
     #[test]

@@ -203,3 +203,63 @@ pub fn alive(pid: u32) -> bool {
         .map(|s| !s.contains(") Z "))
         .unwrap_or(false)
 }
+
+/// A second sshd beside the sandbox's, killed on drop: the sandbox's config and keys
+/// with `extra` lines (a server setting the sandbox does not make), on a port of its own.
+pub struct Beside {
+    child: std::process::Child,
+    /// An ssh_config for it under the sandbox's alias, with its known_hosts.
+    pub ssh_config: PathBuf,
+}
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn sshd_beside(sb: &Sandbox, dir: &Path, extra: &str) -> Beside {
+    let read = |name: &str| std::fs::read_to_string(sb.dir().join(name)).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (old, new) = (format!("Port {}", sb.port()), format!("Port {port}"));
+    let pid = sb.dir().join("sshd.pid").display().to_string();
+    let sshd_config = dir.join("sshd_config");
+    let own_pid = dir.join("sshd.pid").display().to_string();
+    let server = (read("sshd_config").replace(&old, &new)).replace(&pid, &own_pid);
+    std::fs::write(&sshd_config, format!("{server}{extra}\n")).unwrap();
+    let known = dir.join("known_hosts");
+    let at = |p: u16| format!("[127.0.0.1]:{p}");
+    std::fs::write(
+        &known,
+        read("known_hosts").replace(&at(sb.port()), &at(port)),
+    )
+    .unwrap();
+    let known_then = sb.dir().join("known_hosts").display().to_string();
+    let client = (std::fs::read_to_string(sb.ssh_config()).unwrap())
+        .replace(&old, &new)
+        .replace(&known_then, &known.display().to_string());
+    let ssh_config = dir.join("ssh_config");
+    std::fs::write(&ssh_config, client).unwrap();
+    let child = Command::new(sandbox::find_sshd().unwrap())
+        .args(["-D", "-e", "-f"])
+        .arg(&sshd_config)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let beside = Beside { child, ssh_config };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "sshd {extra} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    beside
+}
