@@ -139,7 +139,12 @@ fn headless(profile: &Path) -> Command {
         "--enable-logging=stderr",
         "--v=0",
     ])
-    .arg(format!("--user-data-dir={}", profile.display()));
+    .arg(format!("--user-data-dir={}", profile.display()))
+    // Chromium writes under $HOME too (~/.config/chromium, ~/.cache/dconf).
+    .env("HOME", profile);
+    for var in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"] {
+        c.env_remove(var);
+    }
     c
 }
 

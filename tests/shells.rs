@@ -10,25 +10,31 @@ use std::process::{Command, Stdio};
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "tcsh", "csh", "fish", BUSYBOX];
 const BUSYBOX: &str = "busybox";
 
-/// `shell -c command` as sshd starts it, and for busybox the folder of its tools (to be
-/// kept while it runs).
-fn shell_command(shell: &str, command: &str) -> (Command, Option<tempfile::TempDir>) {
-    let (mut cmd, tools) = if shell == BUSYBOX {
+/// `shell -c command` as sshd starts it, with a home of its own (fish writes its
+/// settings and history under `$HOME` at every start) that holds, for busybox, the
+/// folder of its tools; the home is to be kept while it runs.
+fn shell_command(shell: &str, command: &str) -> (Command, tempfile::TempDir) {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = if shell == BUSYBOX {
         let bin = sshbench::sandbox::find_on_path(BUSYBOX)
             .expect("busybox is needed for this test (apt-get install busybox)");
-        let dir = tempfile::tempdir().unwrap();
+        let tools = home.path().join("bin");
+        std::fs::create_dir(&tools).unwrap();
         let list = Command::new(&bin).arg("--list").output().unwrap();
         for tool in String::from_utf8_lossy(&list.stdout).lines() {
-            std::os::unix::fs::symlink(&bin, dir.path().join(tool)).unwrap();
+            std::os::unix::fs::symlink(&bin, tools.join(tool)).unwrap();
         }
-        let mut cmd = Command::new(dir.path().join("sh"));
-        cmd.env("PATH", dir.path());
-        (cmd, Some(dir))
+        let mut cmd = Command::new(tools.join("sh"));
+        cmd.env("PATH", &tools);
+        cmd
     } else {
-        (Command::new(shell), None)
+        Command::new(shell)
     };
-    cmd.arg("-c").arg(command);
-    (cmd, tools)
+    cmd.arg("-c").arg(command).env("HOME", home.path());
+    for var in ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"] {
+        cmd.env_remove(var);
+    }
+    (cmd, home)
 }
 
 /// Run `command` as sshd would, feeding `input`, then (if any) `after` once the remote
@@ -39,7 +45,7 @@ fn run(shell: &str, command: &str, input: &[u8]) -> (i32, Vec<u8>, String) {
 }
 
 fn run_paced(shell: &str, command: &str, input: &[u8], after: &[u8]) -> (i32, Vec<u8>, String) {
-    let (mut cmd, _tools) = shell_command(shell, command);
+    let (mut cmd, _home) = shell_command(shell, command);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -221,7 +227,7 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
 #[test]
 fn echo_command_returns_each_keystroke_at_once_in_every_shell() {
     for shell in SHELLS {
-        let (mut cmd, _tools) = shell_command(shell, &remote::echo_command());
+        let (mut cmd, _home) = shell_command(shell, &remote::echo_command());
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
