@@ -100,7 +100,12 @@ impl Payload {
             while left > 0 {
                 let n = left.min(len - pos) as usize;
                 let piece = &self.block[pos as usize..pos as usize + n];
-                match vmsplice(pipe.as_fd(), &[std::io::IoSlice::new(piece)], flags) {
+                // SAFETY: the pages handed over belong to the block, which never changes
+                // and lives while any clone does: the transport keeps one until its ssh
+                // processes, the pipe's readers, are gone.
+                let spliced =
+                    unsafe { vmsplice(pipe.as_fd(), &[std::io::IoSlice::new(piece)], flags) };
+                match spliced {
                     Ok(done) => {
                         left -= done as u64;
                         pos = (pos + done as u64) % len;

@@ -52,6 +52,7 @@ fn machine_busy() -> Option<Duration> {
 }
 
 /// `cpu  USER NICE SYSTEM IDLE ...` in clock ticks of `hz`.
+#[cfg(any(target_os = "linux", test))]
 fn parse_busy(line: &str, hz: f64) -> Option<Duration> {
     let mut f = line.split_whitespace();
     (f.next()? == "cpu").then_some(())?;
