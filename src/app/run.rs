@@ -23,6 +23,7 @@ use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
 use sshbench::target::Target;
+use sshbench::views::scope::counted;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -264,17 +265,13 @@ fn rounds_then_streams(
 }
 
 fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, db: &str) -> String {
-    let then = if options.race {
-        ", then more for those not told apart from the best"
-    } else {
-        ""
-    };
+    let then = ["", ", then more for those not told apart from the best"][options.race as usize];
+    let warmups = runner::leads(plan).iter().filter(|l| l.is_none()).count();
     format!(
-        "run {run_id}: {} measurements × {} rounds{then} after {} warm-ups, seed {seed}, stored in {}",
-        plan.items.len(),
-        options.rounds,
-        runner::leads(plan).iter().filter(|l| l.is_none()).count(),
-        db
+        "run {run_id}: {} × {}{then} after {}, seed {seed}, stored in {db}",
+        counted(plan.items.len(), "measurement"),
+        counted(options.rounds as usize, "round"),
+        counted(warmups, "warm-up"),
     )
 }
 

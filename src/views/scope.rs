@@ -220,12 +220,18 @@ impl Scope<'_> {
             .sum();
         let ids: Vec<String> = self.run_ids().iter().map(i64::to_string).collect();
         format!(
-            "destination: {} (run{} {}; {samples} counted samples)",
+            "destination: {} (run{} {}; {})",
             self.destination,
             if ids.len() == 1 { "" } else { "s" },
-            ids.join(", ")
+            ids.join(", "),
+            counted(samples, "counted sample")
         )
     }
+}
+
+/// `1 round`, `3 rounds`.
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Figures in the unit people read: MB/s for transfers and workloads, ms for connect, µs
@@ -295,6 +301,13 @@ pub fn sum_note(mode: Mode) -> &'static str {
 mod tests {
     use super::*;
     use crate::model::StopReason;
+
+    #[test]
+    fn one_of_a_thing_is_not_plural() {
+        assert_eq!(counted(1, "round"), "1 round");
+        assert_eq!(counted(0, "warm-up"), "0 warm-ups");
+        assert_eq!(counted(3, "counted sample"), "3 counted samples");
+    }
 
     #[test]
     fn a_stop_past_the_plan_is_named_by_its_samples() {
