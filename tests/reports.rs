@@ -1004,6 +1004,43 @@ fn headline_names_a_mode_whose_every_sample_failed() {
     assert!(!out.contains("Top 0"), "{out}");
 }
 
+/// A run its `--budget` ended before every measurement had a sample: the answer says how
+/// many it leaves out, and how to make them; a run that measured everything says nothing.
+#[test]
+fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let items: Vec<PlanItem> = ["aes128-ctr", "aes256-ctr", "aes128-gcm@openssh.com"]
+        .map(|c| PlanItem {
+            mode: Mode::Send,
+            suite: suite(None, None, Some(c), None),
+        })
+        .to_vec();
+    let id = router_run(&store, &items, "SSH-2.0-OpenSSH_9.2p1");
+    for round in 1..3u32 {
+        let s = sample(Mode::Send, &items[0].suite, 1e8, round, 1.0);
+        store.add_sample(id, 0, round, &s).unwrap();
+    }
+    let answer = |store: &Store| {
+        let (runs, samples) = store.select(&Default::default()).unwrap();
+        let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+        common::words(&export::render(
+            &doc,
+            &view,
+            Format::Table,
+            Style::default(),
+        ))
+    };
+    store.set_status(id, "budget").unwrap();
+    let said = "The time budget (--budget) ran out before 2 of 3 measurements had a sample: \
+                what follows leaves them out; `sshbench run --resume` makes them.";
+    assert!(answer(&store).contains(said), "{}", answer(&store));
+    store.set_status(id, "complete").unwrap();
+    assert!(!answer(&store).contains("ran out"), "{}", answer(&store));
+}
+
 /// Modes that could not be measured for one reason (a login shell that prints first stops
 /// every tool) say it once: the modes below it say "as above", until another reason.
 #[test]

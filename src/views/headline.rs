@@ -106,6 +106,10 @@ pub struct HeadlineView {
     /// ciphers by what each moved, where the block above goes by the raw streams.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub workloads: Vec<String>,
+    /// The newest run's `--budget` ran out before each of its measurements had a sample:
+    /// (those without, all of them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<(usize, usize)>,
 }
 
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
@@ -188,7 +192,21 @@ pub fn view(scope: &Scope) -> HeadlineView {
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
         workloads: workload_goals(scope),
         notes: scope.notes(),
+        cut_short: cut_short(scope),
     }
+}
+
+/// A run its time budget ended before every measurement had a sample: how many had none,
+/// of how many.
+fn cut_short(scope: &Scope) -> Option<(usize, usize)> {
+    let run = scope.runs.last().filter(|r| r.status == "budget")?;
+    let sampled = |mode: Mode, suite: &Suite| {
+        (scope.stats.iter()).any(|s| s.mode == mode && &s.suite == suite && s.ok + s.failed > 0)
+    };
+    let none = (run.plan.iter())
+        .filter(|p| !sampled(p.mode, &p.suite))
+        .count();
+    (none > 0).then_some((none, run.plan.len()))
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
@@ -447,6 +465,15 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
     doc.text(wrap(&scope.header(), ""));
+    if let Some((none, all)) = v.cut_short {
+        doc.text(wrap(
+            &format!(
+                "The time budget (--budget) ran out before {none} of {all} measurements had a \
+                 sample: what follows leaves them out; `sshbench run --resume` makes them."
+            ),
+            "",
+        ));
+    }
     doc.text(wrap(&mode_lines(&v).join("\n"), "           "));
     for advice in race_advice(&v.modes) {
         doc.text(wrap(&advice, "  "));
