@@ -343,12 +343,13 @@ pub(super) fn measure(
         progress,
     )?;
     let plan = make_plan(host.resumed, sh.client, &srv, options)?;
+    let resumed = (host.resumed, options);
+    // The login comes first: the plan's notes are no news to a run it stops.
+    let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
+    created(run_id)?;
     for note in &plan.notes {
         progress.say(&format!("note: {note}"));
     }
-    let resumed = (host.resumed, options);
-    let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
-    created(run_id)?;
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
     // The mock transport measures nothing a busy machine could slow; a server on this
     // machine (not the sandbox) is busy as others are, and cannot be told from them.
