@@ -1037,6 +1037,11 @@ fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
     let said = "The time budget (--budget) ran out before 2 of 3 measurements had a sample: \
                 what follows leaves them out; `sshbench run --resume` makes them.";
     assert!(answer(&store).contains(said), "{}", answer(&store));
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let view = headline::view(&Scope::build(&runs, &samples));
+    let json = serde_json::to_value(&view).unwrap();
+    let counts = serde_json::json!({"unmeasured": 2, "planned": 3});
+    assert_eq!(json["cut_short"], counts, "{json}");
     store.set_status(id, "complete").unwrap();
     assert!(!answer(&store).contains("ran out"), "{}", answer(&store));
 }

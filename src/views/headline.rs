@@ -6,12 +6,12 @@
 use super::export::Document;
 use super::recommend::short::{self, fitting};
 use super::recommend::{self, Goal, Order, RecommendView};
+use super::rekey;
 pub use super::scope::WIDTH;
 use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
 use super::show::SuiteRow;
 use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
-use crate::model::options::bytes_text;
 use crate::model::{EQUAL_WITHIN, Mode, StopReason, Suite};
 use crate::offer::catalogue::Grade;
 use crate::offer::client;
@@ -106,10 +106,16 @@ pub struct HeadlineView {
     /// ciphers by what each moved, where the block above goes by the raw streams.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub workloads: Vec<String>,
-    /// The newest run's `--budget` ran out before each of its measurements had a sample:
-    /// (those without, all of them).
+    /// The newest run's `--budget` ran out before each of its measurements had a sample.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cut_short: Option<(usize, usize)>,
+    pub cut_short: Option<CutShort>,
+}
+
+/// A run its time budget ended early: its measurements without a sample, of all planned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CutShort {
+    pub unmeasured: usize,
+    pub planned: usize,
 }
 
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
@@ -198,7 +204,7 @@ pub fn view(scope: &Scope) -> HeadlineView {
 
 /// A run its time budget ended before every measurement had a sample: how many had none,
 /// of how many.
-fn cut_short(scope: &Scope) -> Option<(usize, usize)> {
+fn cut_short(scope: &Scope) -> Option<CutShort> {
     let run = scope.runs.last().filter(|r| r.status == "budget")?;
     let sampled = |mode: Mode, suite: &Suite| {
         (scope.stats.iter()).any(|s| s.mode == mode && &s.suite == suite && s.ok + s.failed > 0)
@@ -206,7 +212,10 @@ fn cut_short(scope: &Scope) -> Option<(usize, usize)> {
     let none = (run.plan.iter())
         .filter(|p| !sampled(p.mode, &p.suite))
         .count();
-    (none > 0).then_some((none, run.plan.len()))
+    (none > 0).then_some(CutShort {
+        unmeasured: none,
+        planned: run.plan.len(),
+    })
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
@@ -321,44 +330,15 @@ fn best_text(mode: Mode, r: &SuiteRow) -> String {
     )
 }
 
-/// Rekeying that takes this share of a long transfer's time or more is said, with what
-/// gives it back: OpenSSH's own limits cost AES nothing and chacha20-poly1305 ~5% here.
-const REKEY_SHARE: f64 = 0.10;
-
-/// The best suite's rekeying, where it takes a large share of a long transfer's time (a
-/// small `RekeyLimit`, a slow key exchange): its stall per byte over the time per byte.
-fn rekey_text(r: &SuiteRow) -> Option<String> {
-    let (k, rate) = (r.rekey?, r.mean?);
-    let share = k.seconds * rate / k.every.max(1) as f64;
-    let every = match k.every {
-        e if e >= 1 << 30 => format!("{:.1} GiB", e as f64 / (1u64 << 30) as f64),
-        e => bytes_text(e),
-    };
-    let taken = share_taken(share);
-    (share >= REKEY_SHARE).then(|| {
-        format!(
-            "\n         a rekey every {every} (~{:.2} s each) takes {taken} of a long transfer's \
-             time: a larger RekeyLimit or a quicker key exchange gives it back",
-            k.seconds,
-        )
-    })
-}
-
-/// A share of a transfer's time in words. The stall it comes from is the connection's
-/// first key exchange, which can take longer than a rekey does: past most of the time,
-/// a percentage (even over 100%) would claim too much.
-fn share_taken(share: f64) -> String {
-    match share {
-        s if s >= 0.8 => "most".to_string(),
-        s => format!("{:.0}%", s * 100.0),
-    }
-}
-
 /// The lines of one mode.
 fn mode_text(l: &ModeLine) -> String {
     let (mode, r) = (l.mode, &l.best);
     let mut text = best_text(mode, r);
-    text.extend(rekey_text(r));
+    text.extend(
+        r.rekey
+            .zip(r.mean)
+            .and_then(|(k, rate)| rekey::sentence(k, rate)),
+    );
     if let Some(f) = &l.faster {
         let mean = f.mean.map_or("-".into(), |m| figure_text(mode, m));
         let label = suite_label(mode, &f.suite);
@@ -465,11 +445,16 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
     doc.text(wrap(&scope.header(), ""));
-    if let Some((none, all)) = v.cut_short {
+    if let Some(CutShort {
+        unmeasured,
+        planned,
+    }) = v.cut_short
+    {
         doc.text(wrap(
             &format!(
-                "The time budget (--budget) ran out before {none} of {all} measurements had a \
-                 sample: what follows leaves them out; `sshbench run --resume` makes them."
+                "The time budget (--budget) ran out before {unmeasured} of {planned} \
+                 measurements had a sample: what follows leaves them out; `sshbench run \
+                 --resume` makes them."
             ),
             "",
         ));
@@ -513,14 +498,6 @@ mod tests {
         assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
         // The first name always stands, however long.
         assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
-    }
-
-    #[test]
-    fn a_rekey_share_past_most_of_the_time_is_not_a_percentage() {
-        assert_eq!(share_taken(0.12), "12%");
-        assert_eq!(share_taken(0.79), "79%");
-        assert_eq!(share_taken(0.8), "most");
-        assert_eq!(share_taken(1.05), "most");
     }
 
     #[test]
