@@ -1042,6 +1042,17 @@ fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
     let json = serde_json::to_value(&view).unwrap();
     let counts = serde_json::json!({"unmeasured": 2, "planned": 3});
     assert_eq!(json["cut_short"], counts, "{json}");
+    // `recommend` says it beside its lists.
+    use sshbench::views::recommend::{self, Goal, Order};
+    let scope = Scope::build(&runs, &samples);
+    let grade = sshbench::offer::catalogue::Grade::Acceptable;
+    let advice = recommend::view(&scope, Goal::Send, grade, Order::Grade);
+    let left_out = "ran out before 2 of 3 measurements had a sample: these lists leave them out";
+    assert!(
+        advice.notes.iter().any(|n| n.contains(left_out)),
+        "{:?}",
+        advice.notes
+    );
     store.set_status(id, "complete").unwrap();
     assert!(!answer(&store).contains("ran out"), "{}", answer(&store));
 }

@@ -8,7 +8,7 @@ use super::recommend::short::{self, fitting};
 use super::recommend::{self, Goal, Order, RecommendView};
 use super::rekey;
 pub use super::scope::WIDTH;
-use super::scope::{Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
+use super::scope::{CutShort, Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
 use super::show::SuiteRow;
 use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
@@ -111,13 +111,6 @@ pub struct HeadlineView {
     pub cut_short: Option<CutShort>,
 }
 
-/// A run its time budget ended early: its measurements without a sample, of all planned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CutShort {
-    pub unmeasured: usize,
-    pub planned: usize,
-}
-
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
     let ranked = analysis::rank(&scope.stats, mode);
     // Measured suites only: a summed connect pair's interval is wide, and the sums
@@ -198,24 +191,8 @@ pub fn view(scope: &Scope) -> HeadlineView {
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
         workloads: workload_goals(scope),
         notes: scope.notes(),
-        cut_short: cut_short(scope),
+        cut_short: scope.cut_short(),
     }
-}
-
-/// A run its time budget ended before every measurement had a sample: how many had none,
-/// of how many.
-fn cut_short(scope: &Scope) -> Option<CutShort> {
-    let run = scope.runs.last().filter(|r| r.status == "budget")?;
-    let sampled = |mode: Mode, suite: &Suite| {
-        (scope.stats.iter()).any(|s| s.mode == mode && &s.suite == suite && s.ok + s.failed > 0)
-    };
-    let none = (run.plan.iter())
-        .filter(|p| !sampled(p.mode, &p.suite))
-        .count();
-    (none > 0).then_some(CutShort {
-        unmeasured: none,
-        planned: run.plan.len(),
-    })
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
@@ -445,19 +422,8 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
     doc.text(wrap(&scope.header(), ""));
-    if let Some(CutShort {
-        unmeasured,
-        planned,
-    }) = v.cut_short
-    {
-        doc.text(wrap(
-            &format!(
-                "The time budget (--budget) ran out before {unmeasured} of {planned} \
-                 measurements had a sample: what follows leaves them out; `sshbench run \
-                 --resume` makes them."
-            ),
-            "",
-        ));
+    if let Some(c) = v.cut_short {
+        doc.text(wrap(&c.sentence("what follows leaves"), ""));
     }
     doc.text(wrap(&mode_lines(&v).join("\n"), "           "));
     for advice in race_advice(&v.modes) {

@@ -214,6 +214,21 @@ impl Scope<'_> {
             .collect()
     }
 
+    /// The newest run, where its time budget ended it before every measurement had a
+    /// sample: how many had none, of how many.
+    pub fn cut_short(&self) -> Option<CutShort> {
+        let run = self.runs.last().filter(|r| r.status == "budget")?;
+        let sampled = |p: &PlanItem| {
+            (self.stats.iter())
+                .any(|s| s.mode == p.mode && s.suite == p.suite && s.ok + s.failed > 0)
+        };
+        let unmeasured = run.plan.iter().filter(|p| !sampled(p)).count();
+        (unmeasured > 0).then_some(CutShort {
+            unmeasured,
+            planned: run.plan.len(),
+        })
+    }
+
     pub(crate) fn header(&self) -> String {
         let samples: usize = (self.stats.iter().filter(|s| !s.sum))
             .map(|s| s.ok + s.failed)
@@ -225,6 +240,25 @@ impl Scope<'_> {
             if ids.len() == 1 { "" } else { "s" },
             ids.join(", "),
             counted(samples, "counted sample")
+        )
+    }
+}
+
+/// A run its time budget ended early: its measurements without a sample, of all planned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CutShort {
+    pub unmeasured: usize,
+    pub planned: usize,
+}
+
+impl CutShort {
+    /// What the budget left out, and that `--resume` makes it; `what` says what leaves it
+    /// out ("these lists leave").
+    pub fn sentence(&self, what: &str) -> String {
+        format!(
+            "The time budget (--budget) ran out before {} of {} measurements had a sample: \
+             {what} them out; `sshbench run --resume` makes them.",
+            self.unmeasured, self.planned
         )
     }
 }

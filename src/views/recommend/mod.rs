@@ -326,7 +326,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         order,
         server: ServerSoftware::from_banner(server),
     };
-    let mut notes = Vec::new();
+    let mut notes = Vec::from_iter(scope.cut_short().map(|c| c.sentence("these lists leave")));
     if scope.lacks_strict_kex() {
         notes.push(TERRAPIN_NOTE.to_string());
     }
