@@ -141,12 +141,10 @@ impl SuiteStats {
         })
     }
 
-    /// The share of a long transfer's time its rekeys take: one rekey's stall over the
-    /// time its interval's bytes take at the suite's rate (stalls included, so at most
+    /// The share of a long transfer's time its rekeys take at the suite's rate (at most
     /// 1 but for a stall estimated long).
     pub fn rekey_share(&self) -> Option<f64> {
-        let (k, rate) = (self.rekey?, self.figure?.mean);
-        Some(k.seconds * rate / k.every.max(1) as f64)
+        Some(self.rekey?.share(self.figure?.mean))
     }
 
     /// The busy share of the side that takes the window in: the server for uploads.

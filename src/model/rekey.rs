@@ -22,6 +22,12 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl Rekey {
+    /// The share of a long transfer's time its rekeys take at `rate` (bytes/s, stalls
+    /// included): one stall over the time an interval's bytes take.
+    pub fn share(&self, rate: f64) -> f64 {
+        self.seconds * rate / self.every.max(1) as f64
+    }
+
     /// Seconds of stall a transfer of `bytes` payload bytes meets on average, given
     /// the compressed / raw factor of its stream (1 without compression), beyond the
     /// stalls of the rekeys its window already held (never below none).

@@ -8,10 +8,9 @@ use crate::model::options::bytes_text;
 const REKEY_SHARE: f64 = 0.10;
 
 /// A suite's rekeying `k` at its `rate` (bytes/s), where it takes a large share of a
-/// long transfer's time (a small `RekeyLimit`, a slow key exchange): its stall per byte
-/// over the time per byte.
+/// long transfer's time (a small `RekeyLimit`, a slow key exchange).
 pub fn sentence(k: Rekey, rate: f64) -> Option<String> {
-    let share = k.seconds * rate / k.every.max(1) as f64;
+    let share = k.share(rate);
     let every = match k.every {
         e if e >= 1 << 30 => format!("{:.1} GiB", e as f64 / (1u64 << 30) as f64),
         e => bytes_text(e),
