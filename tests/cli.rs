@@ -75,6 +75,13 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
         assert!(stdout.contains(want), "{want:?} missing:\n{stdout}");
     }
     assert!(!stdout.contains("failed"), "{stdout}");
+    // The answer and the pointer to more after it fit a 100-column terminal.
+    let after = stderr.lines().skip_while(|l| !l.starts_with("more: "));
+    for line in stdout.lines().chain(after) {
+        let width = line.chars().count();
+        assert!(width <= 100, "{width} columns: {line}");
+    }
+    assert!(stderr.contains("\nmore: sshbench show"), "{stderr}");
     let store = Store::open(&db).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);

@@ -12,7 +12,7 @@ use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::target::Resolved;
 use sshbench::views::headline;
-use sshbench::views::scope::Scope;
+use sshbench::views::scope::{Scope, wrap};
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use std::time::Duration;
 
@@ -179,10 +179,11 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
         emit(&doc, &view, FormatArg::Table)?;
     }
     if !cfg.quiet {
-        eprintln!(
+        let more = format!(
             "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
             scope.destination
         );
+        eprintln!("{}", wrap(&more, "  "));
     }
     Ok(0)
 }
