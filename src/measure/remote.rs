@@ -184,25 +184,34 @@ pub fn send_file_command(ramp: u64) -> String {
 pub const HEAD_AHEAD: u64 = 64 << 10;
 
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
-/// 4-block file of it, note the session's CPU, announce readiness, stream exactly
-/// `bytes` bytes, note the CPU again. The bytes come from `cat` alone, straight into
-/// sshd: whole copies of the 4-block file, 32 per `cat` (fewer processes per byte), then
-/// `head -c` of the remainder only, because `head -c` copies 8 KiB at a time and costs
-/// the server's core a third of a fast cipher's rate (BENCHMARKS.md, "Fast
-/// receive"). A bigger file would cost the server's disk. Temp files are
-/// removed on exit and on signals. (The names are ones the CPU probe does not use: it
-/// sets `n`, `r`, `s` and others.)
+/// 4-block file of it and, where `/dev/shm` is a writable directory (memory, no disk), a
+/// 64-block one, note the session's CPU, announce readiness, stream exactly `bytes`
+/// bytes, note the CPU again. A 4 MiB source stays in a large server's CPU cache, where
+/// a user's files do not: AES-GCM receive read 8% fast from it (BENCHMARKS.md, "A
+/// receive's source and the server's cache"); a bigger file in `$TMPDIR` would cost the
+/// server's disk. The bytes come from `cat` alone, straight into sshd: whole copies of
+/// the big file, about 128 MiB per `cat` (fewer processes per byte), then of the 4-block
+/// file, then `head -c` of the remainder only, because `head -c` copies 8 KiB at a time
+/// and costs the server's core a third of a fast cipher's rate ("Fast receive"). Temp
+/// files are removed on exit and on signals. (The names are ones the CPU probe does not
+/// use: it sets `k`, `n`, `r`, `s` and others.)
 pub fn receive_command(bytes: u64) -> String {
+    let sixteen = vec!["\"$g\""; 16].join(" ");
     sh(&format!(
         "f=$(mktemp \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; g=\"$f.4\"; \
          trap \"rm -f $f $g\" 0; trap \"exit 1\" 1 2 13 15; \
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
-         set -- $(wc -c < \"$g\"); fsz=$1; [ \"$fsz\" -gt 0 ] || exit 97; \
-         whole=$(({bytes} / fsz)); rest=$(({bytes} % fsz)); \
-         set --; i=0; while [ $i -lt 32 ]; do set -- \"$@\" \"$g\"; i=$((i + 1)); done; \
+         set -- $(wc -c < \"$g\"); gsz=$1; [ \"$gsz\" -gt 0 ] || exit 97; src=$g; ssz=$gsz; \
+         if [ -d /dev/shm ] && [ -w /dev/shm ] && h=$(mktemp /dev/shm/sshbench.XXXXXX 2>/dev/null); then \
+         trap \"rm -f $f $g $h\" 0; if cat {sixteen} > \"$h\" 2>/dev/null; then src=$h; ssz=$((gsz * 16)); \
+         else rm -f \"$h\"; fi; fi; \
+         whole=$(({bytes} / ssz)); rest=$(({bytes} % ssz)); parts=$((rest / gsz)); rest=$((rest % gsz)); \
+         per=$((134217728 / ssz)); [ $per -gt 0 ] || per=1; \
+         set --; j=0; while [ $j -lt $per ]; do set -- \"$@\" \"$src\"; j=$((j + 1)); done; \
          {CPU_PROBE}; u {CPU0} >&2; \
-         echo {READY}; while [ $whole -ge 32 ]; do cat \"$@\" || exit 1; whole=$((whole - 32)); done; \
-         set --; while [ $whole -gt 0 ]; do set -- \"$@\" \"$g\"; whole=$((whole - 1)); done; \
+         echo {READY}; while [ $whole -ge $per ]; do cat \"$@\" || exit 1; whole=$((whole - per)); done; \
+         set --; while [ $whole -gt 0 ]; do set -- \"$@\" \"$src\"; whole=$((whole - 1)); done; \
+         while [ $parts -gt 0 ]; do set -- \"$@\" \"$g\"; parts=$((parts - 1)); done; \
          [ $# -eq 0 ] || cat \"$@\" || exit 1; [ $rest -eq 0 ] || head -c $rest \"$g\" || exit 1; \
          u {CPU1} >&2"
     ))
