@@ -225,56 +225,83 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
 }
 
 /// Where `/dev/shm` is memory, a receive streams from a 64 MiB file there (bigger than a
-/// server's cache, as a user's files are), and removes it when done.
+/// server's cache, as a user's files are), which has no name left once it streams: a
+/// session killed mid-stream (no trap runs on SIGKILL) leaves nothing in `/dev/shm`.
 #[cfg(target_os = "linux")]
 #[test]
-fn a_receive_streams_from_a_big_file_in_memory_and_removes_it() {
+fn a_receive_streams_from_a_big_file_in_memory_that_a_kill_leaves_nowhere() {
     let block = vec![5u8; remote::RECEIVE_BLOCK];
-    let tmp = tempfile::tempdir().unwrap();
-    let (mut cmd, _home) = shell_command("sh", &remote::receive_command(200 << 20));
-    let mut child = (cmd.env("TMPDIR", tmp.path()))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&block).unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut ready = vec![0u8; remote::READY.len() + 1];
-    stdout.read_exact(&mut ready).unwrap();
-    // Unread, the pipe fills and the `cat` under the shell waits with its file open.
-    let source = (0..200)
-        .find_map(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-            open_by_children(child.id())
-                .into_iter()
-                .find(|p| p.to_string_lossy().starts_with("/dev/shm/sshbench."))
-        })
-        .expect("a cat streaming from /dev/shm");
-    assert_eq!(std::fs::metadata(&source).unwrap().len(), 64 << 20);
-    let mut rest = Vec::new();
-    stdout.read_to_end(&mut rest).unwrap();
-    assert_eq!(rest.len() as u64, 200 << 20);
-    assert!(child.wait().unwrap().success());
-    assert!(!source.exists(), "{source:?} left behind");
-    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    for kill in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut cmd, _home) = shell_command("sh", &remote::receive_command(200 << 20));
+        let mut child = (cmd.env("TMPDIR", tmp.path()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&block).unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut ready = vec![0u8; remote::READY.len() + 1];
+        stdout.read_exact(&mut ready).unwrap();
+        // Unread, the pipe fills and the `cat` under the shell waits with its file open.
+        let (name, fd) = (0..200)
+            .find_map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                open_by_children(child.id())
+                    .into_iter()
+                    .find(|(name, _)| name.starts_with("/dev/shm/sshbench."))
+            })
+            .expect("a cat streaming from /dev/shm");
+        assert!(name.ends_with(" (deleted)"), "{name}");
+        let named = std::path::PathBuf::from(name.trim_end_matches(" (deleted)"));
+        assert!(!named.exists(), "{named:?}");
+        assert_eq!(std::fs::metadata(&fd).unwrap().len(), 64 << 20);
+        if kill {
+            let tree = descendants(child.id());
+            for pid in std::iter::once(child.id()).chain(tree) {
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            let _ = child.wait();
+            continue;
+        }
+        let mut rest = Vec::new();
+        stdout.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest.len() as u64, 200 << 20);
+        assert!(child.wait().unwrap().success());
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
 }
 
-/// The files the descendants of process `pid` have open (the shell may run `sh` and
-/// that its `cat`).
+/// The processes under `pid`.
 #[cfg(target_os = "linux")]
-fn open_by_children(pid: u32) -> Vec<std::path::PathBuf> {
+fn descendants(pid: u32) -> Vec<u32> {
     let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
     let children: Vec<u32> = (children.unwrap_or_default().split_whitespace())
         .filter_map(|c| c.parse().ok())
         .collect();
-    let mut open: Vec<std::path::PathBuf> = (children.iter())
+    let below = children
+        .iter()
+        .flat_map(|&c| descendants(c))
+        .collect::<Vec<_>>();
+    children.into_iter().chain(below).collect()
+}
+
+/// The files the descendants of process `pid` have open: what each link names, and
+/// the link (which opens the file even when it has no name left).
+#[cfg(target_os = "linux")]
+fn open_by_children(pid: u32) -> Vec<(String, std::path::PathBuf)> {
+    (descendants(pid).into_iter())
         .filter_map(|c| std::fs::read_dir(format!("/proc/{c}/fd")).ok())
         .flatten()
-        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .collect();
-    open.extend(children.into_iter().flat_map(open_by_children));
-    open
+        .filter_map(|fd| {
+            let fd = fd.ok()?.path();
+            Some((
+                std::fs::read_link(&fd).ok()?.to_string_lossy().into_owned(),
+                fd,
+            ))
+        })
+        .collect()
 }
 
 #[test]

@@ -189,7 +189,11 @@ pub const HEAD_AHEAD: u64 = 64 << 10;
 /// bytes, note the CPU again. A 4 MiB source stays in a large server's CPU cache, where
 /// a user's files do not: AES-GCM receive read 8% fast from it (BENCHMARKS.md, "A
 /// receive's source and the server's cache"); a bigger file in `$TMPDIR` would cost the
-/// server's disk. The bytes come from `cat` alone, straight into sshd: whole copies of
+/// server's disk. The big file is unlinked once the shell holds it open, and read
+/// through the shell's `/proc/$$/fd/3`, which on Linux opens it anew each time (an
+/// offset of its own; whether a shell passes fd 3 on to `cat` does not matter): a
+/// session killed by SIGKILL, which runs no trap, leaves no 64 MiB of memory behind. The bytes
+/// come from `cat` alone, straight into sshd: whole copies of
 /// the big file, about 128 MiB per `cat` (fewer processes per byte), then of the 4-block
 /// file, then `head -c` of the remainder only, because `head -c` copies 8 KiB at a time
 /// and costs the server's core a third of a fast cipher's rate ("Fast receive"). Temp
@@ -203,8 +207,9 @@ pub fn receive_command(bytes: u64) -> String {
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
          set -- $(wc -c < \"$g\"); gsz=$1; [ \"$gsz\" -gt 0 ] || exit 97; src=$g; ssz=$gsz; \
          if [ -d /dev/shm ] && [ -w /dev/shm ] && h=$(mktemp /dev/shm/sshbench.XXXXXX 2>/dev/null); then \
-         trap \"rm -f $f $g $h\" 0; if cat {sixteen} > \"$h\" 2>/dev/null; then src=$h; ssz=$((gsz * 16)); \
-         else rm -f \"$h\"; fi; fi; \
+         trap \"rm -f $f $g $h\" 0; if cat {sixteen} > \"$h\" 2>/dev/null && exec 3< \"$h\"; then \
+         if [ -r /proc/$$/fd/3 ]; then src=/proc/$$/fd/3; ssz=$((gsz * 16)); else exec 3<&-; fi; fi; \
+         rm -f \"$h\"; fi; \
          whole=$(({bytes} / ssz)); rest=$(({bytes} % ssz)); parts=$((rest / gsz)); rest=$((rest % gsz)); \
          per=$((134217728 / ssz)); [ $per -gt 0 ] || per=1; \
          set --; j=0; while [ $j -lt $per ]; do set -- \"$@\" \"$src\"; j=$((j + 1)); done; \
