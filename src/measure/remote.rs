@@ -192,13 +192,13 @@ pub const HEAD_AHEAD: u64 = 64 << 10;
 /// server's disk. The big file is unlinked once the shell holds it open, and read
 /// through the shell's `/proc/$$/fd/3`, which on Linux opens it anew each time (an
 /// offset of its own; whether a shell passes fd 3 on to `cat` does not matter): a
-/// session killed by SIGKILL, which runs no trap, leaves no 64 MiB of memory behind. The bytes
-/// come from `cat` alone, straight into sshd: whole copies of
-/// the big file, about 128 MiB per `cat` (fewer processes per byte), then of the 4-block
-/// file, then `head -c` of the remainder only, because `head -c` copies 8 KiB at a time
-/// and costs the server's core a third of a fast cipher's rate ("Fast receive"). Temp
-/// files are removed on exit and on signals. (The names are ones the CPU probe does not
-/// use: it sets `k`, `n`, `r`, `s` and others.)
+/// session killed by SIGKILL, which runs no trap, leaves no 64 MiB of memory behind.
+/// The bytes come from `cat` alone, straight into sshd: whole copies of the big file,
+/// about 128 MiB per `cat` (fewer processes per byte), then of the 4-block file, then
+/// `head -c` of the remainder only, because `head -c` copies 8 KiB at a time and costs
+/// the server's core a third of a fast cipher's rate ("Fast receive"). Temp files are
+/// removed on exit and on signals. (The names are ones the CPU probe does not use: it
+/// sets `k`, `n`, `r`, `s` and others.)
 pub fn receive_command(bytes: u64) -> String {
     let sixteen = vec!["\"$g\""; 16].join(" ");
     sh(&format!(
