@@ -1504,11 +1504,24 @@ fn a_default_run_races_and_show_says_why_each_suite_stopped() {
     assert!(!text(&show.stdout).contains("Stopped"));
 }
 
+/// A user this test added, removed with its home when the test ends (passed or not), so
+/// that the machine's users are left as they were.
+struct UserMade(&'static str);
+
+impl Drop for UserMade {
+    fn drop(&mut self) {
+        let _ = (Command::new("userdel").args(["--remove", self.0]))
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
 /// The sandbox also works for an ordinary user (no privilege separation, own keys).
 #[test]
 fn sandbox_runs_as_an_ordinary_user() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd;
+    let mut _made = None;
     if nix::unistd::geteuid().is_root() {
         let user = "sshbench-test";
         if nix::unistd::User::from_name(user).unwrap().is_none() {
@@ -1517,6 +1530,7 @@ fn sandbox_runs_as_an_ordinary_user() {
                 .status()
                 .unwrap();
             assert!(st.success(), "useradd {user}");
+            _made = Some(UserMade(user));
         }
         let u = nix::unistd::User::from_name(user).unwrap().unwrap();
         std::os::unix::fs::chown(dir.path(), Some(u.uid.as_raw()), Some(u.gid.as_raw())).unwrap();
