@@ -1187,11 +1187,15 @@ mod tests {
     #[test]
     fn calibration_targets_the_sample_time() {
         let t = Duration::from_millis(300);
-        // 100 MB/s for 300 ms after a ramp of a third of that: 40 MB.
-        let (size, ramp) = calibrate(Some(1e8), t, Mode::Receive);
-        assert!((size as f64 - 4e7).abs() < 70_000.0, "{size}");
+        // 1 GB/s for 300 ms after a ramp of a sixth of that: 350 MB.
+        let (size, ramp) = calibrate(Some(1e9), t, Mode::Receive);
+        assert!((size as f64 - 3.5e8).abs() < 70_000.0, "{size}");
         assert_eq!(size % (64 << 10), 0);
-        assert!((ramp as f64 - 1e7).abs() < 1.0, "{ramp}");
+        assert!((ramp as f64 - 5e7).abs() < 1.0, "{ramp}");
+        // 100 MB/s: a sixth (5 MB) is shorter than RAMP_MIN.
+        let (size, ramp) = calibrate(Some(1e8), t, Mode::Receive);
+        assert_eq!(ramp, RAMP_MIN);
+        assert!((size - ramp) as f64 >= 3e7 && size - ramp < 30_000_000 + (64 << 10));
         // 20 MB/s: 6 MB in the window, after a ramp of at least RAMP_MIN.
         let (size, ramp) = calibrate(Some(2e7), t, Mode::Receive);
         assert_eq!(ramp, RAMP_MIN);
@@ -1217,10 +1221,10 @@ mod tests {
     #[test]
     fn a_send_ramps_for_a_while_before_its_window() {
         let t = Duration::from_millis(200);
-        // 1 GB/s: a receive ramps for a third of the window (67 MB), a send for
+        // 1 GB/s: a receive ramps for a sixth of the window (33 MB), a send for
         // SEND_RAMP_TIME (200 MB); both windows hold 200 MB.
         let (size, ramp) = calibrate(Some(1e9), t, Mode::Receive);
-        assert!((ramp as f64 - 2e8 / 3.0).abs() < 1.0, "{ramp}");
+        assert!((ramp as f64 - 2e8 / 6.0).abs() < 1.0, "{ramp}");
         assert!((size - ramp) as f64 >= 2e8 && size - ramp < 200_000_000 + (64 << 10));
         let (size, ramp) = calibrate(Some(1e9), t, Mode::Send);
         assert_eq!(ramp, 200_000_000);
@@ -1230,12 +1234,11 @@ mod tests {
             calibrate(Some(2e7), t, Mode::Send),
             calibrate(Some(2e7), t, Mode::Receive)
         );
-        // A long sample time's third is longer than SEND_RAMP_TIME: no difference.
+        // A long sample time's third is longer than SEND_RAMP_TIME: a send ramps over
+        // it, a receive over a sixth.
         let long = Duration::from_secs(2);
-        assert_eq!(
-            calibrate(Some(1e9), long, Mode::Send),
-            calibrate(Some(1e9), long, Mode::Receive)
-        );
+        assert_eq!(calibrate(Some(1e9), long, Mode::Send).1, 666_666_666);
+        assert_eq!(calibrate(Some(1e9), long, Mode::Receive).1, 333_333_333);
     }
 
     #[test]

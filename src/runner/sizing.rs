@@ -47,16 +47,23 @@ pub fn warmup_window(sample_time: Duration) -> Duration {
     sample_time / 2
 }
 
+/// A calibrated ramp's length against its window's: a third for send; a sixth for
+/// receive, whose every byte passes through sshbench's drain (most of its own CPU) and
+/// which reads the same after the shorter ramp (BENCHMARKS.md, "A receive's ramp").
+fn ramp_share(mode: Mode) -> f64 {
+    if mode == Mode::Receive { 6.0 } else { 3.0 }
+}
+
 /// Transfer size and ramp (the bytes before the measured window) for a suite at an
-/// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a third
-/// of that, but at least [`RAMP_MIN`] (or two sample times' worth, if less), and for
-/// send at least [`SEND_RAMP_TIME`] at that rate.
+/// estimated steady `rate` (bytes/s): the window lasts `sample_time`; the ramp is a
+/// [`ramp_share`] of that, but at least [`RAMP_MIN`] (or two sample times' worth, if
+/// less), and for send at least [`SEND_RAMP_TIME`] at that rate.
 pub fn calibrate(rate: Option<f64>, sample_time: Duration, mode: Mode) -> (u64, u64) {
     let Some(rate) = rate.filter(|r| *r > 0.0) else {
         return (WARMUP_BYTES, ramp_bytes(WARMUP_BYTES));
     };
     let window = rate * sample_time.as_secs_f64();
-    let mut ramp = (window / 3.0).max((RAMP_MIN as f64).min(2.0 * window));
+    let mut ramp = (window / ramp_share(mode)).max((RAMP_MIN as f64).min(2.0 * window));
     if mode == Mode::Send {
         ramp = ramp.max(rate * SEND_RAMP_TIME.as_secs_f64());
     }
