@@ -203,14 +203,19 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
     let file = 4 * remote::RECEIVE_BLOCK as u64; // the remote side's 4-block file
     // Less than one file; whole files only; files and a remainder; more than one `cat`
     // of 32 files, and a remainder.
-    let sizes = [
-        99,
-        2 * file,
-        5 * remote::RECEIVE_BLOCK as u64 + 99,
-        33 * file + 5,
+    // A lone session's file in memory (16 copies of the 4-block file), a batch's share
+    // (4 copies: 16 MiB, 8 of them per `cat`), none.
+    let cases = [
+        (99, 16),
+        (2 * file, 16),
+        (5 * remote::RECEIVE_BLOCK as u64 + 99, 16),
+        (33 * file + 5, 16),
+        (33 * file + 5, 4),
+        (2 * file + 99, 1),
     ];
-    for (shell, size) in SHELLS.iter().flat_map(|sh| sizes.map(|n| (sh, n))) {
-        let (code, out, stderr) = run(shell, &remote::receive_command(size), &block);
+    for (shell, (size, copies)) in SHELLS.iter().flat_map(|sh| cases.map(|c| (sh, c))) {
+        let command = remote::receive_command(size, copies);
+        let (code, out, stderr) = run(shell, &command, &block);
         let ready = format!("{}\n", remote::READY);
         assert!(out.starts_with(ready.as_bytes()), "{shell}");
         let data = &out[ready.len()..];
@@ -226,14 +231,17 @@ fn receive_command_streams_exactly_the_size_in_every_shell() {
 
 /// Where `/dev/shm` is memory, a receive streams from a 64 MiB file there (bigger than a
 /// server's cache, as a user's files are), which has no name left once it streams: a
-/// session killed mid-stream (no trap runs on SIGKILL) leaves nothing in `/dev/shm`.
+/// session killed mid-stream (no trap runs on SIGKILL) leaves nothing in `/dev/shm`. One
+/// of four concurrent streams makes a quarter of that file.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_receive_streams_from_a_big_file_in_memory_that_a_kill_leaves_nowhere() {
     let block = vec![5u8; remote::RECEIVE_BLOCK];
-    for kill in [false, true] {
+    for (streams, kill) in [(1, false), (1, true), (4, false)] {
         let tmp = tempfile::tempdir().unwrap();
-        let (mut cmd, _home) = shell_command("sh", &remote::receive_command(200 << 20));
+        let copies = remote::memory_copies(streams);
+        let command = remote::receive_command(200 << 20, copies);
+        let (mut cmd, _home) = shell_command("sh", &command);
         let mut child = (cmd.env("TMPDIR", tmp.path()))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -256,7 +264,8 @@ fn a_receive_streams_from_a_big_file_in_memory_that_a_kill_leaves_nowhere() {
         assert!(name.ends_with(" (deleted)"), "{name}");
         let named = std::path::PathBuf::from(name.trim_end_matches(" (deleted)"));
         assert!(!named.exists(), "{named:?}");
-        assert_eq!(std::fs::metadata(&fd).unwrap().len(), 64 << 20);
+        let expected = u64::from(copies) * 4 * remote::RECEIVE_BLOCK as u64;
+        assert_eq!(std::fs::metadata(&fd).unwrap().len(), expected, "{streams}");
         if kill {
             let tree = descendants(child.id());
             for pid in std::iter::once(child.id()).chain(tree) {

@@ -39,7 +39,7 @@ fn req(mode: Mode, s: Suite, bytes: u64) -> SampleRequest {
         ramp: bytes / 2,
         timeout: Duration::from_secs(60),
         until: None,
-        start_at: None,
+        together: None,
         reference: None,
     }
 }
@@ -141,7 +141,7 @@ fn echo_times_every_keystroke_through_the_negotiated_suite() {
             ramp: 20,
             timeout: Duration::from_secs(60),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         };
         let s = t.measure(&r, &Cancel::new());

@@ -31,7 +31,7 @@ fn request(mode: Mode) -> SampleRequest {
         ramp: 0,
         timeout: Duration::from_secs(60),
         until: None,
-        start_at: None,
+        together: None,
         reference: None,
     }
 }

@@ -82,7 +82,7 @@ impl Progress {
                 if let Some(b) = &self.bar {
                     b.set_length(total as u64);
                     b.set_position(done as u64);
-                    let streams = request.start_at.map(|_| None);
+                    let streams = request.together.map(|_| None);
                     b.set_message(format!(
                         "{} {} {}",
                         self.round_label(round, streams),

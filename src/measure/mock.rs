@@ -108,7 +108,7 @@ mod tests {
             ramp: 0,
             timeout: Duration::from_secs(1),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         };
         let a = Mock::default().measure(&req, &Cancel::new());
@@ -132,7 +132,7 @@ mod tests {
             ramp: 0,
             timeout: Duration::from_secs(1),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         };
         assert_eq!(

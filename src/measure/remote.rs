@@ -183,10 +183,18 @@ pub fn send_file_command(ramp: u64) -> String {
 /// How far past `-c` a `head` that reads through stdio may read.
 pub const HEAD_AHEAD: u64 = 64 << 10;
 
+/// 4-block files in a receive's file in memory ([`receive_command`]) when `streams`
+/// sessions receive at once: 16 (64 MiB) for one; a batch shares those 64 MiB of the
+/// server's memory, and from under two copies each streams its 4-block file.
+pub fn memory_copies(streams: u32) -> u32 {
+    16 / streams.max(1)
+}
+
 /// `receive`: store the uploaded block (read until EOF) in a private temp file, make a
-/// 4-block file of it and, where `/dev/shm` is a writable directory (memory, no disk), a
-/// 64-block one, note the session's CPU, announce readiness, stream exactly `bytes`
-/// bytes, note the CPU again. A 4 MiB source stays in a large server's CPU cache, where
+/// 4-block file of it and, where `/dev/shm` is a writable directory (memory, no disk)
+/// and `copies` is 2 or more, one of `copies` 4-block files (64 MiB for a lone session,
+/// [`memory_copies`]), note the session's CPU, announce readiness, stream exactly
+/// `bytes` bytes, note the CPU again. A 4 MiB source stays in a large server's CPU cache, where
 /// a user's files do not: AES-GCM receive read 8% fast from it (BENCHMARKS.md, "A
 /// receive's source and the server's cache"); a bigger file in `$TMPDIR` would cost the
 /// server's disk. The big file is unlinked once the shell holds it open, and read
@@ -199,18 +207,24 @@ pub const HEAD_AHEAD: u64 = 64 << 10;
 /// the server's core a third of a fast cipher's rate ("Fast receive"). Temp files are
 /// removed on exit and on signals. (The names are ones the CPU probe does not use: it
 /// sets `k`, `n`, `r`, `s` and others.)
-pub fn receive_command(bytes: u64) -> String {
-    let sixteen = vec!["\"$g\""; 16].join(" ");
+pub fn receive_command(bytes: u64, copies: u32) -> String {
+    let memory = if copies >= 2 {
+        let names = vec!["\"$g\""; copies as usize].join(" ");
+        format!(
+            "if [ -d /dev/shm ] && [ -w /dev/shm ] && h=$(mktemp /dev/shm/sshbench.XXXXXX 2>/dev/null); then \
+             trap \"rm -f $f $g $h\" 0; if cat {names} > \"$h\" 2>/dev/null && exec 3< \"$h\"; then \
+             if [ -r /proc/$$/fd/3 ]; then src=/proc/$$/fd/3; ssz=$((gsz * {copies})); else exec 3<&-; fi; fi; \
+             rm -f \"$h\"; fi; "
+        )
+    } else {
+        String::new()
+    };
     sh(&format!(
         "f=$(mktemp \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; g=\"$f.4\"; \
          trap \"rm -f $f $g\" 0; trap \"exit 1\" 1 2 13 15; \
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
          set -- $(wc -c < \"$g\"); gsz=$1; [ \"$gsz\" -gt 0 ] || exit 97; src=$g; ssz=$gsz; \
-         if [ -d /dev/shm ] && [ -w /dev/shm ] && h=$(mktemp /dev/shm/sshbench.XXXXXX 2>/dev/null); then \
-         trap \"rm -f $f $g $h\" 0; if cat {sixteen} > \"$h\" 2>/dev/null && exec 3< \"$h\"; then \
-         if [ -r /proc/$$/fd/3 ]; then src=/proc/$$/fd/3; ssz=$((gsz * 16)); else exec 3<&-; fi; fi; \
-         rm -f \"$h\"; fi; \
-         whole=$(({bytes} / ssz)); rest=$(({bytes} % ssz)); parts=$((rest / gsz)); rest=$((rest % gsz)); \
+         {memory}whole=$(({bytes} / ssz)); rest=$(({bytes} % ssz)); parts=$((rest / gsz)); rest=$((rest % gsz)); \
          per=$((134217728 / ssz)); [ $per -gt 0 ] || per=1; \
          set --; j=0; while [ $j -lt $per ]; do set -- \"$@\" \"$src\"; j=$((j + 1)); done; \
          {CPU_PROBE}; u {CPU0} >&2; \
@@ -464,12 +478,22 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_receives_share_one_sessions_memory() {
+        let copies: Vec<u32> = [0, 1, 2, 4, 8, 9, 16].map(memory_copies).into();
+        assert_eq!(copies, [16, 16, 8, 4, 2, 1, 1]);
+        // From under two copies, no file in memory at all.
+        assert!(receive_command(5, 2).contains("/dev/shm"));
+        assert!(!receive_command(5, 1).contains("/dev/shm"));
+    }
+
+    #[test]
     fn commands_are_safe_for_every_shell() {
         for cmd in [
             connect_command(),
             send_command(5),
             send_file_command(5),
-            receive_command(123),
+            receive_command(123, 16),
+            receive_command(123, 1),
             echo_command(),
         ] {
             let inner = cmd.trim_start_matches("sh -c '").trim_end_matches('\'');

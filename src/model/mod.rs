@@ -18,5 +18,7 @@ pub use options::{
 };
 pub use race::{EQUAL_WITHIN, FAILED_AFTER, Stop, StopReason};
 pub use rekey::Rekey;
-pub use sample::{CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Window};
+pub use sample::{
+    CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Together, Window,
+};
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};

@@ -25,13 +25,22 @@ pub struct SampleRequest {
     /// whatever the rate). The sample reports, and the server verifies, the bytes
     /// actually moved.
     pub until: Option<Duration>,
-    /// Transfers: hold the data back until this moment (the streams of a parallel batch
-    /// start together, whatever each one's handshake took).
-    pub start_at: Option<std::time::Instant>,
+    /// Transfers: one of a batch of concurrent streams (`--streams`), which start their
+    /// data together.
+    pub together: Option<Together>,
     /// Echo: type every keystroke beside one into a session of this suite (the run's
     /// reference, over a connection of its own kept open), so that both meet the
     /// machine in the same state (BENCHMARKS.md, "Echo beside a reference").
     pub reference: Option<Suite>,
+}
+
+/// A batch of concurrent streams of one suite.
+#[derive(Clone, Copy, Debug)]
+pub struct Together {
+    /// Hold the data back until this moment, whatever each stream's handshake took.
+    pub at: std::time::Instant,
+    /// How many streams the batch has.
+    pub of: u32,
 }
 
 /// Why a sample did not produce data.

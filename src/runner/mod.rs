@@ -1041,7 +1041,7 @@ mod tests {
                 ramp: ECHO_UNTIMED,
                 timeout: Duration::from_secs(5),
                 until: None,
-                start_at: None,
+                together: None,
                 reference: None,
             },
             &Cancel::new(),

@@ -226,7 +226,7 @@ impl Runner<'_> {
             ramp,
             timeout: self.settings.timeout,
             until,
-            start_at: None,
+            together: None,
             // Warm-ups only size: they type alone.
             reference: (planned.mode == Mode::Echo && round > 0)
                 .then(|| self.echo_reference())

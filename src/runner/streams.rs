@@ -7,7 +7,7 @@ use super::sizing::{MAX_BYTES, calibrate, window_for};
 use super::{Abort, Event, Sink};
 use crate::analysis;
 use crate::measure::Transport;
-use crate::model::{Mode, Sample, SampleRequest, SampleTimes, Stream, Suite};
+use crate::model::{Mode, Sample, SampleRequest, SampleTimes, Stream, Suite, Together};
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -78,7 +78,7 @@ fn request(pick: &Pick, sample_time: Duration, timeout: Duration) -> SampleReque
         ramp,
         timeout,
         until: send.then_some(window),
-        start_at: None,
+        together: None,
         reference: None,
     }
 }
@@ -186,7 +186,7 @@ fn batch(
     };
     let go = Instant::now() + HANDSHAKES + Duration::from_secs_f64(rtt * 10.0);
     let req = &SampleRequest {
-        start_at: Some(go),
+        together: Some(Together { at: go, of: n }),
         reference: None,
         ..req.clone()
     };

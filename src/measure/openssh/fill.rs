@@ -148,7 +148,7 @@ mod tests {
             ramp: 10 << 20,
             timeout: Duration::from_secs(60),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         }
     }

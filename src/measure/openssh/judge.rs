@@ -337,7 +337,7 @@ mod tests {
             ramp: 0,
             timeout: Duration::from_secs(10),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         };
         let changed = Outcome::failed(FailureKind::HostKey, "@ WARNING: REMOTE HOST ...");

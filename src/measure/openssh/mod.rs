@@ -123,7 +123,10 @@ impl OpenSsh {
             Mode::Connect => remote::connect_command(),
             Mode::Send if from_file => remote::send_file_command(req.ramp),
             Mode::Send => remote::send_command(req.ramp),
-            Mode::Receive => remote::receive_command(req.bytes),
+            Mode::Receive => {
+                let streams = req.together.map_or(1, |t| t.of);
+                remote::receive_command(req.bytes, remote::memory_copies(streams))
+            }
             Mode::Echo => remote::echo_command(),
             m => unreachable!("{m} runs through measure::workload, not one ssh"),
         });
@@ -259,7 +262,7 @@ impl OpenSsh {
         let ping = SampleRequest {
             bytes: 0,
             ramp: 0,
-            start_at: None,
+            together: None,
             ..req.clone()
         };
         (Some(file), self.take(&ping, cancel, over).rtt)
@@ -403,22 +406,27 @@ mod tests {
         )
     }
 
-    #[test]
-    fn args_force_suite_and_disable_extras() {
-        let req = SampleRequest {
-            suite: Suite {
-                cipher: Some("aes128-ctr".into()),
-                mac: Some("hmac-sha1".into()),
-                ..Suite::default()
-            },
-            mode: Mode::Send,
+    fn request(suite: Suite, mode: Mode) -> SampleRequest {
+        SampleRequest {
+            suite,
+            mode,
             bytes: 10,
             ramp: 5,
             timeout: Duration::from_secs(60),
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
+        }
+    }
+
+    #[test]
+    fn args_force_suite_and_disable_extras() {
+        let suite = Suite {
+            cipher: Some("aes128-ctr".into()),
+            mac: Some("hmac-sha1".into()),
+            ..Suite::default()
         };
+        let req = request(suite, Mode::Send);
         let args = transport().args(&req).join(" ");
         for want in [
             "-o BatchMode=yes",
@@ -437,5 +445,15 @@ mod tests {
             !args.contains("StrictHostKeyChecking"),
             "never weaken host key checks"
         );
+    }
+
+    #[test]
+    fn a_batch_of_receives_shares_one_sessions_file_in_memory() {
+        let mut req = request(Suite::default(), Mode::Receive);
+        let command = |req: &SampleRequest| transport().args(req).pop().unwrap();
+        assert_eq!(command(&req), remote::receive_command(10, 16));
+        let at = std::time::Instant::now();
+        req.together = Some(crate::model::Together { at, of: 4 });
+        assert_eq!(command(&req), remote::receive_command(10, 4));
     }
 }

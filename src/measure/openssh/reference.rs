@@ -54,7 +54,7 @@ impl Reference {
             ramp: 0,
             timeout,
             until: None,
-            start_at: None,
+            together: None,
             reference: None,
         };
         let master = Master::start(ssh, target, &req, scratch, cancel)

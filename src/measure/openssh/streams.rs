@@ -416,7 +416,7 @@ pub(super) fn feed_stdin(
     let (tx, rx) = mpsc::channel();
     let mode = req.mode;
     let (bytes, ramp, until) = (req.bytes, req.ramp.min(req.bytes), req.until);
-    let hold = hold_until(req.start_at);
+    let hold = hold_until(req.together.map(|t| t.at));
     let payload = payload.clone();
     proc::spawn_named("sb-feed", move || {
         let mut report = WriterReport::default();
