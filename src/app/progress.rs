@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::model::{Mode, Sample};
 use sshbench::runner::{Event, streams};
-use sshbench::views::scope::{display_value, unit};
+use sshbench::views::scope::{display_value, unit, wrap_at};
 use std::io::IsTerminal;
 
 /// Progress on stderr: a bar on a terminal, one line per sample otherwise.
@@ -62,7 +62,7 @@ impl Progress {
             return;
         }
         match (&self.bar, &self.host) {
-            (Some(b), _) => b.println(msg),
+            (Some(b), _) => b.println(fit(msg, terminal_width())),
             (None, Some(h)) => eprintln!("[{h}] {msg}"),
             (None, None) => eprintln!("{msg}"),
         }
@@ -185,4 +185,38 @@ fn checks_line(items: &[sshbench::plan::PlanItem]) -> String {
         .map(|i| format!("{} {}", i.mode, i.suite.label()))
         .collect();
     format!("sums measured as pairs: {}", each.join(", "))
+}
+
+/// A line for a terminal `width` columns wide: wrapped between words, continuations
+/// indented, so that a long note or list does not break inside a name (logs, where
+/// stderr is no terminal, keep each message on one line).
+fn fit(msg: &str, width: usize) -> String {
+    wrap_at(msg, "  ", width.max(40))
+}
+
+/// The terminal's columns on stderr; 100 where it does not say.
+fn terminal_width() -> usize {
+    console::Term::stderr()
+        .size_checked()
+        .map_or(100, |(_, cols)| usize::from(cols))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_message_fits_the_terminal_without_splitting_a_name() {
+        let names = ["curve25519-sha256@libssh.org"; 6].join(", ");
+        let msg = format!("sums measured as pairs: {names}");
+        let fitted = fit(&msg, 60);
+        let lines: Vec<&str> = fitted.lines().collect();
+        assert!(lines.len() > 2, "{fitted}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 60), "{fitted}");
+        assert!(lines[1..].iter().all(|l| l.starts_with("  ")), "{fitted}");
+        assert_eq!(fitted.replace("\n  ", " "), msg);
+        // A narrow terminal still gets 40 columns; a short message is left alone.
+        assert!(fit(&msg, 10).lines().any(|l| l.chars().count() > 10));
+        assert_eq!(fit("client: OpenSSH_9.2p1", 100), "client: OpenSSH_9.2p1");
+    }
 }

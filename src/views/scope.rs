@@ -32,8 +32,13 @@ pub const WIDTH: usize = 100;
 
 /// `text` wrapped at [`WIDTH`], each line's continuation indented by `indent`.
 pub fn wrap(text: &str, indent: &str) -> String {
+    wrap_at(text, indent, WIDTH)
+}
+
+/// `text` wrapped at `width` columns, each line's continuation indented by `indent`.
+pub fn wrap_at(text: &str, indent: &str, width: usize) -> String {
     // Names and options (`chacha20-poly1305@openssh.com`, `--budget`) are never split.
-    let opts = (textwrap::Options::new(WIDTH).subsequent_indent(indent))
+    let opts = (textwrap::Options::new(width).subsequent_indent(indent))
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
     lines.join("\n")
