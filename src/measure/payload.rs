@@ -141,15 +141,21 @@ const ZEROS: u64 = 1 << 36;
 /// a cipher's and a MAC's work is the same for any data.
 #[derive(Debug)]
 pub struct Zeros {
-    file: tempfile::NamedTempFile,
+    file: std::fs::File,
+    /// What [`Zeros::take`] opens: on Linux this process's link to the file, whose name
+    /// is gone; elsewhere the name.
+    open_as: std::path::PathBuf,
+    /// The name while it is kept (removed on drop).
+    _named: Option<tempfile::TempPath>,
     len: u64,
 }
 
 impl Zeros {
     /// A sparse file of [`ZEROS`] bytes: in `/dev/shm` where there is one (Linux),
-    /// else in the temp directory; readable by its owner only, removed on drop, and
-    /// locked while it lives, so that the next one made sweeps those a killed sshbench
-    /// left.
+    /// else in the temp directory; readable by its owner only. On Linux its name is
+    /// removed at once (nothing is left behind even by a `kill -9`); elsewhere it is
+    /// removed on drop, and locked while it lives, so that the next one made sweeps
+    /// those a killed sshbench left.
     pub fn new() -> std::io::Result<Self> {
         const PREFIX: &str = "sshbench-zeros.";
         let shm = std::path::Path::new("/dev/shm");
@@ -170,7 +176,21 @@ impl Zeros {
             };
             scratch::flock(file.as_file(), libc::LOCK_EX | libc::LOCK_NB)?;
             file.as_file().set_len(ZEROS)?;
-            return Ok(Zeros { file, len: ZEROS });
+            let (file, name) = file.into_parts();
+            return Ok(match unnamed(&file) {
+                Some(open_as) => Zeros {
+                    file,
+                    open_as,
+                    _named: None,
+                    len: ZEROS,
+                },
+                None => Zeros {
+                    open_as: name.to_path_buf(),
+                    _named: Some(name),
+                    file,
+                    len: ZEROS,
+                },
+            });
         }
         Err(last.unwrap_or_else(|| std::io::Error::other("no directory for a sparse file")))
     }
@@ -181,13 +201,24 @@ impl Zeros {
     pub fn take(&mut self, bytes: u64) -> std::io::Result<std::fs::File> {
         use std::io::{Seek, SeekFrom};
         if bytes > self.len {
-            self.file.as_file().set_len(bytes)?;
+            self.file.set_len(bytes)?;
             self.len = bytes;
         }
-        let mut f = std::fs::File::open(self.file.path())?;
+        let mut f = std::fs::File::open(&self.open_as)?;
         f.seek(SeekFrom::Start(self.len - bytes))?;
         Ok(f)
     }
+}
+
+/// Linux: `/proc/self/fd/N` for `file`, which opens it anew (an offset of its own) even
+/// once it has no name; `None` where that does not work.
+fn unnamed(file: &std::fs::File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let link = std::path::PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    std::fs::File::open(&link).ok().map(|_| link)
 }
 
 /// A transport's zeros: made on first use. If they cannot be made, or opened, they are
@@ -279,7 +310,14 @@ mod tests {
         std::io::Read::read_exact(&mut huge, &mut first).unwrap();
         assert_eq!(first, [0; 10]);
         assert_eq!(read(z.take(0).unwrap()).len(), 0);
-        let path = z.file.path().to_path_buf();
+        if cfg!(target_os = "linux") {
+            // No name left while it lives: a killed sshbench leaves nothing.
+            assert!(z._named.is_none());
+            let link = std::fs::read_link(&z.open_as).unwrap();
+            assert!(link.to_string_lossy().ends_with(" (deleted)"), "{link:?}");
+            return;
+        }
+        let path = z.open_as.clone();
         let other = std::fs::File::open(&path).unwrap();
         assert!(
             scratch::flock(&other, libc::LOCK_EX | libc::LOCK_NB).is_err(),
