@@ -176,20 +176,27 @@ impl Postgres {
     }
 
     /// Run `f`; where it failed because the connection was lost outside a transaction,
-    /// connect again (for up to [`RECONNECT_FOR`]) and run it once more. Only for
+    /// connect again and run it once more, as often as the connection is lost again,
+    /// for up to [`RECONNECT_FOR`] in all: a server process killed makes the server end
+    /// every other one, and that can take a connection just made too. Only for
     /// statements that do the same done twice: reads, updates, upserts, deletes.
     fn again<T>(&mut self, f: impl Fn(&mut Postgres) -> Result<T, postgres::Error>) -> Result<T> {
-        match f(self) {
-            Err(e) if !self.in_transaction && connection_lost(&e) => {
-                self.reconnect(&e)?;
-                Ok(f(self)?)
+        let deadline = std::time::Instant::now() + RECONNECT_FOR;
+        loop {
+            match f(self) {
+                Err(e)
+                    if !self.in_transaction
+                        && connection_lost(&e)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    self.reconnect(&e, deadline)?
+                }
+                result => return Ok(result?),
             }
-            result => Ok(result?),
         }
     }
 
-    fn reconnect(&mut self, lost: &postgres::Error) -> Result<()> {
-        let deadline = std::time::Instant::now() + RECONNECT_FOR;
+    fn reconnect(&mut self, lost: &postgres::Error, deadline: std::time::Instant) -> Result<()> {
         let last = loop {
             match connect_within(self.config.clone(), self.connector.clone()) {
                 Ok(client) => {

@@ -266,7 +266,7 @@ impl Cluster {
     }
 
     /// A helper's connection to database `name`, through the socket.
-    fn admin(&self, name: &str) -> Result<postgres::Client, postgres::Error> {
+    pub fn admin(&self, name: &str) -> Result<postgres::Client, postgres::Error> {
         postgres::Config::new()
             .host_path(&self.data)
             .port(self.port)
