@@ -177,19 +177,15 @@ impl Zeros {
             scratch::flock(file.as_file(), libc::LOCK_EX | libc::LOCK_NB)?;
             file.as_file().set_len(ZEROS)?;
             let (file, name) = file.into_parts();
-            return Ok(match unnamed(&file) {
-                Some(open_as) => Zeros {
-                    file,
-                    open_as,
-                    _named: None,
-                    len: ZEROS,
-                },
-                None => Zeros {
-                    open_as: name.to_path_buf(),
-                    _named: Some(name),
-                    file,
-                    len: ZEROS,
-                },
+            let (open_as, named) = match unnamed(&file) {
+                Some(link) => (link, None),
+                None => (name.to_path_buf(), Some(name)),
+            };
+            return Ok(Zeros {
+                file,
+                open_as,
+                _named: named,
+                len: ZEROS,
             });
         }
         Err(last.unwrap_or_else(|| std::io::Error::other("no directory for a sparse file")))
