@@ -4,7 +4,8 @@
 //!
 //! - `reference`: the accuracy reference, one long transfer through plain `ssh` timed
 //!   from the moment the remote side is ready; written independently of sshbench's
-//!   transport (no shared code), so the two can be compared.
+//!   transport (no shared code but `sys::sink`, the file in memory a receive's ssh
+//!   writes into), so the two can be compared.
 //! - `suites`, `info`: per-suite figures and the versions of one stored run.
 //! - `rank`: Spearman rank correlation and median relative difference of two such lists.
 //! - `pool`: the accuracy rows' ratios taken together (geometric mean, 95% interval).
@@ -21,6 +22,7 @@ use sshbench::analysis;
 use sshbench::measure::payload::Payload;
 use sshbench::model::Mode;
 use sshbench::store::{Selection, Store};
+use sshbench::sys::sink::Sink;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -116,10 +118,11 @@ fn number<T: std::str::FromStr>(o: &HashMap<String, String>, key: &str) -> Resul
 /// N bytes). A send's ssh reads its stdin from a sparse file of N zeros, as sshbench's
 /// sends over a shared connection do: nothing of the reference's own runs beside it
 /// (its progress is ssh's offset in that file, looked at every few milliseconds; at S
-/// seconds the file is cut short there). Prints `bytes  seconds  steady_seconds
-/// steady_bytes`: the time from the remote ready line to the end, and the time and
-/// bytes of the last three quarters (the connection's ramp-up excluded, as sshbench
-/// does).
+/// seconds the file is cut short there); a receive's writes into a file in memory
+/// where there is one (`sys::sink`), its progress looked at every 2 ms. Prints `bytes
+/// seconds  steady_seconds  steady_bytes`: the time from the remote ready line to the
+/// end, and the time and bytes of the last three quarters (the connection's ramp-up
+/// excluded, as sshbench does).
 fn reference(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
     let mode = need(&o, "mode")?;
@@ -150,9 +153,15 @@ fn reference(args: &[String]) -> Result<(), String> {
     if let Some(mac) = o.get("mac").filter(|m| !m.is_empty() && *m != "-") {
         cmd.args(["-m", mac]);
     }
+    // A receive's ssh writes into a file in memory, as sshbench's fast receives do.
+    let sink = (mode == "receive").then(Sink::new).flatten();
+    let stdout = match &sink {
+        Some(s) => Stdio::from(s.for_child().map_err(|e| e.to_string())?),
+        None => Stdio::piped(),
+    };
     cmd.arg(need(&o, "host")?)
         .arg(format!("sh -c '{script}'"))
-        .stdout(Stdio::piped());
+        .stdout(stdout);
     // ssh reads through one open file description, and this process looks at its offset
     // through another handle of the same one.
     let read_by_ssh = if mode == "send" {
@@ -175,6 +184,9 @@ fn reference(args: &[String]) -> Result<(), String> {
         None
     };
     let mut child = cmd.spawn().map_err(|e| format!("ssh: {e}"))?;
+    if let Some(sink) = sink {
+        return receive_into_file(sink, child, (bytes, limit));
+    }
     let stdout = child.stdout.take().expect("piped");
     // A 1 MiB pipe (Linux), so the reference times ssh rather than this reader: through
     // the default 64 KiB, ssh waits whenever the reader, on the same core, waits for its
@@ -236,9 +248,74 @@ fn reference(args: &[String]) -> Result<(), String> {
     if !cut && !status.success() {
         return Err(format!("ssh exited with {status}"));
     }
+    print_reference(moved, (ready, quarter_at, end), at);
+    Ok(())
+}
+
+/// The reference's line: bytes, seconds from ready to end, and the last three
+/// quarters' seconds and bytes (`at`: the bytes at the quarter's instant).
+fn print_reference(moved: u64, (ready, quarter_at, end): (Instant, Instant, Instant), at: u64) {
     let total = (end - ready).as_secs_f64();
     let steady = (end - quarter_at).as_secs_f64();
     println!("{moved}\t{total:.6}\t{steady:.6}\t{}", moved - at);
+}
+
+/// A receive that ssh writes into `sink`: the ready line from its head, then the bytes so
+/// far every 2 ms until all `bytes` are there, or `limit` after the ready line (ssh is
+/// then killed and what arrived counts).
+fn receive_into_file(
+    mut sink: Sink,
+    mut child: std::process::Child,
+    (bytes, limit): (u64, Duration),
+) -> Result<(), String> {
+    let look = Duration::from_millis(2);
+    let given_up = Instant::now() + Duration::from_secs(60);
+    let start = loop {
+        std::thread::sleep(look);
+        let head = sink.head(64);
+        if let Some(i) = head.iter().position(|&b| b == b'\n') {
+            if &head[..i] != b"READY" {
+                return Err(format!(
+                    "expected READY, got {:?}",
+                    String::from_utf8_lossy(&head)
+                ));
+            }
+            break i as u64 + 1;
+        }
+        if Instant::now() > given_up || child.try_wait().map_err(|e| e.to_string())?.is_some() {
+            return Err("no READY line".into());
+        }
+    };
+    let ready = Instant::now();
+    let mut progress: Vec<(Instant, u64)> = Vec::new();
+    let cut = loop {
+        std::thread::sleep(look);
+        let got = sink.written_and_wrap() - start;
+        progress.push((Instant::now(), got));
+        if got >= bytes {
+            break false;
+        }
+        if ready.elapsed() >= limit || child.try_wait().map_err(|e| e.to_string())?.is_some() {
+            break true;
+        }
+    };
+    let &(end, _) = progress.last().expect("one look");
+    if cut {
+        let _ = child.kill();
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let moved = sink.written_and_wrap() - start;
+    if !cut && (!status.success() || moved != bytes) {
+        return Err(format!(
+            "ssh exited with {status}, {moved} of {bytes} bytes"
+        ));
+    }
+    let moved = progress.last().map_or(0, |p| p.1);
+    let (quarter_at, at) = *progress
+        .iter()
+        .find(|(_, b)| *b >= moved / 4)
+        .ok_or("nothing moved")?;
+    print_reference(moved, (ready, quarter_at, end), at);
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! Process, signal and machine plumbing: reaping and killing children, bounded reads,
-//! draining pipes and pacing their refills,
+//! draining pipes and pacing their refills, files in memory that children write into,
 //! the cancellation token, CPU placement, and facts about this machine.
 
 pub mod affinity;
@@ -12,3 +12,4 @@ pub mod pacer;
 pub mod proc;
 pub mod run;
 pub mod scratch;
+pub mod sink;

@@ -8,14 +8,16 @@ use super::*;
 /// instants are seen at the client after a trip back from the server, which cancels;
 /// when the client paused at the mark (stdin fed by sshbench), the first bytes after it
 /// still had to travel out: one round trip is taken off, and a window that would be
-/// mostly round trip is not trusted. From a file the window's bytes are the count.
+/// mostly round trip is not trusted. From a file the window's bytes are the count. A
+/// receive into a file ends its window at a look before the last byte.
 pub(super) fn steady_window(
     req: &SampleRequest,
     moved: u64,
     out: &StdoutReport,
     rtt: Option<Duration>,
 ) -> Option<Window> {
-    let (mark, end) = (out.mark_at?, out.end_at?);
+    let mark = out.mark_at?;
+    let (end, received) = out.window_end.unwrap_or((out.end_at?, req.bytes));
     let mut time = end.checked_duration_since(mark)?;
     let bytes = match req.mode {
         // Exactly what arrived after the mark, whatever `head` took before it.
@@ -28,7 +30,7 @@ pub(super) fn steady_window(
             time -= rtt;
             moved - req.ramp
         }
-        _ => req.bytes - out.mark_bytes,
+        _ => received.saturating_sub(out.mark_bytes),
     };
     (bytes > 0 && !time.is_zero()).then_some(Window { bytes, time })
 }

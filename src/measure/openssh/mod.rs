@@ -9,6 +9,7 @@
 
 mod fill;
 mod group;
+mod into_file;
 mod judge;
 mod notes;
 mod options;
@@ -26,6 +27,7 @@ use crate::model::{
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
+use crate::sys::sink::Sink;
 use crate::target::Target;
 use fill::{Seen, collect, fill};
 use group::Shared;
@@ -142,8 +144,14 @@ impl OpenSsh {
         req: &SampleRequest,
         over: Option<&Shared>,
         file: Option<std::fs::File>,
+        sink: Option<&Sink>,
     ) -> Result<Child, String> {
         let from_file = file.is_some();
+        let stdout = match sink.map(Sink::for_child) {
+            Some(Ok(f)) => Stdio::from(f),
+            Some(Err(e)) => return Err(format!("a file for ssh's output: {e}")),
+            None => Stdio::piped(),
+        };
         let stdin = match file {
             Some(f) => Stdio::from(f),
             None if req.mode == Mode::Connect => Stdio::null(),
@@ -156,7 +164,7 @@ impl OpenSsh {
         Command::new(&self.ssh)
             .args(args)
             .stdin(stdin)
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
@@ -192,7 +200,8 @@ impl OpenSsh {
                 return sample;
             }
         };
-        let mut child = match self.spawn(req, over, file) {
+        let sink = into_file::sink_for(req);
+        let mut child = match self.spawn(req, over, file, sink.as_ref()) {
             Ok(c) => c,
             Err(e) => {
                 sample.outcome = Outcome::failed(FailureKind::Client, e);
@@ -202,7 +211,7 @@ impl OpenSsh {
         // The client's CPU is the process that moves the data: the master, if shared.
         let cpu_pid = over.map_or(child.id(), |o| o.master.pid());
         let at = (start, cpu_pid);
-        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, at, lent);
+        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, at, (lent, sink));
         if let (Some(r), Some(pipes)) = (self.reference.as_mut(), seen.out.reference.take()) {
             r.give_back(pipes);
         }
@@ -276,21 +285,29 @@ impl OpenSsh {
         req: &SampleRequest,
         cancel: &Cancel,
         (start, cpu_pid): (Instant, u32),
-        reference: Option<Pipes>,
+        (reference, sink): (Option<Pipes>, Option<Sink>),
     ) -> (Exit, Option<FailureKind>, Seen) {
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
         let stderr = read_stderr(child, start);
+        let proxied = self.target.via_proxy;
+        // Dropped once ssh is gone: the follower of a receive into a file then ends.
+        let (gone, done) = mpsc::channel::<()>();
         let (stdout, writer) = if req.mode == Mode::Echo {
             (echo_session(child, req, reference), None)
+        } else if let Some(sink) = sink {
+            // The feeder uploads the block the server streams from; it takes no steps.
+            let (_, go_rx) = mpsc::channel::<WriteStep>();
+            let stdout = into_file::follow(sink, req, (cpu_pid, proxied), done);
+            (stdout, feed_stdin(child, req, &self.payload, go_rx))
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let from_file = child.stdin.is_none();
-            let proxied = self.target.via_proxy;
             let stdout = read_stdout(child, req, go_tx, (cpu_pid, from_file, proxied));
             (stdout, feed_stdin(child, req, &self.payload, go_rx))
         };
         let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
+        drop(gone);
         // Every process of the group is gone or going; its pipes close, the readers end.
         proc::kill_group(pid, libc::SIGKILL);
         (exit, killed, collect(start, stderr, stdout, writer))

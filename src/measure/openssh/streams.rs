@@ -25,6 +25,9 @@ pub(super) struct StdoutReport {
     pub(super) from_file: bool,
     /// Receive: bytes after the ready line.
     pub(super) received: u64,
+    /// Receive into a file: the window's end (a look before the last byte) and the
+    /// bytes by then; else the window ends at `end_at` with every byte.
+    pub(super) window_end: Option<(Instant, u64)>,
     /// Echo: each timed keystroke's round trip, in seconds.
     pub(super) echoes: Vec<f64>,
     /// Echo beside a reference: the reference's round trip after each of them.
@@ -353,7 +356,7 @@ fn read_count(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pid: u32
 }
 
 /// Note ssh's CPU, run-queue delay and CPU set at the start of the measured window.
-fn mark_client(report: &mut StdoutReport, pid: u32) {
+pub(super) fn mark_client(report: &mut StdoutReport, pid: u32) {
     report.client_cpu_mark = proc::cpu_time(pid);
     report.client_wait_mark = proc::run_queue_wait(pid);
     report.client_cores = crate::sys::affinity::cpus_of(pid);
@@ -361,7 +364,7 @@ fn mark_client(report: &mut StdoutReport, pid: u32) {
 }
 
 /// Note ssh's (and its proxy's) CPU and run-queue delay at the end of the window.
-fn end_client(report: &mut StdoutReport, pid: u32) {
+pub(super) fn end_client(report: &mut StdoutReport, pid: u32) {
     report.client_cpu_end = proc::cpu_time(pid);
     report.client_wait_end = proc::run_queue_wait(pid);
     report.proxy_end = proxy::read(&report.proxies);
