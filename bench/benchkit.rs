@@ -119,7 +119,7 @@ fn number<T: std::str::FromStr>(o: &HashMap<String, String>, key: &str) -> Resul
 /// sends over a shared connection do: nothing of the reference's own runs beside it
 /// (its progress is ssh's offset in that file, looked at every few milliseconds; at S
 /// seconds the file is cut short there); a receive's writes into a file in memory
-/// where there is one (`sys::sink`), its progress looked at every 2 ms. Prints `bytes
+/// where there is one (`sys::sink`), its progress looked at every 50 ms. Prints `bytes
 /// seconds  steady_seconds  steady_bytes`: the time from the remote ready line to the
 /// end, and the time and bytes of the last three quarters (the connection's ramp-up
 /// excluded, as sshbench does).
@@ -261,17 +261,18 @@ fn print_reference(moved: u64, (ready, quarter_at, end): (Instant, Instant, Inst
 }
 
 /// A receive that ssh writes into `sink`: the ready line from its head, then the bytes so
-/// far every 2 ms until all `bytes` are there, or `limit` after the ready line (ssh is
+/// far every 50 ms until all `bytes` are there, or `limit` after the ready line (ssh is
 /// then killed and what arrived counts).
 fn receive_into_file(
     mut sink: Sink,
     mut child: std::process::Child,
     (bytes, limit): (u64, Duration),
 ) -> Result<(), String> {
-    let look = Duration::from_millis(2);
+    // Few looks while it streams: each wakes this process on the client's CPU.
+    let look = Duration::from_millis(50);
     let given_up = Instant::now() + Duration::from_secs(60);
     let start = loop {
-        std::thread::sleep(look);
+        std::thread::sleep(Duration::from_millis(1));
         let head = sink.head(64);
         if let Some(i) = head.iter().position(|&b| b == b'\n') {
             if &head[..i] != b"READY" {

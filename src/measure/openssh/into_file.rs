@@ -1,27 +1,27 @@
 //! A receive that ssh writes into a [`Sink`] (a file in memory) instead of a pipe
 //! sshbench drains: the ready line is read from the file's head, then the bytes so far
-//! are looked at every [`LOOK`], and the window runs from the first look past the ramp
+//! are looked at now and then ([`look_after`]), and the window runs from the first look past the ramp
 //! to the last look before the last byte, each an exact pair of a time and a count.
 
 use super::streams::{StdoutReport, end_client, mark_client, wait_ready};
 use super::*;
 use crate::sys::sink::Sink;
 
-/// How often the bytes so far are looked at.
-const LOOK: Duration = Duration::from_millis(2);
+/// How often the file's head is looked at for the ready line: while the connection is
+/// made and the command starts, when nothing streams yet.
+const LOOK_READY: Duration = Duration::from_millis(1);
+/// How often the bytes so far are looked at while they stream: a fifth of the time since
+/// the ready line, from 0.5 ms (a short transfer still has looks enough for a window) to
+/// 10 ms (each look wakes a thread on the client's CPUs, and a receive looked at every
+/// 2 ms read AES-GCM ~4% lower than one looked at every 10: BENCHMARKS.md, "A receive
+/// into a file in memory").
+fn look_after(since_ready: Duration) -> Duration {
+    (since_ready / 5).clamp(Duration::from_micros(500), Duration::from_millis(10))
+}
 
-/// A receive goes into a file when its window holds at least this many bytes: a window
-/// of fewer looks than that would lose a larger share of itself to the looks at its
-/// ends (smaller receives, of slow suites or small sizes, cost the drain little).
-pub(super) const FILE_RECEIVE_MIN_WINDOW: u64 = 32 << 20;
-
-/// A file for `req` to write into, where it is a receive with a big enough window and
-/// the OS has one to give.
+/// A file for `req` to write into, where it is a receive and the OS has one to give.
 pub(super) fn sink_for(req: &SampleRequest) -> Option<Sink> {
-    let window = req.bytes.saturating_sub(req.ramp);
-    (req.mode == Mode::Receive && window >= FILE_RECEIVE_MIN_WINDOW)
-        .then(Sink::new)
-        .flatten()
+    (req.mode == Mode::Receive).then(Sink::new).flatten()
 }
 
 /// Follow a receive in `sink` until `done` says ssh is gone (its sender dropped); its
@@ -51,10 +51,10 @@ pub(super) fn follow(
     rx
 }
 
-/// Wait one look, or less if ssh is gone first; true once it is.
-fn gone(done: &mpsc::Receiver<()>) -> bool {
+/// Wait one `look`, or less if ssh is gone first; true once it is.
+fn gone(done: &mpsc::Receiver<()>, look: Duration) -> bool {
     !matches!(
-        done.recv_timeout(LOOK),
+        done.recv_timeout(look),
         Err(mpsc::RecvTimeoutError::Timeout)
     )
 }
@@ -63,7 +63,7 @@ fn gone(done: &mpsc::Receiver<()>) -> bool {
 /// `None` when ssh ended first or printed too much before it.
 fn ready(sink: &mut Sink, done: &mpsc::Receiver<()>, report: &mut StdoutReport) -> Option<u64> {
     loop {
-        let ended = gone(done);
+        let ended = gone(done, LOOK_READY);
         let written = sink.written();
         if written > 0 {
             let head = sink.head((written as usize).min(MAX_PRE_READY + MAX_LINE));
@@ -104,8 +104,9 @@ fn stream(
     // The last look before the end: when, how many bytes, whether ssh's CPU was read.
     let mut last: Option<(Instant, u64, bool)> = None;
     let (mut before, mut widest) = (0u64, 0u64);
+    let ready = report.ready_at.unwrap_or_else(Instant::now);
     loop {
-        let ended = gone(done);
+        let ended = gone(done, look_after(ready.elapsed()));
         let now = Instant::now();
         let got = sink.written_and_wrap() - start;
         if got >= expected {
@@ -182,15 +183,22 @@ mod tests {
     }
 
     #[test]
-    fn only_a_receive_with_a_big_window_goes_into_a_file() {
-        let big = receive(FILE_RECEIVE_MIN_WINDOW + (8 << 20), 8 << 20);
-        assert_eq!(sink_for(&big).is_some(), cfg!(target_os = "linux"));
-        assert!(sink_for(&receive(FILE_RECEIVE_MIN_WINDOW, 8 << 20)).is_none());
+    fn every_receive_goes_into_a_file_where_there_is_one() {
+        let small = receive(2 << 20, 1 << 20);
+        assert_eq!(sink_for(&small).is_some(), cfg!(target_os = "linux"));
         let send = SampleRequest {
             mode: Mode::Send,
-            ..big
+            ..small
         };
         assert!(sink_for(&send).is_none());
+    }
+
+    #[test]
+    fn looks_come_more_often_early_in_a_transfer() {
+        let ms = Duration::from_millis;
+        assert_eq!(look_after(Duration::ZERO), Duration::from_micros(500));
+        assert_eq!(look_after(ms(30)), ms(6));
+        assert_eq!(look_after(ms(400)), ms(10));
     }
 
     #[test]
@@ -266,5 +274,15 @@ mod tests {
         assert_eq!(bytes % (1 << 20), 0, "{bytes}");
         let after = out.end_at.unwrap() - at;
         assert!(after > Duration::from_millis(15), "{after:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_short_receive_still_has_a_window_between_looks() {
+        // 4 MiB in about 8 ms, fewer than a look of a long transfer.
+        let out = followed(&receive(4 << 20, 1 << 20), 4, "0.001");
+        assert_eq!(out.received, 4 << 20);
+        let (_, bytes) = out.window_end.expect("a look inside the window");
+        assert!(bytes > out.mark_bytes);
     }
 }
