@@ -88,12 +88,11 @@ fn nameless() -> Option<File> {
     None
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
     use std::process::{Command, Stdio};
 
-    #[cfg(target_os = "linux")]
     #[test]
     fn every_byte_a_child_writes_is_counted_while_its_offset_is_moved_back() {
         let mut sink = Sink::new().expect("a file in /dev/shm");

@@ -167,7 +167,6 @@ fn last_byte(
 mod tests {
     use super::*;
     use crate::model::Suite;
-    use std::process::Command;
 
     fn receive(bytes: u64, ramp: u64) -> SampleRequest {
         SampleRequest {
@@ -228,7 +227,7 @@ mod tests {
              dd if=/dev/zero bs=1048576 count=1 2>/dev/null; sleep {pause}; i=$((i + 1)); done",
             remote::READY
         );
-        let mut child = Command::new("sh")
+        let mut child = std::process::Command::new("sh")
             .args(["-c", &script])
             .stdout(std::process::Stdio::from(sink.for_child().unwrap()))
             .spawn()
