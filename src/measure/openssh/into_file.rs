@@ -1,7 +1,8 @@
 //! A receive that ssh writes into a [`Sink`] (a file in memory) instead of a pipe
 //! sshbench drains: the ready line is read from the file's head, then the bytes so far
-//! are looked at now and then ([`look_after`]), and the window runs from the first look past the ramp
-//! to the last look before the last byte, each an exact pair of a time and a count.
+//! are looked at now and then ([`look_after`]), and the window runs from the first look
+//! past the ramp to the last look before the last byte that saw new bytes, each an
+//! exact pair of a time and a count.
 
 use super::streams::{StdoutReport, end_client, mark_client, wait_ready};
 use super::*;
