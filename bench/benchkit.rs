@@ -305,10 +305,10 @@ fn receive_into_file(
         let _ = child.kill();
     }
     let status = child.wait().map_err(|e| e.to_string())?;
-    let moved = sink.written_and_wrap() - start;
-    if !cut && (!status.success() || moved != bytes) {
+    let total = sink.written_and_wrap() - start;
+    if !cut && (!status.success() || total != bytes) {
         return Err(format!(
-            "ssh exited with {status}, {moved} of {bytes} bytes"
+            "ssh exited with {status}, {total} of {bytes} bytes"
         ));
     }
     let moved = progress.last().map_or(0, |p| p.1);

@@ -60,13 +60,18 @@ impl Sink {
     /// needed.
     pub fn written_and_wrap(&mut self) -> u64 {
         let at = self.file.stream_position().unwrap_or(0);
-        if at >= RING {
-            let back = at - at % RING;
-            if self.file.seek(SeekFrom::Current(-(back as i64))).is_ok() {
-                self.rewound += back;
-            }
+        if at < RING {
+            return at + self.rewound;
         }
-        self.written()
+        let back = at - at % RING;
+        match self.file.seek(SeekFrom::Current(-(back as i64))) {
+            // The offset the move left, which counts any write in between.
+            Ok(now) => {
+                self.rewound += back;
+                now + self.rewound
+            }
+            Err(_) => at + self.rewound,
+        }
     }
 }
 

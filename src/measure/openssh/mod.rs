@@ -295,15 +295,16 @@ impl OpenSsh {
         let (gone, done) = mpsc::channel::<()>();
         let (stdout, writer) = if req.mode == Mode::Echo {
             (echo_session(child, req, reference), None)
-        } else if let Some(sink) = sink {
-            // The feeder uploads the block the server streams from; it takes no steps.
-            let (_, go_rx) = mpsc::channel::<WriteStep>();
-            let stdout = into_file::follow(sink, req, (cpu_pid, proxied), done);
-            (stdout, feed_stdin(child, req, &self.payload, go_rx))
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
-            let from_file = child.stdin.is_none();
-            let stdout = read_stdout(child, req, go_tx, (cpu_pid, from_file, proxied));
+            let stdout = match sink {
+                // A receive's feeder uploads the block and takes no steps.
+                Some(sink) => into_file::follow(sink, req, (cpu_pid, proxied), done),
+                None => {
+                    let from_file = child.stdin.is_none();
+                    read_stdout(child, req, go_tx, (cpu_pid, from_file, proxied))
+                }
+            };
             (stdout, feed_stdin(child, req, &self.payload, go_rx))
         };
         let (exit, killed) = wait_exit(&exited, pid, start + req.timeout, cancel);
