@@ -1826,7 +1826,8 @@ fn a_server_s_small_rekey_limit_is_seen_in_the_windows() {
             "{mode}: {words}"
         );
         let every = said.split("a rekey every ").nth(1).unwrap();
-        let mib: f64 = every.split(" MiB").next().unwrap().parse().unwrap();
+        let mib: f64 = (every.split(" MiB").next().unwrap().parse())
+            .unwrap_or_else(|_| panic!("{mode}: not in MiB: {words}"));
         // Windows hold whole rekeys, so their bytes per rekey scatter about the limit.
         assert!((1.0..=4.0).contains(&mib), "{mode}: {mib} MiB: {words}");
     }
