@@ -7,61 +7,119 @@ plain-ssh sessions of that run's send ramps and windows (a control master each, 
 server-side mark after the ramp, the count at the end) on the references' sandbox, then
 references again. Per block, sshbench's figure and the plain sessions' mean against the
 mean of the whole send references on either side; pooled with 95% intervals (Student's
-t on the logarithms). Needs sqlite3; build target/release/sshbench and
+t on the logarithms; two blocks at least). Needs sqlite3; build target/release/sshbench and
 target/release/examples/benchkit first."""
 import os, subprocess, sys, time, statistics as st, math, tempfile, shutil
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, 'target/release/sshbench')
 KIT = os.path.join(ROOT, 'target/release/examples/benchkit')
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-if len(sys.argv) != 3:
-    sys.exit(__doc__)
-cipher, blocks = sys.argv[1], int(sys.argv[2])
-cpus = subprocess.run([KIT, 'client-cpus'], capture_output=True, text=True).stdout.strip()
-pin = (['taskset', '-c', cpus] if cpus else [])
-tmp = tempfile.mkdtemp(); env = dict(os.environ, XDG_DATA_HOME=tmp)
-sb = subprocess.Popen([BIN, 'sandbox'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-config = sb.stdout.readline().strip()
-def ref(mode):
-    out = subprocess.run(pin + [KIT, 'reference', '--config', config, '--host', 'sshbench-sandbox', '--cipher', cipher, '--mac', '-',
-                                '--mode', mode, '--bytes', str(16 << 30), '--seconds', '4'], capture_output=True, text=True, check=True).stdout.split()
-    moved, total, steady, sb_ = map(float, out)
-    return moved / total / 1e6
-def refs(i):
-    order = ['send', 'receive'] if i % 2 == 0 else ['receive', 'send']
-    return {m: ref(m) for m in order}['send']
-def ours(i):
-    db = f'{tmp}/r{i}.sqlite'
-    subprocess.run([BIN, 'run', '-q', '--db', db, '--mode', 'send,receive', '--rounds', '6', '--ciphers', cipher], env=env, stdout=subprocess.DEVNULL, check=True)
-    out = subprocess.run([KIT, 'suites', '--db', db, '--run', '1', '--mode', 'send'], capture_output=True, text=True).stdout
-    w = subprocess.run(['sqlite3', db, "select window_bytes, bytes-window_bytes from samples where mode='send' and round>0 and outcome='ok'"], capture_output=True, text=True).stdout
-    return float(out.split('\t')[1]) / 1e6, [tuple(map(int, l.split('|'))) for l in w.split()]
-def plain(shapes):
-    rates = []
-    for wb, ramp in shapes:
-        path = f'/dev/shm/seq.{os.getpid()}'
-        with open(path, 'wb') as f: f.truncate(ramp + wb)
-        fd = os.open(path, os.O_RDONLY); os.unlink(path)
-        base = pin + ['ssh', '-F', config, '-o', 'BatchMode=yes', '-T', '-c', cipher, '-S', f'{tmp}/m']
-        subprocess.run(base + ['-M', '-f', '-N', 'sshbench-sandbox'], check=True)
-        p = subprocess.Popen(base + ['sshbench-sandbox', f"sh -c 'head -c {ramp} > /dev/null && echo MARK; wc -c'"], stdin=fd, stdout=subprocess.PIPE, text=True)
-        assert p.stdout.readline().strip() == 'MARK'; t0 = time.monotonic()
-        n = int(p.stdout.readline()); t = time.monotonic() - t0
-        p.wait(); os.close(fd)
-        subprocess.run(base + ['-O', 'exit', 'sshbench-sandbox'], stderr=subprocess.DEVNULL)
-        rates.append(n / t / 1e6)
-    return st.mean(rates)
-a_r, b_r = [], []
-try:
-    before = refs(0)
-    for i in range(1, blocks + 1):
-        o, shapes = ours(i); p = plain(shapes); after = refs(i)
-        r = (before + after) / 2
-        a_r.append(math.log(o / r)); b_r.append(math.log(p / r))
-        print(f'block {i}: sshbench {o:7.1f} plain-shape {p:7.1f} refs {before:7.1f} {after:7.1f}: {o/r:.3f} {p/r:.3f}', flush=True)
-        before = after
-finally:
-    sb.terminate(); sb.wait(); shutil.rmtree(tmp)
-for name, v in [('sshbench/ref', a_r), ('plain-shape/ref', b_r)]:
-    m = st.mean(v); h = T975.get(len(v) - 1, 2.0) * st.stdev(v) / math.sqrt(len(v))
-    print(f'{name} {math.exp(m):.3f} ({math.exp(m-h):.3f}-{math.exp(m+h):.3f}), n = {len(v)}')
+# Student's t (two-sided 95%) by degrees of freedom; 2.0 past the table.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262}
+HOST = 'sshbench-sandbox'
+
+
+class Bench:
+    """The references' sandbox and what every step needs to reach it."""
+
+    def __init__(self, cipher, sandbox_config, work):
+        cpus = subprocess.run([KIT, 'client-cpus'], capture_output=True,
+                              text=True).stdout.strip()
+        self.pin = ['taskset', '-c', cpus] if cpus else []
+        self.cipher, self.config, self.work = cipher, sandbox_config, work
+
+    def reference(self, mode):
+        """One 4 s benchkit reference: its whole rate, MB/s."""
+        out = subprocess.run(self.pin + [
+            KIT, 'reference', '--config', self.config, '--host', HOST, '--cipher',
+            self.cipher, '--mac', '-', '--mode', mode, '--bytes', str(16 << 30),
+            '--seconds', '4'], capture_output=True, text=True, check=True).stdout.split()
+        moved, total = map(float, out[:2])
+        return moved / total / 1e6
+
+    def references(self, block):
+        """Both directions' references, in turn first as bench/run.sh has them: send's."""
+        order = ['send', 'receive'] if block % 2 == 0 else ['receive', 'send']
+        return {m: self.reference(m) for m in order}['send']
+
+    def sshbench(self, block):
+        """An sshbench run of the suite: its send figure and its samples' (window, ramp)."""
+        db = os.path.join(self.work, f'r{block}.sqlite')
+        subprocess.run([BIN, 'run', '-q', '--db', db, '--mode', 'send,receive',
+                        '--rounds', '6', '--ciphers', self.cipher],
+                       env=dict(os.environ, XDG_DATA_HOME=self.work),
+                       stdout=subprocess.DEVNULL, check=True)
+        out = subprocess.run([KIT, 'suites', '--db', db, '--run', '1', '--mode', 'send'],
+                             capture_output=True, text=True).stdout
+        rows = subprocess.run(['sqlite3', db, "select window_bytes, bytes - window_bytes "
+                               "from samples where mode = 'send' and round > 0 "
+                               "and outcome = 'ok'"],
+                              capture_output=True, text=True).stdout
+        shapes = [tuple(map(int, line.split('|'))) for line in rows.split()]
+        return float(out.split('\t')[1]) / 1e6, shapes
+
+    def plain(self, shapes):
+        """Plain sessions of those shapes, each over a control master of its own: their
+        mean rate from the server's mark to its count, MB/s."""
+        rates = []
+        for window, ramp in shapes:
+            path = f'/dev/shm/sequence.{os.getpid()}'
+            with open(path, 'wb') as f:
+                f.truncate(ramp + window)
+            fd = os.open(path, os.O_RDONLY)
+            os.unlink(path)
+            ssh = self.pin + ['ssh', '-F', self.config, '-o', 'BatchMode=yes', '-T', '-c',
+                              self.cipher, '-S', os.path.join(self.work, 'm')]
+            subprocess.run(ssh + ['-M', '-f', '-N', HOST], check=True)
+            p = subprocess.Popen(ssh + [HOST, f"sh -c 'head -c {ramp} > /dev/null && "
+                                        "echo MARK; wc -c'"],
+                                 stdin=fd, stdout=subprocess.PIPE, text=True)
+            if p.stdout.readline().strip() != 'MARK':
+                sys.exit('no mark')
+            t0 = time.monotonic()
+            n = int(p.stdout.readline())
+            rates.append(n / (time.monotonic() - t0) / 1e6)
+            p.wait()
+            os.close(fd)
+            subprocess.run(ssh + ['-O', 'exit', HOST], stderr=subprocess.DEVNULL)
+        return st.mean(rates)
+
+
+def pooled(name, logs):
+    m = st.mean(logs)
+    h = T975.get(len(logs) - 1, 2.0) * st.stdev(logs) / math.sqrt(len(logs))
+    print(f'{name} {math.exp(m):.3f} ({math.exp(m - h):.3f}-{math.exp(m + h):.3f}), '
+          f'n = {len(logs)}')
+
+
+def main():
+    if len(sys.argv) != 3 or int(sys.argv[2]) < 2:
+        sys.exit(__doc__)
+    cipher, blocks = sys.argv[1], int(sys.argv[2])
+    work = tempfile.mkdtemp(prefix='sequence.')
+    sb = subprocess.Popen([BIN, 'sandbox'], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True)
+    ours, plains = [], []
+    try:
+        bench = Bench(cipher, sb.stdout.readline().strip(), work)
+        before = bench.references(0)
+        for block in range(1, blocks + 1):
+            o, shapes = bench.sshbench(block)
+            p = bench.plain(shapes)
+            after = bench.references(block)
+            r = (before + after) / 2
+            ours.append(math.log(o / r))
+            plains.append(math.log(p / r))
+            print(f'block {block}: sshbench {o:7.1f} plain-shape {p:7.1f} refs {before:7.1f} '
+                  f'{after:7.1f}: {o / r:.3f} {p / r:.3f}', flush=True)
+            before = after
+    finally:
+        sb.terminate()
+        sb.wait()
+        shutil.rmtree(work)
+    pooled('sshbench/ref', ours)
+    pooled('plain-shape/ref', plains)
+
+
+if __name__ == '__main__':
+    main()
