@@ -10,7 +10,10 @@
 //! records the interval and the cost, the latter as its own connection's initial key
 //! exchange (same algorithms, same hosts, same path), and its throughput is the
 //! sustained rate with the stalls spread in, less those of the rekeys its window did
-//! hold (a small `RekeyLimit`), which are counted from ssh's log.
+//! hold (a small `RekeyLimit`), which are counted from ssh's log. A server's own
+//! `RekeyLimit` is not in the client's log, but its rekeys are, each with the bytes the
+//! connection had carried: their interval needs no clock, so a log read late says the
+//! same.
 //!
 //! Pure functions over ssh's `-v` lines, so the rules are pinned by unit tests.
 
@@ -73,9 +76,61 @@ fn client_limit(lines: &[String], mode: Mode, block: Option<u64>) -> Option<u64>
     n.checked_mul(block?)
 }
 
+/// A period counts for a direction when that direction carried this many times the
+/// other's bytes in it: a rekey its own volume triggered, not a session's of the other
+/// way (nor a gap inside one rekey, where neither moves).
+const ONE_WAY: u64 = 8;
+
+/// One `ssh_set_newkeys` line (OpenSSH 8.0+): whose keys changed, incoming or outgoing,
+/// and the bytes each direction had carried on the connection by then.
+fn key_change(line: &str) -> Option<(bool, u64, u64)> {
+    let rest = line.split("ssh_set_newkeys: rekeying ").nth(1)?;
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    let after = |key: &str| -> Option<u64> {
+        let i = w.iter().position(|x| *x == key)?;
+        w.get(i + 1)?.parse().ok()
+    };
+    let incoming = match *w.first()? {
+        "in," => true,
+        "out," => false,
+        _ => return None,
+    };
+    Some((incoming, after("input")?, after("output")?))
+}
+
+/// The stream bytes between the rekeys a send (outgoing) or receive (incoming) met on the
+/// connection so far: the middle one of the periods between key changes of that direction
+/// that it carried alone. A server's own `RekeyLimit` shows only here; a rekey its peer
+/// starts ends a period a little after the limit (the bytes already on their way), as it
+/// does in a long transfer. Older clients' lines name no direction and are not read.
+fn seen_every(lines: &[String], mode: Mode) -> Option<u64> {
+    let incoming = mode == Mode::Receive;
+    let mut last = (0, 0);
+    let mut periods = Vec::new();
+    for (_, input, output) in lines
+        .iter()
+        .filter_map(|l| key_change(l))
+        .filter(|c| c.0 == incoming)
+    {
+        let now = if incoming {
+            (input, output)
+        } else {
+            (output, input)
+        };
+        let (this, other) = (now.0.saturating_sub(last.0), now.1.saturating_sub(last.1));
+        if this > 0 && this >= ONE_WAY.saturating_mul(other) {
+            periods.push(this);
+        }
+        last = now;
+    }
+    periods.sort_unstable();
+    periods.get(periods.len() / 2).copied()
+}
+
 /// The rekeying a send or receive sample of `cipher` would meet, from its `-v` lines:
-/// the sooner of the client's logged limit and the server's known rule, and the cost of
-/// this connection's key exchange (`kex_seconds`). `None` when neither limit is known.
+/// the soonest of the client's logged limit, the server's known rule and the rekeys'
+/// own interval so far, and the cost of this connection's key
+/// exchange (`kex_seconds`). `None` when none is known.
 pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Option<Rekey> {
     if !mode.is_transfer() || !kex_seconds.is_finite() || kex_seconds < 0.0 {
         return None;
@@ -89,10 +144,8 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
         .and_then(|v| parse_banner(&format!("SSH-2.0-{}", v.trim())).ok())
         .and_then(|software| server_limit(&software.product, block));
     let client = client_limit(lines, mode, block);
-    let every = match (client, server) {
-        (Some(c), Some(s)) => c.min(s),
-        (c, s) => c.or(s)?,
-    };
+    let seen = seen_every(lines, mode);
+    let every = [client, server, seen].into_iter().flatten().min()?;
     (every > 0).then_some(Rekey {
         every,
         seconds: kex_seconds,
@@ -220,6 +273,89 @@ mod tests {
         let l = openssh_log("OpenSSH_9.2p1", 1 << 27, 1 << 27);
         assert_eq!(rekey(&l, Mode::Connect, "3des-cbc", 0.1), None);
         assert_eq!(rekey(&l, Mode::Send, "3des-cbc", f64::NAN), None);
+    }
+
+    /// The two lines OpenSSH 8.0+ logs at a rekey: `(in, out)` bytes so far.
+    fn key_changes(first_out: bool, at: &[(u64, u64)]) -> Vec<String> {
+        let line = |dir: &str, (i, o): (u64, u64)| {
+            format!(
+                "debug1: ssh_set_newkeys: rekeying {dir}, input {i} bytes {} blocks, \
+                 output {o} bytes {} blocks",
+                i / 16,
+                o / 16
+            )
+        };
+        let order = if first_out {
+            ["out", "in"]
+        } else {
+            ["in", "out"]
+        };
+        (at.iter())
+            .flat_map(|&(i, o)| order.map(|d| line(d, (i + 20 * u64::from(d == "in"), o))))
+            .collect()
+    }
+
+    #[test]
+    fn a_server_s_own_limit_shows_in_the_rekeys_logged() {
+        // RekeyLimit 2M on an OpenSSH 9.2 server, AES, a receive: the client logs only its
+        // own 64 GiB limits; the rekeys the server started came every ~1.5 MiB (a sender
+        // rekeys early by its next packet's bytes counted as blocks).
+        let mut l = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        l.extend(key_changes(true, &[(1_579_412, 6020), (3_155_584, 8836)]));
+        let r = rekey(&l, Mode::Receive, "aes128-ctr", 0.1).unwrap();
+        assert_eq!(r.every, 1_579_432);
+        // A send over the same connection later, its periods a little longer (the bytes on
+        // their way when the server started each rekey): the middle one, and the periods
+        // the receive carried say nothing of sends.
+        let sent = [
+            (3_170_000, 2_600_000),
+            (3_180_000, 6_700_000),
+            (3_190_000, 9_000_000),
+        ];
+        l.extend(key_changes(false, &sent));
+        assert_eq!(
+            rekey(&l, Mode::Send, "aes128-ctr", 0.1).unwrap().every,
+            2_591_164
+        );
+        assert_eq!(
+            rekey(&l, Mode::Receive, "aes128-ctr", 0.1).unwrap().every,
+            1_579_432
+        );
+        // A period both ways carried (a send's session then a receive's) counts for neither.
+        let mut mixed = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        mixed.extend(key_changes(true, &[(1_000_000, 1_500_000)]));
+        for mode in [Mode::Send, Mode::Receive] {
+            assert_eq!(
+                rekey(&mixed, mode, "aes128-ctr", 0.1).unwrap().every,
+                64 * GIB
+            );
+        }
+        // Clients before 8.0 name no direction: their lines are not read.
+        let mut old = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        old.push(
+            "debug1: set_newkeys: rekeying, input 1579432 bytes 98553 blocks, \
+             output 6040 bytes 1 blocks"
+                .into(),
+        );
+        assert_eq!(
+            rekey(&old, Mode::Receive, "aes128-ctr", 0.1).unwrap().every,
+            64 * GIB
+        );
+        // A jump host's own rekeys are its connection's, not the server's.
+        let mut l = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32);
+        l.extend(key_changes(true, &[(1_579_412, 6020)]));
+        l.extend(openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 32));
+        assert_eq!(
+            rekey(&l, Mode::Receive, "aes128-ctr", 0.1).unwrap().every,
+            64 * GIB
+        );
+        // A known limit sooner than the rekeys' interval stays the interval.
+        let mut l = openssh_log("OpenSSH_9.2p1", 1 << 32, 1 << 16);
+        l.extend(key_changes(true, &[(1_579_412, 6020)]));
+        assert_eq!(
+            rekey(&l, Mode::Receive, "aes128-ctr", 0.1).unwrap().every,
+            1 << 20
+        );
     }
 
     #[test]

@@ -64,9 +64,14 @@ fn fill_transfer(
         Mode::Send => n.cipher_cs.clone(),
         _ => n.cipher_sc.clone(),
     });
-    // Over a shared connection, its own key exchange and limits are the master's.
+    // Over a shared connection, its own key exchange and limits are the master's, and
+    // the rekeys of every session so far are in the master's log as it stands now.
+    let now;
     let (lines, times, wall) = match over {
-        Some(o) => (&o.lines, &o.times, o.up_after),
+        Some(o) => {
+            now = o.master.log();
+            (&now.0, &now.1, now.2)
+        }
         None => (lines, &seen.times, sample.wall),
     };
     sample.rekey = match (sshlog::phases(lines, times, wall), cipher) {

@@ -5,20 +5,16 @@
 
 use super::{OpenSsh, sized_send};
 use crate::measure::master::Master;
-use crate::measure::{GroupProgress, Transport, each, sshlog};
+use crate::measure::{GroupProgress, Transport, each};
 use crate::model::{FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest};
 use crate::sys::cancel::Cancel;
-use std::time::Duration;
 
-/// A connection that samples run over as sessions (`--connections suite`): its master,
-/// what it negotiated, and its log up to the moment it was up (the key exchange's time
-/// and the rekey limits of every sample over it come from there).
+/// A connection that samples run over as sessions (`--connections suite`): its master
+/// and what it negotiated (the key exchange's time and the rekeying of every sample over
+/// it come from the master's log).
 pub(super) struct Shared<'a> {
     pub(super) master: &'a Master,
     pub(super) negotiated: Option<Negotiated>,
-    pub(super) lines: Vec<String>,
-    pub(super) times: Vec<Duration>,
-    pub(super) up_after: Duration,
 }
 
 /// Only send, receive and echo without compression share a connection: ssh reports
@@ -58,13 +54,9 @@ impl OpenSsh {
                 return each(reqs, progress, failed);
             }
         };
-        let (lines, times, up_after) = master.log();
         let shared = Shared {
             master: &master,
-            negotiated: sshlog::negotiated(&lines),
-            lines,
-            times,
-            up_after,
+            negotiated: master.negotiated(),
         };
         let mut up = true;
         each(reqs, progress, |r| {
