@@ -100,9 +100,11 @@ fn key_change(line: &str) -> Option<(bool, u64, u64)> {
 
 /// The stream bytes between the rekeys a send (outgoing) or receive (incoming) met on the
 /// connection so far: the middle one of the periods between key changes of that direction
-/// that it carried alone. A server's own `RekeyLimit` shows only here; a rekey its peer
-/// starts ends a period a little after the limit (the bytes already on their way), as it
-/// does in a long transfer. Older clients' lines name no direction and are not read.
+/// that it carried alone. A server's own `RekeyLimit` shows only here. The periods are
+/// what a long transfer meets, not the limit: OpenSSH's sender rekeys early by its next
+/// packet's bytes counted as blocks (512 KiB with 32 KiB packets), its receiver late by
+/// the bytes already on their way. Older clients' lines name no direction and are not
+/// read.
 fn seen_every(lines: &[String], mode: Mode) -> Option<u64> {
     let incoming = mode == Mode::Receive;
     let mut last = (0, 0);
@@ -129,8 +131,8 @@ fn seen_every(lines: &[String], mode: Mode) -> Option<u64> {
 
 /// The rekeying a send or receive sample of `cipher` would meet, from its `-v` lines:
 /// the soonest of the client's logged limit, the server's known rule and the rekeys'
-/// own interval so far, and the cost of this connection's key
-/// exchange (`kex_seconds`). `None` when none is known.
+/// own interval so far, and the cost of this connection's key exchange (`kex_seconds`).
+/// `None` when none is known.
 pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Option<Rekey> {
     if !mode.is_transfer() || !kex_seconds.is_finite() || kex_seconds < 0.0 {
         return None;
