@@ -65,38 +65,37 @@ fn fill_transfer(
         _ => n.cipher_sc.clone(),
     });
     // Over a shared connection, its own key exchange and limits are the master's, and
-    // the rekeys of every session so far are in the master's log as it stands now.
+    // the rekeys of every session so far are in the master's log as it stands now, read
+    // once the sample is over.
     let now;
-    let (lines, times, wall) = match over {
+    let (lines, times, wall, started) = match over {
         Some(o) => {
             now = o.master.log();
-            (&now.0, &now.1, now.2)
+            (&now.0, &now.1, now.2, o.master.started())
         }
-        None => (lines, &seen.times, sample.wall),
+        None => (lines, &seen.times, sample.wall, seen.started),
     };
     sample.rekey = match (sshlog::phases(lines, times, wall), cipher) {
         (Some(p), Some(c)) => rekey::rekey(lines, req.mode, &c, p.kex),
         _ => None,
     };
     if let Some(r) = sample.rekey.as_mut() {
-        r.within = rekeys_in_window(seen, over);
+        r.within = rekeys_in_window(&seen.out, (lines, times, started));
     }
 }
 
 /// The rekeys that ended inside the sample's window (a small `RekeyLimit`, or bytes the
-/// connection carried before): in the master's log over a shared connection, read now
-/// that the sample is over, else in the sample's own ssh's.
-fn rekeys_in_window(seen: &Seen, over: Option<&Shared>) -> u32 {
-    let (Some(mark), Some(end)) = (seen.out.mark_at, seen.out.end_at) else {
+/// connection carried before), in the log of the ssh that carried it (`started` is when
+/// that ssh began, which the log's times count from).
+fn rekeys_in_window(
+    out: &StdoutReport,
+    (lines, times, started): (&[String], &[Duration], Instant),
+) -> u32 {
+    let (Some(mark), Some(end)) = (out.mark_at, out.end_at) else {
         return 0;
     };
-    match over {
-        Some(o) => o.master.key_exchanges_between(mark, end),
-        None => {
-            let since = |t: Instant| t.saturating_duration_since(seen.started);
-            rekey::key_exchanges_between(&seen.lines, &seen.times, (since(mark), since(end)))
-        }
-    }
+    let since = |t: Instant| t.saturating_duration_since(started);
+    rekey::key_exchanges_between(lines, times, (since(mark), since(end)))
 }
 
 /// The reading and writing threads' reports, each waited for boundedly: a descendant
@@ -205,11 +204,9 @@ mod tests {
             },
             written: WriterReport::default(),
         };
-        assert_eq!(rekeys_in_window(&seen, None), 2);
-        let unmarked = Seen {
-            out: StdoutReport::default(),
-            ..seen
-        };
-        assert_eq!(rekeys_in_window(&unmarked, None), 0);
+        let log = (&seen.lines[..], &seen.times[..], seen.started);
+        assert_eq!(rekeys_in_window(&seen.out, log), 2);
+        let unmarked = StdoutReport::default();
+        assert_eq!(rekeys_in_window(&unmarked, log), 0);
     }
 }
