@@ -89,6 +89,41 @@ pub fn summarize(xs: &[f64]) -> Option<Summary> {
     })
 }
 
+/// Summarize rates of equal work (a transfer's windows are sized in bytes): the mean is
+/// their harmonic mean, the rate of their total, which a long transfer meets; the mean
+/// of the rates would overstate it by about their squared coefficient of variation.
+/// Spread and interval come from the seconds per byte, carried back to the rate (delta
+/// method); median, extremes and outliers are the rates' own.
+pub fn summarize_rates(rates: &[f64]) -> Option<Summary> {
+    let plain = summarize(rates)?;
+    let per_byte: Vec<f64> = (rates.iter())
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| 1.0 / r)
+        .collect();
+    if per_byte.len() != plain.n {
+        return Some(plain);
+    }
+    let inverse = summarize(&per_byte)?;
+    let mean = 1.0 / inverse.mean;
+    let scale = mean * mean;
+    Some(Summary {
+        mean,
+        sd: inverse.sd * scale,
+        ci95: inverse.ci95.map(|c| c * scale),
+        ..plain
+    })
+}
+
+/// Summarize one suite's figures in `mode`: rates by [`summarize_rates`], times and
+/// ratios as they are.
+pub fn summarize_figures(mode: Mode, xs: &[f64]) -> Option<Summary> {
+    if mode.is_throughput() {
+        summarize_rates(xs)
+    } else {
+        summarize(xs)
+    }
+}
+
 /// Linear-interpolation quantile of sorted values.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
@@ -227,6 +262,37 @@ mod tests {
             (1, 5.0, 5.0, 0.0, None)
         );
         assert_eq!(s.relative_ci(), None);
+    }
+
+    /// Windows of equal bytes at 100 and 50 bytes/s move 2 bytes in 0.03 s: 66.7/s, not
+    /// the 75 of the rates' mean; the interval is the seconds per byte's, as wide
+    /// relative to the figure; median and extremes are the rates'.
+    #[test]
+    fn rates_summarize_as_the_rate_of_their_total() {
+        let r = summarize_rates(&[100.0, 50.0, 80.0]).unwrap();
+        let per_byte = summarize(&[0.01, 0.02, 0.0125]).unwrap();
+        assert!((r.mean - 1.0 / per_byte.mean).abs() < 1e-9, "{}", r.mean);
+        assert!((r.relative_ci().unwrap() - per_byte.relative_ci().unwrap()).abs() < 1e-12);
+        assert!((r.sd / r.mean - per_byte.sd / per_byte.mean).abs() < 1e-12);
+        assert_eq!((r.n, r.median, r.min, r.max), (3, 80.0, 50.0, 100.0));
+        let two = summarize_rates(&[100.0, 50.0]).unwrap();
+        assert!((two.mean - 200.0 / 3.0).abs() < 1e-9, "{}", two.mean);
+        // A rate that is no rate (zero) leaves the plain mean.
+        assert_eq!(summarize_rates(&[0.0, 50.0]).unwrap().mean, 25.0);
+    }
+
+    /// Throughput suites take the rate of the total; connect's seconds and echo's ratios
+    /// their plain mean.
+    #[test]
+    fn only_rates_are_summarized_by_their_total() {
+        let xs = [100.0, 50.0];
+        for mode in [Mode::Send, Mode::Receive] {
+            let s = summarize_figures(mode, &xs).unwrap();
+            assert!((s.mean - 200.0 / 3.0).abs() < 1e-9, "{mode:?}");
+        }
+        for mode in [Mode::Connect, Mode::Echo] {
+            assert_eq!(summarize_figures(mode, &xs).unwrap().mean, 75.0, "{mode:?}");
+        }
     }
 
     #[test]

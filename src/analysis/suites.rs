@@ -4,7 +4,7 @@
 
 use super::connect::{common_rest, connect_figure, rest};
 use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
-use super::{Percentiles, Summary, median, percentiles_of, summarize};
+use super::{Percentiles, Summary, median, percentiles_of, summarize, summarize_figures};
 use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
 
 /// Everything known about one suite in one mode.
@@ -359,7 +359,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
         unavailable: list
             .iter()
             .any(|s| matches!(s.outcome, Outcome::Unavailable { .. })),
-        figure: summarize(&figures),
+        figure: summarize_figures(mode, &figures),
         echo: percentiles_of(echoes),
         client_cpu: summarize(&cpu),
         server_cpu: summarize(&server),
@@ -643,6 +643,9 @@ mod tests {
         let f = a.figure.unwrap();
         // 1e8 bytes in 0.1 s and 0.3 s.
         assert!((f.max - 1e9).abs() < 1.0 && (f.min - 1e8 / 0.3).abs() < 1.0);
+        // The figure is the rate of their total, 2e8 bytes in 0.4 s (not 6.67e8, the
+        // mean of the two rates).
+        assert!((f.mean - 5e8).abs() < 1.0, "{}", f.mean);
         // 0.5 s of CPU per 1e8 bytes = 5 s per GB.
         assert!((a.client_cpu.unwrap().median - 5.0).abs() < 1e-9);
         assert_eq!(a.last_error.as_deref(), Some("slow"));

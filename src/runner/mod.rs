@@ -1353,7 +1353,8 @@ mod tests {
     /// Each suite's rate by name, alternating around it from one of its samples to the
     /// next: `fast` 1000 ± 10 MB/s, `twin` the same, `close` 850 ± 100, `wide` 700 ± 300,
     /// `wobble` 1000 ± 300 (never told from `fast`, nor equal to it), `farN` N × 10 steady;
-    /// every sample of `broken` fails.
+    /// every sample of `broken` fails. The spread is even in seconds per byte, so the
+    /// rate of a pair's total is the named one.
     #[derive(Default)]
     struct Spread(std::collections::HashMap<String, u32>);
     impl Transport for Spread {
@@ -1370,11 +1371,12 @@ mod tests {
             let calls = self.0.entry(name.clone()).or_default();
             *calls += 1;
             let sign = if *calls % 2 == 0 { 1.0 } else { -1.0 };
+            let around = |rate: f64, spread: f64| rate / (1.0 - sign * spread / rate);
             let rate = match name.as_str() {
-                "fast" | "twin" => 1000e6 + sign * 10e6,
-                "close" => 850e6 + sign * 100e6,
-                "wide" => 700e6 + sign * 300e6,
-                "wobble" => 1000e6 + sign * 300e6,
+                "fast" | "twin" => around(1000e6, 10e6),
+                "close" => around(850e6, 100e6),
+                "wide" => around(700e6, 300e6),
+                "wobble" => around(1000e6, 300e6),
                 far => far[3..].parse::<f64>().unwrap() * 10e6,
             };
             at_rate(req, cancel, rate)

@@ -9,9 +9,7 @@
 //! decision is, and a race lasts what its first pass did, at most.
 
 use super::{Abort, ItemState, Runner};
-use crate::analysis::{
-    self, SuiteStats, connect, higher_is_better, not_distinguishable, summarize,
-};
+use crate::analysis::{self, SuiteStats, connect, higher_is_better, not_distinguishable};
 use crate::model::{EQUAL_WITHIN, FAILED_AFTER, Mode, Stop, StopReason, Suite};
 use std::collections::BTreeMap;
 
@@ -107,7 +105,7 @@ pub fn stats_of(entries: &[Entry]) -> Vec<SuiteStats> {
     let mut stats: Vec<SuiteStats> = (pooled.into_iter())
         .map(|(mode, suite, figures)| {
             let mut s = SuiteStats::empty(mode, suite.clone());
-            s.figure = summarize(&figures);
+            s.figure = analysis::summarize_figures(mode, &figures);
             s.ok = figures.len();
             s
         })
@@ -406,6 +404,17 @@ mod tests {
         }
     }
 
+    /// The race weighs a transfer by the rate of its samples' total, as reports do (equal
+    /// bytes at 100 and 50 per second: 66.7, not 75), and connect by its mean time.
+    #[test]
+    fn the_race_sees_the_figures_reports_show() {
+        let f = [100.0, 50.0];
+        let stats = stats_of(&[entry(0, Mode::Send, &f), entry(1, Mode::Connect, &f)]);
+        let mean = |i: usize| stats[i].figure.unwrap().mean;
+        assert!((mean(0) - 200.0 / 3.0).abs() < 1e-9, "{}", mean(0));
+        assert_eq!(mean(1), 75.0);
+    }
+
     #[test]
     fn only_suites_tied_with_the_best_go_on() {
         let (best, close, far) = ([100.0, 104.0, 96.0], [97.0, 92.0, 99.0], [50.0, 52.0, 48.0]);
@@ -480,7 +489,7 @@ mod tests {
     }
 
     fn figure(mean: f64, ci95: f64) -> analysis::Summary {
-        let mut s = summarize(&[mean, mean]).unwrap();
+        let mut s = analysis::summarize(&[mean, mean]).unwrap();
         s.ci95 = Some(ci95);
         s
     }
