@@ -103,6 +103,8 @@ pub fn summarize_rates(rates: &[f64]) -> Option<Summary> {
     if per_byte.len() != plain.n {
         return Some(plain);
     }
+    // A whole summary, sorted, though only its moments are used: summed in sorted order
+    // the figure does not depend on the samples' order, to the last bit.
     let inverse = summarize(&per_byte)?;
     let mean = 1.0 / inverse.mean;
     let scale = mean * mean;
