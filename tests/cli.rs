@@ -93,8 +93,10 @@ fn run_against_the_sandbox_prints_a_table_and_stores_every_sample() {
     // The sandbox's two ends were split over the CPUs (where there are two or more),
     // and the run says so.
     let options: serde_json::Value = serde_json::from_str(&runs[0].options_json).unwrap();
-    assert_eq!(options["sandbox_cpus"], "split");
-    if let Some(split) = sshbench::sys::affinity::plan(sshbench::model::Placement::Split) {
+    let split = sshbench::sys::affinity::plan(sshbench::model::Placement::Split);
+    let placed = if split.is_some() { "split" } else { "shared" };
+    assert_eq!(options["sandbox_cpus"], placed);
+    if let Some(split) = split {
         let said = format!(
             "sshd on CPU{} {}",
             if split.server.len() == 1 { "" } else { "s" },
@@ -1381,6 +1383,35 @@ fn sandbox_setups_are_stored_and_reported_apart() {
         "{}",
         text(&cmp.stdout)
     );
+}
+
+/// A sandbox run that may use one CPU (a `taskset -c`, a container's cpuset) cannot keep
+/// its two ends apart: it says so, and is stored as the shared setup it measured.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sandbox_allowed_one_cpu_shares_it_and_is_stored_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let cpu = sshbench::sys::affinity::allowed().unwrap()[0];
+    let mut cmd = sshbench();
+    sshbench::sys::affinity::pin_command(&mut cmd, &[cpu]).unwrap();
+    let out = cmd
+        .args(["run", "--mode", "connect", "--kex", "curve25519-sha256"])
+        .args(["--hostkeys", "ssh-ed25519", "--rounds", "2", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let note = format!(
+        "note: this process may run on CPU {cpu} only: the sandbox's sshd and ssh share it"
+    );
+    assert!(stderr.contains(&note), "{note:?} missing:\n{stderr}");
+    assert!(!stderr.contains("sshd on CPU"), "{stderr}");
+    let runs = Store::open(&db).unwrap().runs().unwrap();
+    assert_eq!(runs[0].destination, "local sandbox (shared CPUs)");
+    let options: serde_json::Value = serde_json::from_str(&runs[0].options_json).unwrap();
+    assert_eq!(options["sandbox_cpus"], "shared");
 }
 
 #[test]

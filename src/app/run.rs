@@ -437,12 +437,13 @@ pub fn run(args: RunArgs) -> Result<u8> {
     }
     // A resumed run brings its own destination, options, plan and seed.
     let resumed = cfg.resume.map(|id| load_resumed(&db, id)).transpose()?;
-    let options = resumed
+    let mut options = resumed
         .as_ref()
         .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
     let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
     progress.say(&format!("client: {}", client.version.raw));
     if resumed.is_none() {
+        options.sandbox_cpus = super::server::sandbox_placement(options.sandbox_cpus, &progress);
         // Filters that name nothing the client knows fail here, before a sandbox starts
         // or a server is probed.
         build_plan(&client, None, cfg.destination.is_none(), &options)?;

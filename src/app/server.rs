@@ -52,6 +52,26 @@ pub fn start_sandbox(
     Ok((sb, split))
 }
 
+/// Where a new sandbox run's two ends will run: `asked`, unless it is a split this
+/// machine cannot give (one CPU allowed, or no pinning on this OS); then shared, said
+/// once, so that the run is stored and pooled as what it measured.
+pub fn sandbox_placement(asked: Placement, progress: &Progress) -> Placement {
+    if asked != Placement::Split {
+        return asked;
+    }
+    match affinity::unsplittable(affinity::allowed().as_deref()) {
+        Some(why) => {
+            progress.say(&format!(
+                "note: {why}: the sandbox's sshd and ssh share it, and the run is stored as \
+                 `{}`",
+                target::sandbox_label(Placement::Shared, &LabOptions::default())
+            ));
+            Placement::Shared
+        }
+        None => Placement::Split,
+    }
+}
+
 /// ", sshd on CPU 1, clients on CPU 0" for a split placement.
 pub fn placement_label(split: Option<&affinity::Split>, client_side: &str) -> String {
     split.map_or_else(String::new, |s| {

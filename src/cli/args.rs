@@ -625,8 +625,8 @@ pub struct RunArgs {
     /// Where the local sandbox's two ends run: `split` keeps sshd on the upper half of the
     /// CPUs and the ssh client on the lower half, so that they never take turns on one
     /// core (as two machines would not); `shared` lets the scheduler place them (stored as
-    /// the destination `sandbox (shared CPUs)`). Linux with two or more CPUs; elsewhere
-    /// always shared.
+    /// the destination `sandbox (shared CPUs)`). A split needs Linux and two or more CPUs
+    /// this process may use; without them the run says so and is stored as shared.
     #[arg(
         long,
         value_enum,

@@ -71,6 +71,20 @@ pub fn plan(placement: Placement) -> Option<Split> {
     }
 }
 
+/// Why a split placement cannot be had with `allowed` (the CPUs this process may use,
+/// `None` where the OS does not tell or pin), if it cannot: the sandbox's two ends then
+/// share what there is, and a run must not be stored as if they did not.
+pub fn unsplittable(allowed: Option<&[usize]>) -> Option<String> {
+    match allowed {
+        None => Some("this OS does not let sshbench pin processes to CPUs".to_string()),
+        Some(cpus) if split(cpus, |_| None).is_none() => Some(match cpus {
+            [] => "this process may run on no CPU it can name".to_string(),
+            _ => format!("this process may run on CPU {} only", format_list(cpus)),
+        }),
+        Some(_) => None,
+    }
+}
+
 /// Share `allowed` out between `jobs` concurrent hosts of a fleet run: groups of whole
 /// physical cores where the topology is known (hardware threads of one core stay in
 /// one group), sizes differing by at most one. Empty when there are fewer CPUs than
@@ -252,6 +266,19 @@ pub fn pin_command(cmd: &mut Command, cpus: &[usize]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_cpu_or_none_named_cannot_be_split() {
+        assert_eq!(unsplittable(Some(&[0, 1])), None);
+        assert_eq!(unsplittable(Some(&[3, 5, 6])), None);
+        // A cpuset of one CPU, as `taskset -c 2` or a container gives.
+        assert_eq!(
+            unsplittable(Some(&[2])).as_deref(),
+            Some("this process may run on CPU 2 only")
+        );
+        assert!(unsplittable(Some(&[])).is_some());
+        assert!(unsplittable(None).unwrap().contains("does not let"));
+    }
 
     #[test]
     fn fleet_jobs_get_whole_cores_of_their_own() {
