@@ -242,6 +242,28 @@ fn kill_9_keeps_every_sample_and_resume_completes_the_plan() {
     assert!(before.len() < planned, "the run finished before the kill");
     drop(store);
 
+    // Resumed where its two ends cannot be kept apart, a split run would pool shared
+    // samples with its own: refused, nothing stored.
+    #[cfg(target_os = "linux")]
+    if sshbench::sys::affinity::plan(sshbench::model::Placement::Split).is_some() {
+        let cpu = sshbench::sys::affinity::allowed().unwrap()[0];
+        let mut one = sshbench();
+        sshbench::sys::affinity::pin_command(&mut one, &[cpu]).unwrap();
+        let out = one
+            .args(["run", "--resume", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        let said = text(&out.stderr);
+        assert!(!out.status.success(), "{said}");
+        assert!(
+            said.contains(&format!("this process may run on CPU {cpu} only")),
+            "{said}"
+        );
+        let store = Store::open(&db).unwrap();
+        assert_eq!(store.samples(&[run.id]).unwrap().len(), before.len());
+    }
+
     let out = run_with_db(&db, &["--resume"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(

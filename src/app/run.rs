@@ -14,11 +14,12 @@ use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::{self, Login};
-use sshbench::model::{AlgoLists, Outcome, RunOptions, Sample, Stop};
+use sshbench::model::{AlgoLists, Outcome, Placement, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
 use sshbench::store::{self, NewRun, Store};
+use sshbench::sys::affinity;
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
@@ -81,7 +82,18 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
     if run.status == "complete" {
         bail!("run {id} is already complete");
     }
-    resumed_of(run)
+    let resumed = resumed_of(run)?;
+    let (options, target) = (&resumed.1, &resumed.2);
+    if target.is_sandbox && options.sandbox_cpus == Placement::Split {
+        // Its samples so far kept the two ends apart; shared ones would pool with them.
+        if let Some(why) = affinity::unsplittable(affinity::allowed().as_deref()) {
+            bail!(
+                "run {id} measured the sandbox with its sshd and ssh on separate CPUs, but \
+                 {why}: resume it where it may use two CPUs or more, or start a new run"
+            );
+        }
+    }
+    Ok(resumed)
 }
 
 /// A stored run with the options and destination it was started with.
