@@ -4,7 +4,8 @@
 //! `kill -9`. A host that fails is reported and skipped; the exit status says so.
 
 use super::progress::Progress;
-use super::run::{HostRun, Shared, build_plan, measure, resumed_of};
+use super::resume::resumed_of;
+use super::run::{HostRun, Shared, build_plan, measure};
 use anyhow::{Context, Result, bail};
 use sshbench::model::RunOptions;
 use sshbench::runner::{Abort, End};

@@ -8,6 +8,7 @@ mod outcome;
 mod overlap;
 mod progress;
 mod reports;
+mod resume;
 mod run;
 mod server;
 mod streams;

@@ -4,9 +4,10 @@ use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results};
 use super::outcome::{shell_start_note, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
+use super::resume::{Resumed, Start, load_resumed, reopen};
 use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_location, find_ssh};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use sshbench::cli::RunArgs;
 use sshbench::cli::config::RunConfig;
 use sshbench::measure::Transport;
@@ -14,12 +15,11 @@ use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::{self, Login};
-use sshbench::model::{AlgoLists, Outcome, Placement, RunOptions, Sample, Stop};
+use sshbench::model::{AlgoLists, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
 use sshbench::store::{self, NewRun, Store};
-use sshbench::sys::affinity;
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
@@ -61,50 +61,6 @@ impl Sink for StoreSink<'_> {
     }
 }
 
-/// A stored run being finished: its record, options and destination.
-pub(super) type Resumed = (store::RunRecord, RunOptions, Target);
-
-/// The run `--resume` asks for, with the options and destination it was started with.
-pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
-    if !store::is_url(db) && !Path::new(db).exists() {
-        bail!("nothing to resume: the database {db} does not exist");
-    }
-    let store = Store::connect(db)?;
-    let id = match id {
-        Some(id) => id,
-        None => store
-            .latest_unfinished()?
-            .ok_or_else(|| anyhow!("no interrupted run to resume in {}", store.describe()))?,
-    };
-    let run = store
-        .run(id)?
-        .ok_or_else(|| anyhow!("no run {id} in {}", store.describe()))?;
-    if run.status == "complete" {
-        bail!("run {id} is already complete");
-    }
-    let resumed = resumed_of(run)?;
-    let (options, target) = (&resumed.1, &resumed.2);
-    if target.is_sandbox && options.sandbox_cpus == Placement::Split {
-        // Its samples so far kept the two ends apart; shared ones would pool with them.
-        if let Some(why) = affinity::unsplittable(affinity::allowed().as_deref()) {
-            bail!(
-                "run {id} measured the sandbox with its sshd and ssh on separate CPUs, but \
-                 {why}: resume it where it may use two CPUs or more, or start a new run"
-            );
-        }
-    }
-    Ok(resumed)
-}
-
-/// A stored run with the options and destination it was started with.
-pub(super) fn resumed_of(run: store::RunRecord) -> Result<Resumed> {
-    let options: RunOptions =
-        serde_json::from_str(&run.options_json).context("reading the run's options")?;
-    let target: Target =
-        serde_json::from_str(&run.target_json).context("reading the run's destination")?;
-    Ok((run, options, target))
-}
-
 /// The plan for the client and the server's offer (`None`: not known yet, the client's
 /// lists only).
 pub(super) fn build_plan(
@@ -139,27 +95,6 @@ fn make_plan(
         }),
         None => build_plan(client, srv.offer.as_ref(), srv.target.is_sandbox, options),
     }
-}
-
-/// What a run starts from: its id, seed, and the samples it already has.
-type Start = (i64, u64, Vec<(usize, u32, Sample)>);
-
-/// Reopen a resumed run, keeping its successful and refused samples (failed slots,
-/// say while the network was down, are measured again).
-fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress) -> Result<Start> {
-    store.set_status(run.id, "running")?;
-    let previous: Vec<(usize, u32, Sample)> = store
-        .samples(&[run.id])?
-        .into_iter()
-        .filter(|s| !matches!(s.sample.outcome, Outcome::Failed { .. }))
-        .map(|s| (s.item, s.round, s.sample))
-        .collect();
-    progress.say(&format!(
-        "resuming run {} ({} samples already stored)",
-        run.id,
-        previous.len()
-    ));
-    Ok((run.id, run.seed, previous))
 }
 
 struct NewRunInput<'a> {
