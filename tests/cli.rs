@@ -1426,7 +1426,7 @@ fn a_sandbox_allowed_one_cpu_shares_it_and_is_stored_so() {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let note = format!(
-        "note: this process may run on CPU {cpu} only: the sandbox's sshd and ssh share it"
+        "note: this process may run on CPU {cpu} only: the sandbox's sshd and ssh run on the same CPUs"
     );
     assert!(stderr.contains(&note), "{note:?} missing:\n{stderr}");
     assert!(!stderr.contains("sshd on CPU"), "{stderr}");

@@ -62,8 +62,8 @@ pub fn sandbox_placement(asked: Placement, progress: &Progress) -> Placement {
     match affinity::unsplittable(affinity::allowed().as_deref()) {
         Some(why) => {
             progress.say(&format!(
-                "note: {why}: the sandbox's sshd and ssh share it, and the run is stored as \
-                 `{}`",
+                "note: {why}: the sandbox's sshd and ssh run on the same CPUs, and the run is \
+                 stored as `{}`",
                 target::sandbox_label(Placement::Shared, &LabOptions::default())
             ));
             Placement::Shared

@@ -76,7 +76,7 @@ pub fn plan(placement: Placement) -> Option<Split> {
 /// share what there is, and a run must not be stored as if they did not.
 pub fn unsplittable(allowed: Option<&[usize]>) -> Option<String> {
     match allowed {
-        None => Some("this OS does not let sshbench pin processes to CPUs".to_string()),
+        None => Some("sshbench cannot pin processes to CPUs here".to_string()),
         Some(cpus) if split(cpus, |_| None).is_none() => Some(match cpus {
             [] => "this process may run on no CPU it can name".to_string(),
             _ => format!("this process may run on CPU {} only", format_list(cpus)),
@@ -277,7 +277,7 @@ mod tests {
             Some("this process may run on CPU 2 only")
         );
         assert!(unsplittable(Some(&[])).is_some());
-        assert!(unsplittable(None).unwrap().contains("does not let"));
+        assert!(unsplittable(None).unwrap().contains("cannot pin"));
     }
 
     #[test]
