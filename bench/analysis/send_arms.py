@@ -11,14 +11,10 @@ each against the mean of the references on either side, and sshbench against the
 plain send; pooled with 95% intervals (Student's t on the logarithms). Linux; needs
 sqlite3 and taskset; build target/release/sshbench and target/release/examples/benchkit
 first."""
-import math, os, shutil, statistics as st, subprocess, sys, tempfile, time
+import math, os, subprocess, sys, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.path.join(ROOT, 'target/release/sshbench')
-KIT = os.path.join(ROOT, 'target/release/examples/benchkit')
-HOST = 'sshbench-sandbox'
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145}
+from sequence import BIN, HOST, KIT, pooled, sandbox
+
 # The session's sshd (the shell's parent) and its CPU, then the mark and the count.
 MARKED = ("sh -c 'head -c {ramp} > /dev/null; read -r a b c < /proc/$PPID/schedstat; "
           "echo $a MARK; wc -c; read -r a b c < /proc/$PPID/schedstat; echo $a'")
@@ -103,24 +99,14 @@ class Bench:
         return dict(zip(['rate', 'server ns/B', 'client ns/B'], map(float, out)))
 
 
-def pooled(name, logs):
-    m = st.mean(logs)
-    h = T975.get(len(logs) - 1, 2.0) * st.stdev(logs) / math.sqrt(len(logs))
-    print(f'{name:52s} {math.exp(m):.3f} ({math.exp(m - h):.3f}-{math.exp(m + h):.3f}), '
-          f'n = {len(logs)}')
-
-
 def main():
     if len(sys.argv) != 3 or int(sys.argv[2]) < 2:
         sys.exit(__doc__)
     cipher, blocks = sys.argv[1], int(sys.argv[2])
-    work = tempfile.mkdtemp(prefix='send_arms.')
-    sb = subprocess.Popen([BIN, 'sandbox'], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True)
     arms = {'sshbench': [], 'plain 4 s, master, marked': [], 'plain 4 s, marked': []}
     refs = []
-    try:
-        bench = Bench(cipher, sb.stdout.readline().strip(), work)
+    with sandbox('send_arms.') as (config, work):
+        bench = Bench(cipher, config, work)
         marked = MARKED.format(ramp=8 << 20)
         refs.append(bench.references(0))
         for block in range(1, blocks + 1):
@@ -132,17 +118,13 @@ def main():
             print(f'block {block}: ' + ', '.join(
                 f"{a} {v[-1]['rate']:.0f}" for a, v in arms.items()) +
                 f", references {refs[-2]['rate']:.0f} {refs[-1]['rate']:.0f} MB/s", flush=True)
-    finally:
-        sb.terminate()
-        sb.wait()
-        shutil.rmtree(work)
     for arm, figures in arms.items():
         for key in ['rate', 'server ns/B', 'client ns/B']:
-            pooled(f'{arm}, {key} / references', [
+            pooled(f'{arm}, {key} / references', width=52, logs=[
                 math.log(f[key] / ((refs[b][key] + refs[b + 1][key]) / 2))
                 for b, f in enumerate(figures)])
     direct = arms['plain 4 s, marked']
-    pooled('sshbench / plain 4 s, marked', [
+    pooled('sshbench / plain 4 s, marked', width=52, logs=[
         math.log(f['rate'] / d['rate']) for f, d in zip(arms['sshbench'], direct)])
 
 

@@ -9,13 +9,13 @@ references again. Per block, sshbench's figure and the plain sessions' mean agai
 mean of the whole send references on either side; pooled with 95% intervals (Student's
 t on the logarithms; two blocks at least). Needs sqlite3; build target/release/sshbench and
 target/release/examples/benchkit first."""
-import os, subprocess, sys, time, statistics as st, math, tempfile, shutil
+import contextlib, os, subprocess, sys, time, statistics as st, math, tempfile, shutil
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, 'target/release/sshbench')
 KIT = os.path.join(ROOT, 'target/release/examples/benchkit')
 # Student's t (two-sided 95%) by degrees of freedom; 2.0 past the table.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262}
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145}
 HOST = 'sshbench-sandbox'
 
 
@@ -85,23 +85,37 @@ class Bench:
         return st.mean(rates)
 
 
-def pooled(name, logs):
+def pooled(name, logs, width=0):
+    """Print the logarithms' mean as a ratio with its 95% interval, `name` padded to
+    `width`."""
     m = st.mean(logs)
     h = T975.get(len(logs) - 1, 2.0) * st.stdev(logs) / math.sqrt(len(logs))
-    print(f'{name} {math.exp(m):.3f} ({math.exp(m - h):.3f}-{math.exp(m + h):.3f}), '
-          f'n = {len(logs)}')
+    print(f'{name.ljust(width)} {math.exp(m):.3f} ({math.exp(m - h):.3f}-'
+          f'{math.exp(m + h):.3f}), n = {len(logs)}')
+
+
+@contextlib.contextmanager
+def sandbox(prefix):
+    """A work dir and a sandbox of this tree's sshbench for the references: (its ssh
+    config, the dir), both gone afterwards."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    sb = subprocess.Popen([BIN, 'sandbox'], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield sb.stdout.readline().strip(), work
+    finally:
+        sb.terminate()
+        sb.wait()
+        shutil.rmtree(work)
 
 
 def main():
     if len(sys.argv) != 3 or int(sys.argv[2]) < 2:
         sys.exit(__doc__)
     cipher, blocks = sys.argv[1], int(sys.argv[2])
-    work = tempfile.mkdtemp(prefix='sequence.')
-    sb = subprocess.Popen([BIN, 'sandbox'], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True)
     ours, plains = [], []
-    try:
-        bench = Bench(cipher, sb.stdout.readline().strip(), work)
+    with sandbox('sequence.') as (config, work):
+        bench = Bench(cipher, config, work)
         before = bench.references(0)
         for block in range(1, blocks + 1):
             o, shapes = bench.sshbench(block)
@@ -113,10 +127,6 @@ def main():
             print(f'block {block}: sshbench {o:7.1f} plain-shape {p:7.1f} refs {before:7.1f} '
                   f'{after:7.1f}: {o / r:.3f} {p / r:.3f}', flush=True)
             before = after
-    finally:
-        sb.terminate()
-        sb.wait()
-        shutil.rmtree(work)
     pooled('sshbench/ref', ours)
     pooled('plain-shape/ref', plains)
 
