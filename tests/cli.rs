@@ -1436,6 +1436,41 @@ fn a_sandbox_allowed_one_cpu_shares_it_and_is_stored_so() {
     assert_eq!(options["sandbox_cpus"], "shared");
 }
 
+/// `sshbench sandbox` under one CPU says that its sshd shares it with the clients.
+#[test]
+fn a_manual_sandbox_allowed_one_cpu_says_it_shares_it() {
+    use std::io::Read;
+    let cpu = sshbench::sys::affinity::allowed().unwrap()[0];
+    let mut cmd = sshbench();
+    sshbench::sys::affinity::pin_command(&mut cmd, &[cpu]).unwrap();
+    let mut child = cmd
+        .arg("sandbox")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.trim().ends_with("ssh_config"), "{first}");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "{stderr}");
+    let note = format!(
+        "note: this process may run on CPU {cpu} only: the sandbox's sshd and its clients run on the same CPUs"
+    );
+    assert!(stderr.contains(&note), "{note:?} missing:\n{stderr}");
+    assert!(!stderr.contains("sshd on CPU"), "{stderr}");
+}
+
 #[test]
 fn precision_and_budget_stop_rules() {
     let dir = tempfile::tempdir().unwrap();

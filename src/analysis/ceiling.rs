@@ -161,7 +161,7 @@ mod tests {
         assert_eq!((c[1].rate, c[1].reached), (800e6, false));
         assert_eq!(
             c[1].sentence("x"),
-            "receive path: at least 800.0 MB/s (x; limited by both CPUs; no suite had CPU to spare), so its own ceiling may be higher; one raw TCP stream along it moved 4000.0 MB/s."
+            "receive path: at least 800.0 MB/s (x; limited by client and server CPU; no suite had CPU to spare), so its own ceiling may be higher; one raw TCP stream along it moved 4000.0 MB/s."
         );
         // Nothing known of the CPUs: a lower bound, and said so.
         let mut unknown = list[3].clone();

@@ -67,6 +67,7 @@ pub enum Bound {
     Client,
     /// The server's sshd saturates a core.
     Server,
+    /// Both sides' processes want a whole core (in a shared sandbox, the one they share).
     Both,
     /// Neither side's CPU is saturated: the network or flow control limits (the channel
     /// window is not known).
@@ -90,7 +91,7 @@ impl Bound {
         match self {
             Bound::Client => "client CPU",
             Bound::Server => "server CPU",
-            Bound::Both => "both CPUs",
+            Bound::Both => "client and server CPU",
             Bound::Network => "network/window",
             Bound::Window => "window",
             Bound::Link => "network",

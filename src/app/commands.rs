@@ -1,6 +1,8 @@
 //! `sshbench runs`, `sshbench sandbox` and `sshbench algos`.
 
-use super::server::{SandboxSetup, lab_label, placement_label, probe_remote, start_sandbox};
+use super::server::{
+    SandboxSetup, lab_label, placement_label, probe_remote, start_sandbox, unsplittable,
+};
 use super::{find_ssh, open_existing};
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
@@ -83,13 +85,11 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
     };
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let client = client::query(&find_ssh()?)?;
-    let (sb, split) = start_sandbox(
-        &client,
-        SandboxSetup {
-            lab,
-            placement: sshbench::cli::config::placement(args.cpus),
-        },
-    )?;
+    let placement = sshbench::cli::config::placement(args.cpus);
+    if let Some(why) = unsplittable(placement) {
+        eprintln!("note: {why}: the sandbox's sshd and its clients run on the same CPUs");
+    }
+    let (sb, split) = start_sandbox(&client, SandboxSetup { lab, placement })?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", sb.ssh_config().display())?;
     out.flush()?;

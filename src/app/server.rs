@@ -52,14 +52,19 @@ pub fn start_sandbox(
     Ok((sb, split))
 }
 
+/// Why a `split` sandbox cannot be had here (one CPU allowed, or no pinning on this OS);
+/// `None` when it can, or when it was not asked for.
+pub fn unsplittable(asked: Placement) -> Option<String> {
+    (asked == Placement::Split)
+        .then(|| affinity::unsplittable(affinity::allowed().as_deref()))
+        .flatten()
+}
+
 /// Where a new sandbox run's two ends will run: `asked`, unless it is a split this
-/// machine cannot give (one CPU allowed, or no pinning on this OS); then shared, said
-/// once, so that the run is stored and pooled as what it measured.
+/// machine cannot give; then shared, said once, so that the run is stored and pooled as
+/// what it measured.
 pub fn sandbox_placement(asked: Placement, progress: &Progress) -> Placement {
-    if asked != Placement::Split {
-        return asked;
-    }
-    match affinity::unsplittable(affinity::allowed().as_deref()) {
+    match unsplittable(asked) {
         Some(why) => {
             progress.say(&format!(
                 "note: {why}: the sandbox's sshd and ssh run on the same CPUs, and the run is \
@@ -68,7 +73,7 @@ pub fn sandbox_placement(asked: Placement, progress: &Progress) -> Placement {
             ));
             Placement::Shared
         }
-        None => Placement::Split,
+        None => asked,
     }
 }
 

@@ -711,7 +711,7 @@ pub struct SandboxArgs {
 
     /// Pin sshd to the upper half of the CPUs (`split`, the default, as `sshbench run`
     /// does; clients then belong on the lower half, e.g. with `taskset -c`), or not
-    /// (`shared`). Linux with two or more CPUs.
+    /// (`shared`). Linux with two or more CPUs; elsewhere it says so and shares them.
     #[arg(long, value_enum, default_value = "split", value_name = "HOW")]
     pub cpus: CpusArg,
 }
