@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use sshbench::cli::{Cli, CommandArgs};
+use std::io::Write;
 use std::process::ExitCode;
 
 mod app;
@@ -25,7 +26,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("sshbench: error: {e:#}");
+            // A closed stderr must not turn an error into a panic.
+            let _ = writeln!(std::io::stderr().lock(), "sshbench: error: {e:#}");
             ExitCode::from(1)
         }
     }

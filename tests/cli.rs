@@ -1436,6 +1436,30 @@ fn a_sandbox_allowed_one_cpu_shares_it_and_is_stored_so() {
     assert_eq!(options["sandbox_cpus"], "shared");
 }
 
+/// A reader that goes away (`sshbench run 2>&1 | head`) does not end the run: it goes
+/// on measuring, stores every sample and exits 0.
+#[test]
+fn a_run_whose_output_is_closed_measures_and_stores_every_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let mut child = sshbench()
+        .args(["run", "--mode", "connect", "--kex", "curve25519-sha256"])
+        .args(["--hostkeys", "ssh-ed25519", "--rounds", "2", "--db"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    assert!(child.wait().unwrap().success());
+    let store = Store::open(&db).unwrap();
+    let run = &store.runs().unwrap()[0];
+    assert_eq!(run.status, "complete");
+    // A warm-up and two rounds of the one pair.
+    assert_eq!(store.samples(&[run.id]).unwrap().len(), 3);
+}
+
 /// `sshbench sandbox` under one CPU says that its sshd shares it with the clients.
 #[test]
 fn a_manual_sandbox_allowed_one_cpu_says_it_shares_it() {

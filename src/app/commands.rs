@@ -33,9 +33,9 @@ pub fn db(args: DbArgs) -> Result<u8> {
     store::check(&to)?;
     let target = Store::connect(&to)?;
     let copied = store::copy(&source, &target, &runs, &mut |id, n| {
-        eprintln!("copied run {id} ({n} samples)");
+        say_err!("copied run {id} ({n} samples)");
     })?;
-    eprintln!(
+    say_err!(
         "{} runs and {} samples copied from {} to {}{}",
         copied.runs,
         copied.samples,
@@ -56,7 +56,7 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
         if !store.delete_run(id)? {
             bail!("no run {id} in {}", store.describe());
         }
-        eprintln!("deleted run {id}");
+        say_err!("deleted run {id}");
         return Ok(0);
     }
     let now = std::time::SystemTime::now()
@@ -64,7 +64,7 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
         .map_or(0, |d| d.as_secs() as i64);
     let runs = store.runs()?;
     if runs.is_empty() {
-        eprintln!("no runs stored in {} yet", store.describe());
+        say_err!("no runs stored in {} yet", store.describe());
         return Ok(0);
     }
     let t = sshbench::views::runs::table(&runs, now);
@@ -87,14 +87,14 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
     let client = client::query(&find_ssh()?)?;
     let placement = sshbench::cli::config::placement(args.cpus);
     if let Some(why) = unsplittable(placement) {
-        eprintln!("note: {why}: the sandbox's sshd and its clients run on the same CPUs");
+        say_err!("note: {why}: the sandbox's sshd and its clients run on the same CPUs");
     }
     let (sb, split) = start_sandbox(&client, SandboxSetup { lab, placement })?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", sb.ssh_config().display())?;
     out.flush()?;
     drop(out);
-    eprintln!(
+    say_err!(
         "sandbox sshd {} listening on {}:{}{}{}\nconnect with: ssh -F {} {}\nCtrl-C stops it",
         sb.sshd().display(),
         sb.host(),

@@ -135,7 +135,7 @@ pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
         .count();
     let sets = cpu_sets(Some(fleet.jobs), left.max(1), false)?;
     if !sh.cfg.quiet {
-        eprintln!(
+        say_err!(
             "resuming fleet run {} ({left} of {} hosts left)",
             fleet.id,
             fleet.hosts.len()
@@ -177,7 +177,7 @@ impl Work<'_> {
         let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut t);
         if !self.sh.cfg.quiet {
-            eprintln!("{}", t.line());
+            say_err!("{}", t.line());
         }
     }
 }
@@ -219,7 +219,7 @@ fn drive(
         ..Tally::default()
     };
     if !sh.cfg.quiet {
-        eprintln!("{}", announce(&fleet, &sets));
+        say_err!("{}", announce(&fleet, &sets));
     }
     let work = Work {
         sh,
@@ -360,14 +360,14 @@ fn finish(sh: &Shared, id: i64) -> Result<u8> {
     let (doc, view) = fleet_view::fleet_run(&fleet, &store.runs()?);
     super::emit(&doc, &view, sshbench::cli::FormatArg::Table)?;
     if let Some(code) = sh.cancel.exit_code() {
-        eprintln!(
+        say_err!(
             "sshbench: interrupted; fleet run {id} keeps every finished sample \
              (`sshbench run --resume` finishes it)"
         );
         return Ok(code as u8);
     }
     if !sh.cfg.quiet {
-        eprintln!(
+        say_err!(
             "more: sshbench summary --fleet / show --fleet / recommend --fleet / report --fleet"
         );
     }

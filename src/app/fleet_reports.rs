@@ -33,7 +33,7 @@ fn destinations(hosts: &Hosts, runs: &[RunRecord]) -> Vec<String> {
             .map(String::as_str)
             .collect();
         if !missing.is_empty() {
-            eprintln!("note: no stored results for {}", missing.join(", "));
+            say_err!("note: no stored results for {}", missing.join(", "));
         }
         names = listed
             .iter()
@@ -97,7 +97,7 @@ pub fn load(
         }
     }
     if !unmeasured.is_empty() {
-        eprintln!("note: no counted samples of {}", unmeasured.join(", "));
+        say_err!("note: no counted samples of {}", unmeasured.join(", "));
     }
     if out.is_empty() {
         bail!("no counted samples of these hosts; `sshbench runs` lists what is stored");

@@ -1,6 +1,15 @@
 //! The binary's commands: each wires the library's stages into one pipeline, with
 //! progress on stderr and results on stdout.
 
+/// `eprintln!` that cannot panic: a closed stderr (its reader gone, as in `2>&1 | head`)
+/// must not end a run whose samples are still being measured and stored.
+macro_rules! say_err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod commands;
 mod fleet;
 mod fleet_reports;

@@ -31,7 +31,7 @@ pub fn conclude(
             Ok(None)
         }
         Err(Abort::Cancelled) => {
-            eprintln!(
+            say_err!(
                 "sshbench: interrupted; run {run_id} keeps every finished sample (`sshbench run --resume` finishes it)"
             );
             Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
@@ -160,7 +160,11 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
         ..Default::default()
     })?;
     if samples.is_empty() {
-        println!("No counted samples yet (only warm-ups); finish with `sshbench run --resume`.");
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "No counted samples yet (only warm-ups); finish with `sshbench run --resume`."
+        );
         return Ok(0);
     }
     let scope = Scope::build(&runs, &samples);
@@ -183,7 +187,7 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
             "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
             scope.destination
         );
-        eprintln!("{}", wrap(&more, "  "));
+        say_err!("{}", wrap(&more, "  "));
     }
     Ok(0)
 }

@@ -63,8 +63,8 @@ impl Progress {
         }
         match (&self.bar, &self.host) {
             (Some(b), _) => b.println(fit(msg, terminal_width())),
-            (None, Some(h)) => eprintln!("[{h}] {msg}"),
-            (None, None) => eprintln!("{msg}"),
+            (None, Some(h)) => say_err!("[{h}] {msg}"),
+            (None, None) => say_err!("{msg}"),
         }
     }
 
@@ -112,9 +112,9 @@ impl Progress {
                             b.println(line);
                         }
                     }
-                    (None, Some(h)) if self.verbose => eprintln!("[{h}] {line}"),
+                    (None, Some(h)) if self.verbose => say_err!("[{h}] {line}"),
                     (None, Some(_)) => {}
-                    (None, None) => eprintln!("{line}"),
+                    (None, None) => say_err!("{line}"),
                 }
             }
             Event::Checks { items } => self.say(&checks_line(items)),

@@ -142,7 +142,7 @@ pub fn report(a: ReportArgs) -> Result<u8> {
         let page = fleet_view::heat::render(&view, &hosts, &text)?;
         std::fs::write(&a.output, &page)
             .with_context(|| format!("writing {}", a.output.display()))?;
-        eprintln!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
+        say_err!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
         return Ok(0);
     }
     let loaded = load_selected(&a.selection)?;
@@ -173,13 +173,13 @@ pub fn report(a: ReportArgs) -> Result<u8> {
     };
     let page = html::render(&scope, &all, &said, &charts)?;
     std::fs::write(&a.output, &page).with_context(|| format!("writing {}", a.output.display()))?;
-    eprintln!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
+    say_err!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
     if let Some(dir) = &a.png {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for c in &charts {
             let path = dir.join(format!("{}.png", c.name));
             charts::save_png(&c.svg, &path)?;
-            eprintln!("wrote {}", path.display());
+            say_err!("wrote {}", path.display());
         }
     }
     Ok(0)
