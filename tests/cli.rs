@@ -1436,6 +1436,63 @@ fn a_sandbox_allowed_one_cpu_shares_it_and_is_stored_so() {
     assert_eq!(options["sandbox_cpus"], "shared");
 }
 
+/// ssh's `-p` and `-i` reach a server whose port and key no ssh_config names: without
+/// them the same run fails before it begins.
+#[test]
+fn ssh_s_port_and_identity_flags_reach_the_server() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    let known = sb.dir().join("known_hosts");
+    std::fs::write(
+        &config,
+        format!(
+            "Host *\n  User {}\n  IdentitiesOnly yes\n  IdentityAgent none\n  \
+             UserKnownHostsFile \"{}\"\n  GlobalKnownHostsFile /dev/null\n  \
+             StrictHostKeyChecking yes\n  PasswordAuthentication no\n  \
+             KbdInteractiveAuthentication no\n",
+            sb.user(),
+            known.display()
+        ),
+    )
+    .unwrap();
+    let run = |flags: &[&str]| {
+        let db = db_in(&dir);
+        let _ = std::fs::remove_file(&db);
+        sshbench()
+            .arg("run")
+            .arg("-F")
+            .arg(&config)
+            .args(flags)
+            .args([sb.host(), "--mode", "connect", "--kex", "curve25519-sha256"])
+            .args(["--hostkeys", "ssh-ed25519", "--rounds", "1", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    let port = sb.port().to_string();
+    let key = sb.client_key().to_str().unwrap();
+    let out = run(&["-p", &port, "-i", key]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("port {port})")),
+        "{}",
+        text(&out.stderr)
+    );
+    // Either flag left out, the run cannot begin: no key, or ssh's own port 22.
+    for (flags, why) in [
+        (["-p", &port], "Permission denied (publickey)"),
+        (["-i", key], "port 22"),
+    ] {
+        let out = run(&flags);
+        let stderr = text(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(why),
+            "{flags:?}: {stderr}"
+        );
+    }
+}
+
 /// A reader that goes away (`sshbench run 2>&1 | head`) does not end the run: it goes
 /// on measuring, stores every sample and exits 0.
 #[test]

@@ -318,6 +318,20 @@ pub struct SshArgs {
     /// use instead, and host key checking cannot be turned off.
     #[arg(short = 'o', value_name = "OPTION=VALUE")]
     pub options: Vec<String>,
+
+    /// Port to connect to (as `ssh -p`, passed as `-o Port=PORT`); a destination's own
+    /// `host:port` wins over it.
+    #[arg(short = 'p', value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+
+    /// An identity (private key) file (as `ssh -i`, passed as `-o IdentityFile=FILE`;
+    /// repeatable).
+    #[arg(short = 'i', value_name = "FILE")]
+    pub identity: Vec<std::path::PathBuf>,
+
+    /// Connect through this jump host (as `ssh -J`, passed as `-o ProxyJump=...`).
+    #[arg(short = 'J', value_name = "DESTINATION")]
+    pub jump: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -152,13 +152,37 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
     })
 }
 
-/// ssh's `-F` and `-o` for a destination, checked (`crate::target::ssh_args`); the
-/// sandbox has its own ssh_config and takes neither.
+/// ssh's `-F` and `-o` (with `-p`, `-i`, `-J` as `-o`) for a destination, checked
+/// (`crate::target::ssh_args`); the sandbox has its own ssh_config and takes none.
 pub fn destination_ssh_args(destination: Option<&str>, a: &SshArgs) -> Result<Vec<String>> {
-    if destination.is_none() && (a.config.is_some() || !a.options.is_empty()) {
-        bail!("-F and -o apply to a destination; the local sandbox has its own ssh_config");
+    let options = [shortcuts(a)?, a.options.clone()].concat();
+    if destination.is_none() && (a.config.is_some() || !options.is_empty()) {
+        bail!(
+            "-F, -o, -p, -i and -J apply to a destination; the local sandbox has its own ssh_config"
+        );
     }
-    crate::target::ssh_args(a.config.as_deref(), &a.options)
+    crate::target::ssh_args(a.config.as_deref(), &options)
+}
+
+/// ssh's `-p`, `-i` and `-J` as the `-o` options they stand for: every tool sshbench
+/// runs (ssh, sftp, scp, rsync's ssh) takes `-o` alike, where scp and sftp spell the
+/// port `-P`.
+fn shortcuts(a: &SshArgs) -> Result<Vec<String>> {
+    let mut out: Vec<String> = a.port.iter().map(|p| format!("Port={p}")).collect();
+    for file in &a.identity {
+        let file = file.display().to_string();
+        if file.contains('"') || file.chars().any(char::is_control) {
+            bail!("-i {file:?}: an identity file's path with a quote or control character");
+        }
+        out.push(format!("IdentityFile=\"{file}\""));
+    }
+    if let Some(jump) = &a.jump {
+        if jump.is_empty() || jump.starts_with('-') || jump.contains(char::is_whitespace) {
+            bail!("-J {jump:?}: give [user@]host[:port], comma-separated for several hops");
+        }
+        out.push(format!("ProxyJump={jump}"));
+    }
+    Ok(out)
 }
 
 impl RunConfig {
@@ -321,6 +345,38 @@ mod tests {
             panic!("not run")
         };
         RunConfig::from_args(*a)
+    }
+
+    #[test]
+    fn ssh_s_port_identity_and_jump_flags_become_their_options() {
+        let args = |argv: &[&str]| run_config(argv).map(|c| c.ssh_args);
+        let got = args(&["sshbench", "run", "nas", "-p", "2222", "-i", "/k/my key"]);
+        let want = ["-o", "Port=2222", "-o", "IdentityFile=\"/k/my key\""];
+        assert_eq!(got.unwrap(), want);
+        // The shortcuts come before -o, so that an explicit -o cannot be overridden by them
+        // (ssh keeps the first value it is given).
+        let got = args(&[
+            "sshbench",
+            "run",
+            "nas",
+            "-o",
+            "Port=22",
+            "-J",
+            "me@hop:2200",
+        ]);
+        assert_eq!(
+            got.unwrap(),
+            ["-o", "ProxyJump=me@hop:2200", "-o", "Port=22"]
+        );
+        let err = |argv: &[&str]| args(argv).unwrap_err().to_string();
+        assert!(err(&["sshbench", "run", "nas", "-p", "0"]).contains("-p"));
+        assert!(err(&["sshbench", "run", "nas", "-i", "/k/a\"b"]).contains("quote"));
+        assert!(err(&["sshbench", "run", "nas", "-J", "a b"]).contains("[user@]host"));
+        let sandbox = err(&["sshbench", "run", "-p", "2222"]);
+        assert!(
+            sandbox.contains("the local sandbox has its own"),
+            "{sandbox}"
+        );
     }
 
     /// Too few --max-rounds names what it is below: the rounds given, or the race's
