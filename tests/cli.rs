@@ -361,9 +361,23 @@ fn kill_9_in_the_streams_phase_keeps_its_batches_and_resume_finishes_them() {
 
 #[test]
 fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
+    stop_a_run_mid_transfer(nix::sys::signal::Signal::SIGINT, false);
+}
+
+/// A hangup (the terminal's connection gone, its output with it) stops the run as
+/// Ctrl-C does.
+#[test]
+fn a_hangup_with_the_output_gone_stops_the_run_and_tears_down() {
+    stop_a_run_mid_transfer(nix::sys::signal::Signal::SIGHUP, true);
+}
+
+/// Sends `signal` to a run mid-transfer (after closing its stderr if `close`): it exits
+/// with 128 + the signal within seconds, leaves no process or sandbox behind, and is
+/// stored as interrupted with no sample.
+fn stop_a_run_mid_transfer(signal: nix::sys::signal::Signal, close: bool) {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let tag = format!("SSHBENCH_TEST_TAG=ctrlc-{}", std::process::id());
+    let tag = format!("SSHBENCH_TEST_TAG=stop-{signal}-{}", std::process::id());
     let (k, v) = tag.split_once('=').unwrap();
     let mut child = sshbench()
         .arg("run")
@@ -397,24 +411,23 @@ fn ctrl_c_stops_the_run_tears_down_and_exits_130() {
         line.clear();
     }
     let sandbox_dir = dir_line.expect("the sandbox dir is announced");
+    let mut stderr = (!close).then_some(stderr);
     // Let the transfer get going (ssh and the sandbox sshd session are running).
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         common::processes_tagged(&tag).len() >= 2,
         "ssh and sshd should be running"
     );
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let start = Instant::now();
     let status = child.wait().unwrap();
     assert!(start.elapsed() < Duration::from_secs(10));
-    assert_eq!(status.code(), Some(130));
-    let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
-    assert!(rest.contains("interrupted"), "{rest}");
+    assert_eq!(status.code(), Some(128 + signal as i32));
+    if let Some(stderr) = &mut stderr {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(stderr, &mut rest);
+        assert!(rest.contains("interrupted"), "{rest}");
+    }
     let deadline = Instant::now() + Duration::from_secs(5);
     while !common::processes_tagged(&tag).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
