@@ -468,8 +468,8 @@ fn a_server_whose_core_is_shared_is_server_bound() {
 
 /// `sshbench run` of aes128-ctr uploads against a real Dropbear server confined to one
 /// CPU (and sshbench to the other), advertising `window` (its default when `None`);
-/// the database's directory comes back with it.
-fn dropbear_upload(window: Option<u32>) -> (tempfile::TempDir, Vec<Value>) {
+/// the database's directory and the run's answer come back with it.
+fn dropbear_upload(window: Option<u32>) -> (tempfile::TempDir, Vec<Value>, String) {
     let server = common::dropbear::start(common::dropbear::DropbearOptions {
         login: true,
         sftp: false,
@@ -491,17 +491,22 @@ fn dropbear_upload(window: Option<u32>) -> (tempfile::TempDir, Vec<Value>) {
         .expect("taskset (util-linux)");
     common::assert_success(&out, "run against dropbear");
     let suites = show(&db, &[]);
-    (dir, suites)
+    (
+        dir,
+        suites,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 /// Dropbear's 24 KiB default window stalls uploads even on loopback: neither end is
-/// busy, the window is what they wait for, and the summary names the window and `-W`.
+/// busy, the window is what they wait for, and the run's answer and the summary name
+/// the window and `-W`.
 /// Restarted with `-W 2097152`, the same upload fills the server's one core.
 #[test]
 fn a_dropbear_server_s_small_window_bounds_uploads_until_it_is_raised() {
     let _one = serial();
     need_root();
-    let (dir, suites) = dropbear_upload(None);
+    let (dir, suites, answer) = dropbear_upload(None);
     let small = find(&suites, "send", "aes128-ctr", None);
     assert_eq!(small["bound"], "window", "{small}");
     assert_eq!(small["path_window"]["bytes"], 24576, "{small}");
@@ -516,7 +521,14 @@ fn a_dropbear_server_s_small_window_bounds_uploads_until_it_is_raised() {
         "{text}"
     );
     assert!(text.contains("start it with -W 2097152"), "{text}");
-    let (_dir, suites) = dropbear_upload(Some(2 << 20));
+    let answer = answer.replace("\n  ", " ");
+    assert!(
+        answer.contains("send is window-bound: the server's 24 KiB channel window")
+            && answer.contains("start it with -W 2097152"),
+        "{answer}"
+    );
+    let (_dir, suites, answer) = dropbear_upload(Some(2 << 20));
+    assert!(!answer.contains("window-bound"), "{answer}");
     let large = find(&suites, "send", "aes128-ctr", None);
     assert_eq!(large["bound"], "server", "{large}");
     assert_eq!(large["path_window"]["bytes"], 2 << 20, "{large}");

@@ -97,6 +97,9 @@ pub struct HeadlineView {
     pub modes: Vec<ModeLine>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedMode>,
+    /// Why a window- or link-bound mode's best is as fast as it is, and what would help.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<String>,
     pub ceilings: Vec<String>,
     pub recommendation: RecommendView,
     /// The runs' notes on how they measured, each once.
@@ -182,17 +185,25 @@ pub fn view(scope: &Scope) -> HeadlineView {
             None => failed.push(failed_mode(scope, m)),
         }
     }
+    let bounds = modes.iter().filter_map(bound_sentence).collect();
     HeadlineView {
         destination: scope.destination.clone(),
         runs: scope.run_ids(),
         modes,
         failed,
+        bounds,
         ceilings: scope.ceilings.iter().map(ceiling_sentence).collect(),
         recommendation: recommend::view(scope, Goal::Balanced, Grade::Acceptable, Order::Grade),
         workloads: workload_goals(scope),
         notes: scope.notes(),
         cut_short: scope.cut_short(),
     }
+}
+
+/// A window- or link-bound best suite: what its window allows and what would help.
+fn bound_sentence(l: &ModeLine) -> Option<String> {
+    let b = &l.best;
+    analysis::window::sentence(l.mode, b.bound?, b.path_window?, b.mean?)
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;
@@ -429,7 +440,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
     for advice in race_advice(&v.modes) {
         doc.text(wrap(&advice, "  "));
     }
-    for c in &v.ceilings {
+    for c in v.bounds.iter().chain(&v.ceilings) {
         doc.text(wrap(c, "  "));
     }
     for n in &v.notes {
