@@ -24,17 +24,22 @@ pub fn sentence(mode: Mode, bound: Bound, w: PathWindow, rate: f64) -> Option<St
         Mode::Send => ("the server's", "the server"),
         _ => ("this client's", "this client"),
     };
-    // The receiver's time to take a window in is named only where it moves the cap.
-    let handling = if w.handling >= w.rtt * 0.1 {
-        format!(" and {:.2} ms for {who} to take it in", w.handling * 1e3)
+    // The receiver's time to take a window in is named only where it moves the cap. It
+    // may overlap the round trip (a receiver that extends the window before it is used
+    // up), so the cap is given as the range between the two.
+    let (handling, allows) = if w.handling >= w.rtt * 0.1 {
+        let alone = w.bytes as f64 / w.rtt;
+        (
+            format!(" ({:.2} ms more for {who} to take it in)", w.handling * 1e3),
+            format!("{:.1}-{:.1}", w.cap() / 1e6, alone / 1e6),
+        )
     } else {
-        String::new()
+        (String::new(), format!("{:.1}", w.cap() / 1e6))
     };
     let cap = format!(
-        "{whose} {} channel window per {:.2} ms round trip{handling} allows {:.1} MB/s",
+        "{whose} {} channel window per {:.2} ms round trip{handling} allows {allows} MB/s",
         size(w.bytes),
         w.rtt * 1e3,
-        w.cap() / 1e6
     );
     match bound {
         Bound::Window => {
@@ -70,7 +75,7 @@ mod tests {
         let s = sentence(Mode::Send, Bound::Window, w, 41e6).unwrap();
         assert_eq!(
             s,
-            "send is window-bound: the server's 24 KiB channel window per 0.26 ms round trip and 0.34 ms for the server to take it in allows 41.0 MB/s and it moved 41.0; the cipher does not matter here, a larger server window (Dropbear: start it with -W 2097152) or parallel streams would help."
+            "send is window-bound: the server's 24 KiB channel window per 0.26 ms round trip (0.34 ms more for the server to take it in) allows 41.0-94.5 MB/s and it moved 41.0; the cipher does not matter here, a larger server window (Dropbear: start it with -W 2097152) or parallel streams would help."
         );
     }
 
