@@ -1469,7 +1469,7 @@ fn ssh_s_port_and_identity_flags_reach_the_server() {
         ),
     )
     .unwrap();
-    let run = |flags: &[&str]| {
+    let run = |flags: &[&str], destination: &str| {
         let db = db_in(&dir);
         let _ = std::fs::remove_file(&db);
         sshbench()
@@ -1477,7 +1477,8 @@ fn ssh_s_port_and_identity_flags_reach_the_server() {
             .arg("-F")
             .arg(&config)
             .args(flags)
-            .args([sb.host(), "--mode", "connect", "--kex", "curve25519-sha256"])
+            .arg(destination)
+            .args(["--mode", "connect", "--kex", "curve25519-sha256"])
             .args(["--hostkeys", "ssh-ed25519", "--rounds", "1", "--db"])
             .arg(&db)
             .output()
@@ -1485,19 +1486,22 @@ fn ssh_s_port_and_identity_flags_reach_the_server() {
     };
     let port = sb.port().to_string();
     let key = sb.client_key().to_str().unwrap();
-    let out = run(&["-p", &port, "-i", key]);
+    let out = run(&["-p", &port, "-i", key], sb.host());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains(&format!("port {port})")),
         "{}",
         text(&out.stderr)
     );
+    // A destination's own port wins over -p.
+    let out = run(&["-p", "1", "-i", key], &format!("{}:{port}", sb.host()));
+    assert!(out.status.success(), "{}", text(&out.stderr));
     // Either flag left out, the run cannot begin: no key, or ssh's own port 22.
     for (flags, why) in [
         (["-p", &port], "Permission denied (publickey)"),
         (["-i", key], "port 22"),
     ] {
-        let out = run(&flags);
+        let out = run(&flags, sb.host());
         let stderr = text(&out.stderr);
         assert!(
             !out.status.success() && stderr.contains(why),

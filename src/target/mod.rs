@@ -74,11 +74,10 @@ impl Target {
     }
 
     /// The same destination with ssh's own options (`-F`, `-o`, checked by
-    /// [`ssh_args`]) before the ones it already has.
-    pub fn with_ssh_args(mut self, args: Vec<String>) -> Target {
-        let mut all = args;
-        all.append(&mut self.ssh_options);
-        self.ssh_options = all;
+    /// [`ssh_args`]) after the ones it already has: ssh keeps the first value it is
+    /// given, so a destination's own `host:port` wins over `-p` and `-o Port`.
+    pub fn with_ssh_args(mut self, mut args: Vec<String>) -> Target {
+        self.ssh_options.append(&mut args);
         self
     }
 
