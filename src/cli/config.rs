@@ -353,8 +353,8 @@ mod tests {
         let got = args(&["sshbench", "run", "nas", "-p", "2222", "-i", "/k/my key"]);
         let want = ["-o", "Port=2222", "-o", "IdentityFile=\"/k/my key\""];
         assert_eq!(got.unwrap(), want);
-        // The shortcuts come before -o, so that an explicit -o cannot be overridden by them
-        // (ssh keeps the first value it is given).
+        // The shortcuts come before -o: ssh keeps the first value it is given, so -p wins
+        // over -o Port, as in `ssh -p 2222 -o Port=22`.
         let got = args(&[
             "sshbench",
             "run",
