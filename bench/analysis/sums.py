@@ -29,6 +29,7 @@ for mode, (ka, kb, ra, rb) in {'connect': ('kex', 'hostkey', 'curve25519-sha256'
     for a, b in itertools.product(As, Bs):
         if a == ra or b == rb or (a, b) not in mean: continue
         pred.append(mean[(a, rb)] + mean[(ra, b)] - mean[(ra, rb)]); meas.append(mean[(a, b)])
+    if len(pred) < 2: continue  # the mode was not measured in pairs
     lr = [math.log(p / m) for p, m in zip(pred, meas)]
     mu, sd = st.mean(lr), st.stdev(lr); half = 2.0 * sd / math.sqrt(len(lr))
     within = sum(abs(x) <= math.log(1.05) for x in lr)
