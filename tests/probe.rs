@@ -407,6 +407,41 @@ fn through_a_jump_host_the_offer_is_the_destination_s() {
     }
 }
 
+/// ssh's `-J` on sshbench's command line does what `ProxyJump` in a config does: the
+/// run goes through the jump host and reads the destination's offer through it.
+#[test]
+fn a_jump_host_given_with_dash_j_is_gone_through() {
+    let (sb, db, _) = jump_to_dropbear(true);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ssh_config");
+    let both = [sb.ssh_config().to_path_buf(), db.ssh_config()]
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .join("\n");
+    std::fs::write(&cfg, both).unwrap();
+    let run = |jump: &[&str]| {
+        let db_path = dir.path().join(format!("db{}.sqlite", jump.len()));
+        let out = (common::sshbench().arg("run").args(jump))
+            .arg("-F")
+            .arg(&cfg)
+            .args(["--mode", "connect", "--budget", "1s", "--db"])
+            .arg(&db_path)
+            .arg("dropbear-test")
+            .output()
+            .unwrap();
+        common::assert_success(&out, "a run of Dropbear");
+        common::text(&out.stderr)
+    };
+    let through = run(&["-J", sshbench::sandbox::ALIAS]);
+    assert!(through.contains("through a proxy"), "{through}");
+    assert!(
+        through.contains("(proposal read from ssh -vv)"),
+        "{through}"
+    );
+    assert!(through.to_lowercase().contains("dropbear"), "{through}");
+    let direct = run(&[]);
+    assert!(!direct.contains("through a proxy"), "{direct}");
+}
+
 /// The sandbox (forwarding if `forwarding`) as the jump host to a Dropbear server the
 /// test's key logs in to, under the alias `dropbear-behind`.
 fn jump_to_dropbear(
