@@ -3,9 +3,8 @@
 
 use super::progress::Progress;
 use anyhow::{Context, Result, anyhow, bail};
-use sshbench::model::{Outcome, Placement, RunOptions, Sample};
+use sshbench::model::{Outcome, RunOptions, Sample};
 use sshbench::store::{self, Store};
-use sshbench::sys::affinity;
 use sshbench::target::Target;
 use std::path::Path;
 
@@ -48,10 +47,10 @@ pub(super) fn resumed_of(run: store::RunRecord) -> Result<Resumed> {
 /// cannot be had: its samples so far kept the two ends apart, and shared ones would pool
 /// with them under its label.
 fn check_placement(id: i64, options: &RunOptions, target: &Target) -> Result<()> {
-    if !target.is_sandbox || options.sandbox_cpus != Placement::Split {
+    if !target.is_sandbox {
         return Ok(());
     }
-    match affinity::unsplittable(affinity::allowed().as_deref()) {
+    match super::server::unsplittable(options.sandbox_cpus) {
         Some(why) => bail!(
             "run {id} measured the sandbox with its sshd and ssh on separate CPUs, but {why}: \
              resume it where it may use two CPUs or more, or start a new run"
