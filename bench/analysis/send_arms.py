@@ -13,7 +13,7 @@ sqlite3 and taskset; build target/release/sshbench and target/release/examples/b
 first."""
 import math, os, subprocess, sys, time
 
-from sequence import BIN, HOST, KIT, pooled, sandbox
+from sequence import HOST, KIT, pooled, run_suite, sandbox
 
 # The session's sshd (the shell's parent) and its CPU, then the mark and the count.
 MARKED = ("sh -c 'head -c {ramp} > /dev/null; read -r a b c < /proc/$PPID/schedstat; "
@@ -85,11 +85,7 @@ class Bench:
 
     def sshbench(self, block):
         """An sshbench run of the suite: its send windows' figures."""
-        db = os.path.join(self.work, f'r{block}.sqlite')
-        subprocess.run([BIN, 'run', '-q', '--db', db, '--mode', 'send,receive',
-                        '--rounds', '6', '--ciphers', self.cipher],
-                       env=dict(os.environ, XDG_DATA_HOME=self.work),
-                       stdout=subprocess.DEVNULL, check=True)
+        db = run_suite(self.work, block, self.cipher)
         q = ("select sum(window_bytes) / sum(window_s) / 1e6, "
              "sum(server_sshd_cpu_s) / sum(server_cpu_bytes) * 1e9, "
              "sum(client_window_cpu_s) / sum(window_bytes) * 1e9 from samples "

@@ -44,11 +44,7 @@ class Bench:
 
     def sshbench(self, block):
         """An sshbench run of the suite: its send figure and its samples' (window, ramp)."""
-        db = os.path.join(self.work, f'r{block}.sqlite')
-        subprocess.run([BIN, 'run', '-q', '--db', db, '--mode', 'send,receive',
-                        '--rounds', '6', '--ciphers', self.cipher],
-                       env=dict(os.environ, XDG_DATA_HOME=self.work),
-                       stdout=subprocess.DEVNULL, check=True)
+        db = run_suite(self.work, block, self.cipher)
         out = subprocess.run([KIT, 'suites', '--db', db, '--run', '1', '--mode', 'send'],
                              capture_output=True, text=True).stdout
         rows = subprocess.run(['sqlite3', db, "select window_bytes, bytes - window_bytes "
@@ -83,6 +79,17 @@ class Bench:
             os.close(fd)
             subprocess.run(ssh + ['-O', 'exit', HOST], stderr=subprocess.DEVNULL)
         return st.mean(rates)
+
+
+def run_suite(work, block, cipher):
+    """An sshbench run of one cipher's suite as the bench's accuracy blocks run it
+    (`--mode send,receive --rounds 6`, its own sandbox); the path of its database."""
+    db = os.path.join(work, f'r{block}.sqlite')
+    subprocess.run([BIN, 'run', '-q', '--db', db, '--mode', 'send,receive',
+                    '--rounds', '6', '--ciphers', cipher],
+                   env=dict(os.environ, XDG_DATA_HOME=work),
+                   stdout=subprocess.DEVNULL, check=True)
+    return db
 
 
 def pooled(name, logs, width=0):
