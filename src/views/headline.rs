@@ -185,7 +185,10 @@ pub fn view(scope: &Scope) -> HeadlineView {
             None => failed.push(failed_mode(scope, m)),
         }
     }
-    let bounds = modes.iter().filter_map(bound_sentence).collect();
+    let bounds = modes
+        .iter()
+        .filter_map(|l| l.best.bound_sentence())
+        .collect();
     HeadlineView {
         destination: scope.destination.clone(),
         runs: scope.run_ids(),
@@ -198,12 +201,6 @@ pub fn view(scope: &Scope) -> HeadlineView {
         notes: scope.notes(),
         cut_short: scope.cut_short(),
     }
-}
-
-/// A window- or link-bound best suite: what its window allows and what would help.
-fn bound_sentence(l: &ModeLine) -> Option<String> {
-    let b = &l.best;
-    analysis::window::sentence(l.mode, b.bound?, b.path_window?, b.mean?)
 }
 
 /// `sftp-put`, `rsync-get`, ... for the workloads with figures in `scope`, each once;

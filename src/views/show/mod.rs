@@ -156,6 +156,11 @@ impl SuiteRow {
         }
     }
 
+    /// A window- or link-bound suite: what its window allows and what would help.
+    pub fn bound_sentence(&self) -> Option<String> {
+        analysis::window::sentence(self.mode, self.bound?, self.path_window?, self.mean?)
+    }
+
     /// `best`, `≈ best` (interval overlaps the best one's), `refused`, `failed` or
     /// nothing.
     pub fn tie(&self) -> &'static str {

@@ -36,12 +36,7 @@ pub fn why(sec: &ModeSummary) -> Vec<String> {
     if let Some(v) = sec.top.first().and_then(|r| r.workload.as_ref()) {
         out.push(v.sentence.clone());
     }
-    if let Some(best) = sec.top.first()
-        && let (Some(b), Some(w), Some(m)) = (best.bound, best.path_window, best.mean)
-        && let Some(s) = crate::analysis::window::sentence(sec.mode, b, w, m)
-    {
-        out.push(s);
-    }
+    out.extend(sec.top.first().and_then(SuiteRow::bound_sentence));
     out.extend(sec.streams.iter().map(|f| f.sentence()));
     out.extend(sec.ceiling.iter().map(ceiling_sentence));
     out
