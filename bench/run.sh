@@ -145,8 +145,9 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 #    connection's slower start (BENCHMARKS.md, "The fastest reference ended early"). The
 #    order is refs, run, refs, run, ..., refs, the two directions' references in turn
 #    first, so both are centred on the runs. A block is one run against the mean of the
-#    references on either side of it; the row's ratio is the geometric mean of its
-#    blocks'. Why blocks: this machine's speed drifts by more than ±5% within tens of
+#    references on either side of it, each over its last three quarters (its first holds
+#    the connection's start, which sshbench's window leaves out); the row's ratio is the
+#    geometric mean of its blocks'. Why blocks: this machine's speed drifts by more than ±5% within tens of
 #    seconds, so a run and its references should be seconds apart, and several such pairs
 #    per row average out the spells in between. Six rounds per run rather than two: a
 #    block's scatter was mostly its run's few samples (BENCHMARKS.md, "More rounds per
@@ -220,46 +221,53 @@ for s in $acc_suites; do
       continue
     fi
     b=0
-    while [ $b -le "$acc_blocks" ]; do echo "$(rate "$work/ref.$mode.$b")" >> "$work/refs"; b=$((b + 1)); done
+    : > "$work/refs.steady"
+    while [ $b -le "$acc_blocks" ]; do
+      echo "$(rate "$work/ref.$mode.$b")" >> "$work/refs"
+      echo "$(rate "$work/ref.$mode.$b" steady)" >> "$work/refs.steady"
+      b=$((b + 1))
+    done
     ours=$(calc "$sum / $n" 0)
     ref_mean=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$work/refs")
+    ref_steady=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$work/refs.steady")
     ref_low=$(sort -n "$work/refs" | head -n 1); ref_high=$(sort -n "$work/refs" | tail -n 1)
+    ratio_whole=$("$kit" pool "$work/blocks" | cut -f2)
     read -r _ ratio ratio_low ratio_high _ <<EOF
-$("$kit" pool "$work/blocks")
+$("$kit" pool "$work/blocks.steady")
 EOF
-    ratio_steady=$("$kit" pool "$work/blocks.steady" | cut -f2)
     a_line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
     if [ -n "$a_line" ]; then
       a_ours=$(echo "$a_line" | cut -f2)
-      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref_mean" 3)"
+      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref_steady" 3)"
     else
       a_what=
     fi
-    echo "$ratio" >> "$work/ratios"
-    echo "$ratio_steady" >> "$work/ratios.steady"
-    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) MB/s ($acc_blocks runs, n = $n); references $(calc "$ref_mean / 1e6" 1) MB/s ($((acc_blocks + 1)) transfers of $seconds s or $((ref_bytes >> 20)) MiB: $(calc "$ref_low / 1e6" 1)-$(calc "$ref_high / 1e6" 1)); the blocks $(ratios "$work/blocks")$a_what | **$(calc "$ratio" 3)** (the blocks' 95% interval: $(calc "$ratio_low" 3)-$(calc "$ratio_high" 3); vs the references' last 3/4: $(calc "$ratio_steady" 3)) |
+    echo "$ratio_whole" >> "$work/ratios"
+    echo "$ratio" >> "$work/ratios.steady"
+    acc_rows="$acc_rows| accuracy | $mode $cipher + $(echo "$mac" | sed 's/^-$/(implicit)/') | sshbench $(calc "$ours / 1e6" 1) MB/s ($acc_blocks runs, n = $n); references $(calc "$ref_mean / 1e6" 1) MB/s ($((acc_blocks + 1)) transfers of $seconds s or $((ref_bytes >> 20)) MiB: $(calc "$ref_low / 1e6" 1)-$(calc "$ref_high / 1e6" 1); over their last 3/4 $(calc "$ref_steady / 1e6" 1)); the blocks $(ratios "$work/blocks.steady")$a_what | **$(calc "$ratio" 3)** (the blocks' 95% interval: $(calc "$ratio_low" 3)-$(calc "$ratio_high" 3); vs the whole references: $(calc "$ratio_whole" 3)) |
 "
   done
 done
 kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; sb=
 # The rows taken together: a bias of sshbench's moves every row one way, while the
 # machine's scatter of single rows mostly cancels out and widens the interval (95%, from
-# Student's t on the logarithms of the ratios). Beside it the same against the
-# references' last three quarters: a send's reference holds its connection's slower
-# start, which sshbench's window leaves out (BENCHMARKS.md, "Send's references start
-# slow").
-if pooled=$("$kit" pool "$work/ratios"); then
+# Student's t on the logarithms of the ratios). The figure is against the references'
+# last three quarters: a reference's first quarter holds its connection's start, which
+# sshbench's window leaves out by design and which costs a 4 s send 2-3% (BENCHMARKS.md,
+# "Send's references start slow" and "The references' start left out"); beside it the
+# same against the whole references.
+if pooled=$("$kit" pool "$work/ratios.steady"); then
   read -r pool_n pool_mean pool_low pool_high pool_within <<EOF
 $pooled
 EOF
-  steady_what=
-  if pooled=$("$kit" pool "$work/ratios.steady"); then
-    read -r _ st_mean st_low st_high _ <<EOF
+  whole_what=
+  if pooled=$("$kit" pool "$work/ratios"); then
+    read -r _ wh_mean wh_low wh_high _ <<EOF
 $pooled
 EOF
-    steady_what="; vs the references' last 3/4: $(calc "$st_mean" 3) ($(calc "$st_low" 3)-$(calc "$st_high" 3))"
+    whole_what="; vs the whole references: $(calc "$wh_mean" 3) ($(calc "$wh_low" 3)-$(calc "$wh_high" 3))"
   fi
-  acc_rows="$acc_rows| accuracy | the $pool_n rows above taken together | geometric mean of the ratios, 95% interval; rows within ±5% | **$(calc "$pool_mean" 3)** ($(calc "$pool_low" 3)-$(calc "$pool_high" 3)); $pool_within of $pool_n$steady_what |
+  acc_rows="$acc_rows| accuracy | the $pool_n rows above taken together, against the references' last 3/4 | geometric mean of the ratios, 95% interval; rows within ±5% | **$(calc "$pool_mean" 3)** ($(calc "$pool_low" 3)-$(calc "$pool_high" 3)); $pool_within of $pool_n$whole_what |
 "
 fi
 
