@@ -512,6 +512,49 @@ fn headline_of(destination: &str, snapshot: &str) {
     }
 }
 
+/// The headline of a run against a Dropbear router whose 24 KiB channel window over a
+/// 0.2 ms round trip caps uploads, neither side's CPU full: it says the best send is
+/// window-bound, what the window allows and what would help (a terminal table within
+/// 100 columns, and JSON with its `bounds`).
+#[test]
+fn view_headline_window_bound() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let items: Vec<PlanItem> = (ctr_and_chacha().into_iter())
+        .map(|suite| PlanItem {
+            mode: Mode::Send,
+            suite,
+        })
+        .collect();
+    let id = router_run(&store, &items, "SSH-2.0-dropbear_2022.83");
+    store.set_server_window(id, 24 * 1024).unwrap();
+    for round in 1..4u32 {
+        for (i, (item, rate)) in items.iter().zip([100e6, 98e6]).enumerate() {
+            let wobble = [1.0, 1.01, 0.99][round as usize - 1];
+            let time = Duration::from_secs_f64(1e8 / (rate * wobble));
+            let s = SampleBuilder::new(Mode::Send, &item.suite)
+                .wall(time * 2 + Duration::from_millis(200))
+                .transfer(200_000_000, 100_000_000, time)
+                .busy(0.4, 0.3)
+                .rtt(Duration::from_micros(200))
+                .build();
+            store.add_sample(id, i, round, &s).unwrap();
+        }
+    }
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let table = export::render(&doc, &view, Format::Table, Style::default());
+    for line in table.lines() {
+        let width = line.chars().count();
+        assert!(width <= headline::WIDTH, "{width} columns: {line}");
+    }
+    insta::assert_snapshot!("headline_window_bound_table", table);
+    let json = export::render(&doc, &view, Format::Json, Style::default());
+    insta::assert_snapshot!("headline_window_bound_json", json);
+}
+
 /// `show`, `summary` and `recommend` grade a suite the same way: chacha20-poly1305 is
 /// recommended where the server has strict KEX and legacy where it has not.
 #[test]

@@ -10,7 +10,7 @@ pub mod tinyssh;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
-use sshbench::model::{CpuTimes, Mode, Outcome, Phases, Rekey, Sample, Suite, Window};
+use sshbench::model::{CpuTimes, CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite, Window};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::target::Target;
@@ -108,6 +108,22 @@ impl SampleBuilder {
 
     pub fn client_cpu(mut self, user: Duration, system: Duration) -> Self {
         self.0.client_cpu = Some(CpuTimes { user, system });
+        self
+    }
+
+    /// Each side's busiest process busy for `client` and `server` (shares of a core) of
+    /// the transfer's window: call after [`transfer`](Self::transfer).
+    pub fn busy(mut self, client: f64, server: f64) -> Self {
+        let w = self.0.window.expect("a transfer's window");
+        let t = w.time.as_secs_f64();
+        self.0.client_window_cpu = Some(CpuWindow::of(client * t, w.time, w.bytes));
+        self.0.server_cpu = Some(CpuWindow::of(server * t, w.time, w.bytes));
+        self
+    }
+
+    /// The idle round trip measured before the transfer.
+    pub fn rtt(mut self, rtt: Duration) -> Self {
+        self.0.rtt = Some(rtt);
         self
     }
 
