@@ -238,7 +238,10 @@ EOF
     a_line=$(awk -F'\t' -v k="$cipher+$mac" '$1 == k' "$work/A.$mode.all")
     if [ -n "$a_line" ]; then
       a_ours=$(echo "$a_line" | cut -f2)
-      a_what="; run A (n = $(echo "$a_line" | cut -f4)): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref_steady" 3)"
+      a_n=$(echo "$a_line" | cut -f4)
+      # n = 0: run A did not measure the pair but summed it (its cipher's and MAC's).
+      [ "$a_n" = 0 ] && a_n=sum || a_n="n = $a_n"
+      a_what="; run A ($a_n): $(calc "$a_ours / 1e6" 1) MB/s, $(calc "$a_ours / $ref_steady" 3)"
     else
       a_what=
     fi
