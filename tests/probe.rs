@@ -35,7 +35,7 @@ fn sandbox_offer_matches_its_config_and_ssh_vv() {
     );
     assert!(offer.kexinit.strict_kex() || !common::client().version.version.starts_with('9'));
 
-    let target = sshbench::target::Target::sandbox(sb.ssh_config(), sshbench::sandbox::ALIAS);
+    let target = sshbench::destination::Target::sandbox(sb.ssh_config(), sshbench::sandbox::ALIAS);
     let server = format!("127.0.0.1:{}", sb.port());
     let via_ssh =
         server::probe_via_ssh(&common::ssh(), &target, &server, Duration::from_secs(10)).unwrap();

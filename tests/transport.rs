@@ -3,6 +3,7 @@
 mod common;
 
 use sshbench::analysis;
+use sshbench::destination::Target;
 use sshbench::measure::Transport;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
@@ -12,7 +13,6 @@ use sshbench::model::{FailureKind, Outcome, Placement, SampleRequest};
 use sshbench::sandbox::ALIAS;
 use sshbench::sys::affinity;
 use sshbench::sys::cancel::Cancel;
-use sshbench::target::Target;
 use std::time::{Duration, Instant};
 
 fn suite(
@@ -235,7 +235,7 @@ fn a_wrong_identity_is_an_authentication_failure() {
     let bad_path = common::config_with_another_key(&sb, sb.dir(), "");
     let mut t = sshbench::measure::openssh::OpenSsh::new(
         common::ssh(),
-        sshbench::target::Target::sandbox(&bad_path, sshbench::sandbox::ALIAS),
+        sshbench::destination::Target::sandbox(&bad_path, sshbench::sandbox::ALIAS),
         sshbench::measure::payload::Payload::random(1024, 1),
     );
     let s = t.measure(&req(Mode::Connect, Suite::default(), 0), &Cancel::new());

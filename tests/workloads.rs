@@ -491,7 +491,7 @@ fn dropbear_transport_at(
     db: &common::dropbear::Dropbear,
     destination: &str,
 ) -> sshbench::measure::openssh::OpenSsh {
-    let target = sshbench::target::Target::parse(destination)
+    let target = sshbench::destination::Target::parse(destination)
         .unwrap()
         .with_ssh_args(vec!["-F".into(), db.ssh_config().display().to_string()]);
     sshbench::measure::openssh::OpenSsh::new(

@@ -10,12 +10,12 @@ use sshbench::cli::config::{destination_ssh_args, parse_rate};
 use sshbench::cli::{
     AlgosArgs, AlgosFormat, Cli, CompletionsArgs, DbArgs, DbCommand, RunsArgs, SandboxArgs,
 };
+use sshbench::destination::{self, Target};
 use sshbench::model::LabOptions;
 use sshbench::offer::{self, client, server};
 use sshbench::sandbox;
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
-use sshbench::target::{self, Target};
 use sshbench::views::algos::{self as algos_view, AlgosReport};
 use std::io::Write;
 use std::time::Duration;
@@ -121,11 +121,11 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
         None => {
             let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
             let o = server::probe(sb.host(), sb.port(), timeout);
-            (target::SANDBOX.to_string(), o)
+            (destination::SANDBOX.to_string(), o)
         }
         Some(dest) => {
             let t = Target::parse(dest)?.with_ssh_args(ssh_args);
-            let r = target::resolve(&ssh, &t)?;
+            let r = destination::resolve(&ssh, &t)?;
             (t.label.clone(), probe_remote(&ssh, &t, &r, timeout))
         }
     };

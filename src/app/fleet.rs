@@ -7,11 +7,11 @@ use super::progress::Progress;
 use super::resume::resumed_of;
 use super::run::{HostRun, Shared, build_plan, measure};
 use anyhow::{Context, Result, bail};
+use sshbench::destination::{self, Target};
 use sshbench::model::RunOptions;
 use sshbench::runner::{Abort, End};
 use sshbench::store::{FleetHost, FleetRecord, Store};
 use sshbench::sys::affinity;
-use sshbench::target::{self, Target};
 use sshbench::views::fleet as fleet_view;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -23,7 +23,7 @@ pub const HOST_FAILED: u8 = 3;
 
 fn read_hosts(path: &Path) -> Result<Vec<String>> {
     let text = super::hosts_file_text(path)?;
-    let hosts = target::parse_hosts(&text, &path.display().to_string())?;
+    let hosts = destination::parse_hosts(&text, &path.display().to_string())?;
     if hosts.is_empty() {
         bail!("the hosts file {} lists no destinations", path.display());
     }
@@ -61,7 +61,7 @@ fn cpu_sets(jobs: Option<usize>, hosts: usize, given: bool) -> Result<Vec<Option
 pub fn start(sh: &Shared) -> Result<u8> {
     let cfg = sh.cfg;
     let listed = cfg.hosts_file.as_deref().map(read_hosts).transpose()?;
-    let hosts = target::fleet(&cfg.destinations, &listed.unwrap_or_default())?;
+    let hosts = destination::fleet(&cfg.destinations, &listed.unwrap_or_default())?;
     for h in &hosts {
         Target::parse(h)?;
     }
@@ -86,7 +86,7 @@ fn one_name_per_server(sh: &Shared, hosts: &[String]) -> Result<()> {
     let mut seen: Vec<((String, u16), &str)> = Vec::new();
     for h in hosts {
         let t = Target::parse(h)?.with_ssh_args(sh.cfg.ssh_args.clone());
-        let Ok(r) = target::resolve(sh.ssh, &t) else {
+        let Ok(r) = destination::resolve(sh.ssh, &t) else {
             continue;
         };
         let server = (r.hostname.to_ascii_lowercase(), r.port);

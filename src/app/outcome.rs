@@ -5,12 +5,12 @@ use super::progress::Progress;
 use anyhow::{Result, bail};
 use sshbench::cli::FormatArg;
 use sshbench::cli::config::RunConfig;
+use sshbench::destination::Resolved;
 use sshbench::measure::sshlog;
 use sshbench::model::{FailureKind, Mode};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
-use sshbench::target::Resolved;
 use sshbench::views::headline;
 use sshbench::views::scope::{Scope, wrap};
 use sshbench::views::show::{self, ShowOptions, SortKey};
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn echo_from_a_client_with_a_keystroke_clock_says_what_a_terminal_adds() {
         let of = |ssh_g: &str, modes: &[Mode]| {
-            keystroke_clock_note(Some(&sshbench::target::parse_ssh_g(ssh_g)), modes)
+            keystroke_clock_note(Some(&sshbench::destination::parse_ssh_g(ssh_g)), modes)
         };
         let echo = [Mode::Send, Mode::Echo];
         let note = of("obscurekeystroketiming yes\n", &echo).unwrap();

@@ -3,9 +3,9 @@
 
 use super::progress::Progress;
 use anyhow::{Context, Result, anyhow, bail};
+use sshbench::destination::Target;
 use sshbench::model::{Outcome, RunOptions, Sample};
 use sshbench::store::{self, Store};
-use sshbench::target::Target;
 use std::path::Path;
 
 /// A stored run being finished: its record, options and destination.

@@ -4,12 +4,12 @@
 use super::outcome::UNREACHABLE_HINT;
 use super::progress::Progress;
 use anyhow::{Context, Result, bail};
+use sshbench::destination::{self, Target};
 use sshbench::model::{AlgoLists, LabOptions, Placement};
 use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::sys::{affinity, machine};
-use sshbench::target::{self, Target};
 use sshbench::views::scope::TERRAPIN_NOTE;
 use std::path::Path;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use std::time::Duration;
 pub fn probe_remote(
     ssh: &Path,
     t: &Target,
-    r: &target::Resolved,
+    r: &destination::Resolved,
     timeout: Duration,
 ) -> Result<ServerOffer, ProbeError> {
     if r.via_proxy {
@@ -69,7 +69,7 @@ pub fn sandbox_placement(asked: Placement, progress: &Progress) -> Placement {
             progress.say(&format!(
                 "note: {why}: the sandbox's sshd and ssh run on the same CPUs, and the run is \
                  stored as `{}`",
-                target::sandbox_label(Placement::Shared, &LabOptions::default())
+                destination::sandbox_label(Placement::Shared, &LabOptions::default())
             ));
             Placement::Shared
         }
@@ -109,7 +109,7 @@ pub struct Server {
     pub version: Option<String>,
     /// Whether its offer includes strict KEX (the Terrapin countermeasure).
     pub strict_kex: Option<bool>,
-    pub resolved: Option<target::Resolved>,
+    pub resolved: Option<destination::Resolved>,
     /// A real server on this machine itself (its offer read from one of this machine's
     /// addresses, no proxy between): its sshd shares the client's CPUs.
     pub here: bool,
@@ -151,8 +151,8 @@ fn sandbox_server(
     let strict_kex = probed.as_ref().map(|o| o.kexinit.strict_kex());
     let version = probed.map(|o| o.banner);
     let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
-    target.label = target::sandbox_label(setup.placement, &setup.lab);
-    let resolved = target::resolve(ssh, &target)?;
+    target.label = destination::sandbox_label(setup.placement, &setup.lab);
+    let resolved = destination::resolve(ssh, &target)?;
     Ok(Server {
         target,
         offer: Some(sb.offered().clone()),
@@ -182,7 +182,7 @@ struct Offered {
 fn read_offer(
     ssh: &Path,
     t: &Target,
-    r: &target::Resolved,
+    r: &destination::Resolved,
     probe_timeout: Duration,
     progress: &Progress,
 ) -> Result<Offered> {
@@ -231,7 +231,7 @@ pub fn connect_server(
         return sandbox_server(ssh, client, probe_timeout, setup, progress);
     };
     let mut t = t;
-    let r = target::resolve(ssh, &t)?;
+    let r = destination::resolve(ssh, &t)?;
     t.via_proxy = r.via_proxy;
     let via = if r.via_proxy { ", through a proxy" } else { "" };
     progress.say(&format!(

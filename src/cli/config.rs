@@ -153,7 +153,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
 }
 
 /// ssh's `-F` and `-o` (with `-p`, `-i`, `-J` as `-o`) for a destination, checked
-/// (`crate::target::ssh_args`); the sandbox has its own ssh_config and takes none.
+/// (`crate::destination::ssh_args`); the sandbox has its own ssh_config and takes none.
 pub fn destination_ssh_args(destination: Option<&str>, a: &SshArgs) -> Result<Vec<String>> {
     let options = [shortcuts(a)?, a.options.clone()].concat();
     if destination.is_none() && (a.config.is_some() || !options.is_empty()) {
@@ -161,7 +161,7 @@ pub fn destination_ssh_args(destination: Option<&str>, a: &SshArgs) -> Result<Ve
             "-F, -o, -p, -i and -J apply to a destination; the local sandbox has its own ssh_config"
         );
     }
-    crate::target::ssh_args(a.config.as_deref(), &options)
+    crate::destination::ssh_args(a.config.as_deref(), &options)
 }
 
 /// ssh's `-p`, `-i` and `-J` as the `-o` options they stand for: every tool sshbench

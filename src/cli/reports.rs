@@ -61,7 +61,7 @@ pub fn fleet(
                 .hosts
                 .as_ref()
                 .map_or("hosts".into(), |p| p.display().to_string());
-            Hosts::Listed(crate::target::parse_hosts(text, &name)?)
+            Hosts::Listed(crate::destination::parse_hosts(text, &name)?)
         }
         (None, Some("*")) => Hosts::Matching(None),
         (None, Some(g)) => Hosts::Matching(Some(
@@ -76,7 +76,7 @@ impl Hosts {
     /// Whether a stored destination is one of these hosts.
     pub fn covers(&self, destination: &str) -> bool {
         match self {
-            Hosts::Matching(None) => !crate::target::is_sandbox_label(destination),
+            Hosts::Matching(None) => !crate::destination::is_sandbox_label(destination),
             Hosts::Matching(Some(p)) => p.matches(destination),
             Hosts::Listed(l) => l.iter().any(|h| h == destination),
         }

@@ -5,11 +5,11 @@
 //! instead of negotiating anew.
 
 use super::{openssh, rekey, sshlog};
+use crate::destination::Target;
 use crate::model::{FailureKind, Negotiated, Outcome, SampleRequest};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::run::{self, Finished};
-use crate::target::Target;
 use std::io::BufReader;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -4,10 +4,10 @@
 //! OpenSSH's fixed session window.
 
 use super::{remote, sshlog};
+use crate::destination::Target;
 use crate::model::{FailureKind, Outcome};
 use crate::sys::cancel::Cancel;
 use crate::sys::run;
-use crate::target::Target;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

@@ -27,10 +27,10 @@ pub use pg::{is_url, redact};
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, PACKS_FROM, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
+use crate::destination;
 use crate::model::{AlgoLists, PayloadKind, Sample, Stop};
 use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
-use crate::target;
 use anyhow::{Context, Result, anyhow, bail};
 use backend::{Backend, Row, Value};
 use serde::{Deserialize, Serialize};
@@ -110,7 +110,8 @@ impl RunRecord {
     /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
     /// from before it was recorded).
     pub fn via_proxy(&self) -> bool {
-        serde_json::from_str::<crate::target::Target>(&self.target_json).is_ok_and(|t| t.via_proxy)
+        serde_json::from_str::<crate::destination::Target>(&self.target_json)
+            .is_ok_and(|t| t.via_proxy)
     }
 }
 
@@ -133,7 +134,7 @@ pub struct NewRun<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     /// Runs of this destination: as stored (the argument given to `run`), or as
-    /// [`target::stored_destination`] names the local sandbox (`sandbox`).
+    /// [`destination::stored_destination`] names the local sandbox (`sandbox`).
     pub destination: Option<String>,
     /// Only this run.
     pub run: Option<i64>,
@@ -395,7 +396,7 @@ impl Store {
             // A destination stored under that very name (say, a host alias `sandbox`)
             // comes first; else `sandbox` and the like name the local sandbox.
             (Some(d), _) if all.iter().any(|r| &r.destination == d) => Some(d.clone()),
-            (Some(d), _) => Some(target::stored_destination(d)),
+            (Some(d), _) => Some(destination::stored_destination(d)),
             (None, Some(_)) => None,
             (None, None) => all.last().map(|r| r.destination.clone()),
         };
@@ -796,7 +797,7 @@ mod tests {
         // The default setup alone is `sandbox` to the reports.
         let (picked, _) = store
             .select(&Selection {
-                destination: Some(target::stored_destination("sandbox")),
+                destination: Some(destination::stored_destination("sandbox")),
                 ..Selection::default()
             })
             .unwrap();

@@ -2,8 +2,8 @@
 //! file has had.
 
 use super::backend::Backend;
+use crate::destination;
 use crate::model::{LabOptions, Placement};
-use crate::target;
 use anyhow::Result;
 use serde::Deserialize;
 
@@ -82,7 +82,7 @@ ALTER TABLE samples ADD COLUMN rekey_bytes INTEGER;         -- send/receive: enc
 ALTER TABLE samples ADD COLUMN rekey_s REAL;                -- ... and one rekey's stall (the connection's kex)
 "#,
     // v6: each setup of the local sandbox is a destination of its own
-    // (`target::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
+    // (`destination::sandbox_label`); `relabel_sandbox_runs` moves the runs stored before.
     "",
     r#"
 ALTER TABLE samples ADD COLUMN tool_options TEXT;           -- workloads: the tool's options measured (-R 256), NULL: defaults
@@ -179,7 +179,7 @@ pub fn relabel_sandbox_runs(db: &mut dyn Backend) -> Result<()> {
     let mut runs: Vec<(i64, String)> = Vec::new();
     db.query(
         "SELECT id, options_json FROM runs WHERE destination = ?1",
-        &[target::SANDBOX.into()],
+        &[destination::SANDBOX.into()],
         &mut |r| {
             runs.push((r.get("id")?, r.get("options_json")?));
             Ok(())
@@ -187,8 +187,8 @@ pub fn relabel_sandbox_runs(db: &mut dyn Backend) -> Result<()> {
     )?;
     for (id, options) in runs {
         let setup: Setup = serde_json::from_str(&options).unwrap_or_default();
-        let label = target::sandbox_label(setup.sandbox_cpus, &setup.lab);
-        if label != target::SANDBOX {
+        let label = destination::sandbox_label(setup.sandbox_cpus, &setup.lab);
+        if label != destination::SANDBOX {
             db.execute(
                 "UPDATE runs SET destination = ?1 WHERE id = ?2",
                 &[label.into(), id.into()],

@@ -7,13 +7,13 @@ pub mod login;
 pub mod pg;
 pub mod tinyssh;
 
+use sshbench::destination::Target;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
 use sshbench::model::{CpuTimes, CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite, Window};
 use sshbench::offer::{self, client};
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
-use sshbench::target::Target;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;

@@ -21,6 +21,7 @@ use super::master::Master;
 use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
+use crate::destination::Target;
 use crate::model::{
     CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window, WorkloadSpec,
 };
@@ -28,7 +29,6 @@ use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
 use crate::sys::sink::Sink;
-use crate::target::Target;
 use fill::{Seen, collect, fill};
 use group::Shared;
 pub(crate) use judge::negotiation;

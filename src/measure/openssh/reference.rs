@@ -7,10 +7,10 @@
 use super::super::master::Master;
 use super::super::remote;
 use super::streams::wait_ready;
+use crate::destination::Target;
 use crate::model::{FailureKind, Mode, Outcome, SampleRequest, Suite};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
-use crate::target::Target;
 use std::io::BufReader;
 use std::os::unix::process::CommandExt;
 use std::path::Path;

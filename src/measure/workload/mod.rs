@@ -17,6 +17,7 @@ use super::master::Master;
 use super::openssh;
 use super::payload::Payload;
 use super::remote;
+use crate::destination::Target;
 use crate::model::{
     CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Shape, Tool, Window, Workload,
     WorkloadSpec,
@@ -24,7 +25,6 @@ use crate::model::{
 use crate::sys::cancel::Cancel;
 use crate::sys::proc;
 use crate::sys::run::{self, Finished};
-use crate::target::Target;
 use data::LocalData;
 use dir::RemoteDir;
 use std::path::{Path, PathBuf};

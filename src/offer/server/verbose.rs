@@ -116,7 +116,7 @@ pub fn parse_ssh_vv(lines: &[String], server: Option<&str>) -> Option<ServerOffe
 /// even where login would fail.
 pub fn probe_via_ssh(
     ssh: &std::path::Path,
-    target: &crate::target::Target,
+    target: &crate::destination::Target,
     server: &str,
     timeout: Duration,
 ) -> Result<ServerOffer, ProbeError> {

@@ -11,9 +11,9 @@ pub mod short;
 use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
 use crate::analysis::SuiteStats;
+use crate::destination;
 use crate::model::{AlgoKind, AlgoLists, Filters, Mode, RunOptions};
 use crate::offer::catalogue::{self, Grade};
-use crate::target;
 use kept::hold_host_keys;
 pub use kept::{HELD, hold_mark};
 pub use rank::Order;
@@ -261,7 +261,7 @@ fn line(
 
 /// The `Host` pattern for a destination as stored.
 pub(crate) fn host_pattern(destination: &str) -> String {
-    if target::is_sandbox_label(destination) {
+    if destination::is_sandbox_label(destination) {
         return "*".into();
     }
     let host = destination.rsplit_once('@').map_or(destination, |(_, h)| h);
@@ -420,7 +420,7 @@ fn client_block(v: &RecommendView) -> String {
          first value it reads)\nHost {}\n",
         host_pattern(&v.destination)
     );
-    if target::is_sandbox_label(&v.destination) {
+    if destination::is_sandbox_label(&v.destination) {
         client.push_str(&format!(
             "    # measured against the {}: this machine as both client and server\n",
             v.destination
