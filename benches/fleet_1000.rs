@@ -13,6 +13,7 @@
 #[path = "../tests/common/pg.rs"]
 mod pg;
 
+use sshbench::model::RunStatus;
 use sshbench::model::{AlgoLists, Mode, Outcome, Sample, Suite, Window};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -84,13 +85,13 @@ fn build(db: &Path) -> usize {
         let id = store
             .create_run(&NewRun {
                 destination: &destination,
-                target_json: "{}".into(),
+                target: &sshbench::destination::Target::parse("pi@nas").unwrap(),
                 resolved: None,
                 client_version: "OpenSSH_9.2p1",
                 server_version: None,
                 server_strict_kex: Some(true),
                 machine: &machine,
-                options_json: "{}".into(),
+                options: &sshbench::model::RunOptions::default(),
                 plan: &items,
                 seed: h as u64,
                 client_defaults: &defaults,
@@ -102,7 +103,7 @@ fn build(db: &Path) -> usize {
                 total += 1;
             }
         }
-        store.set_status(id, "complete").unwrap();
+        store.set_status(id, RunStatus::Complete).unwrap();
     }
     store.end_bulk().unwrap();
     total

@@ -7,6 +7,7 @@
 //! medians. Not a test: timings on a shared machine are for reading, not asserting.
 
 use sshbench::model::AlgoLists;
+use sshbench::model::RunStatus;
 use sshbench::model::{CpuTimes, Outcome, Sample, Window};
 use sshbench::model::{Mode, Suite};
 use sshbench::plan::PlanItem;
@@ -46,13 +47,13 @@ fn main() {
         let id = store
             .create_run(&NewRun {
                 destination: "bench",
-                target_json: "{}".into(),
+                target: &sshbench::destination::Target::parse("pi@nas").unwrap(),
                 resolved: None,
                 client_version: "OpenSSH_9.2p1",
                 server_version: None,
                 server_strict_kex: None,
                 machine: &Machine::default(),
-                options_json: "{}".into(),
+                options: &sshbench::model::RunOptions::default(),
                 plan: &items,
                 seed: run,
                 client_defaults: &AlgoLists::new(),
@@ -91,7 +92,7 @@ fn main() {
         }
         store.end_bulk().unwrap();
         // Finished, as a run that ran to its end is (which packs it for reports).
-        store.set_status(id, "complete").unwrap();
+        store.set_status(id, RunStatus::Complete).unwrap();
     }
     println!(
         "built {total} samples in {:.1} s",

@@ -4,6 +4,7 @@
 mod common;
 
 use common::SampleBuilder;
+use sshbench::model::RunStatus;
 use sshbench::model::{
     AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Phases, Sample, Stop, StopReason, Suite,
     WorkloadSpec,
@@ -305,13 +306,13 @@ pub fn fixture_db(path: &Path) {
             let id = store
                 .create_run(&NewRun {
                     destination: dest,
-                    target_json: "{}".into(),
+                    target: &common::TARGET,
                     resolved: None,
                     client_version: "OpenSSH_9.2p1",
                     server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
                     server_strict_kex: Some(dest == "pi@nas"),
                     machine: &machine,
-                    options_json: "{}".into(),
+                    options: &common::OPTIONS,
                     plan: &items,
                     seed: 1,
                     client_defaults: &defaults,
@@ -339,7 +340,7 @@ pub fn fixture_db(path: &Path) {
                             with --connections sample)";
                 store.add_notes(id, &[note.into(), note.into()]).unwrap();
             }
-            store.set_status(id, "complete").unwrap();
+            store.set_status(id, RunStatus::Complete).unwrap();
         }
     }
 }
@@ -436,6 +437,7 @@ view_tests! {
 /// The table a fleet run ends with: every host, its state, run and why it failed.
 #[test]
 fn view_fleet_run() {
+    use sshbench::model::{HostStatus, RunOptions};
     use sshbench::store::{FleetHost, FleetRecord};
     use sshbench::views::export::{self, Format, Style};
     let (_dir, db) = fixture();
@@ -444,16 +446,16 @@ fn view_fleet_run() {
         |position: usize, destination: &str, status: &str, run_id, error: Option<&str>| FleetHost {
             position,
             destination: destination.into(),
-            status: status.into(),
+            status: HostStatus::parse(status).unwrap(),
             error: error.map(str::to_string),
             run_id,
         };
     let fleet = FleetRecord {
         id: 7,
         started_at: "2026-12-01T10:00:00Z".into(),
-        status: "failed".into(),
-        options_json: "{}".into(),
-        ssh_json: "[]".into(),
+        status: RunStatus::Failed,
+        options: RunOptions::default(),
+        ssh: Vec::new(),
         jobs: 2,
         hosts: vec![
             host(0, "pi@nas", "complete", Some(1), None),
@@ -1076,7 +1078,7 @@ fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
             Style::default(),
         ))
     };
-    store.set_status(id, "budget").unwrap();
+    store.set_status(id, RunStatus::Budget).unwrap();
     let said = "The time budget (--budget) ran out before 2 of 3 measurements had a sample: \
                 what follows leaves them out; `sshbench run --resume` makes them.";
     assert!(answer(&store).contains(said), "{}", answer(&store));
@@ -1096,7 +1098,7 @@ fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
         "{:?}",
         advice.notes
     );
-    store.set_status(id, "complete").unwrap();
+    store.set_status(id, RunStatus::Complete).unwrap();
     assert!(!answer(&store).contains("ran out"), "{}", answer(&store));
 }
 
@@ -1177,13 +1179,13 @@ fn router_run_with(store: &Store, items: &[PlanItem], version: &str, options: &s
     store
         .create_run(&NewRun {
             destination: "router",
-            target_json: "{}".into(),
+            target: &common::TARGET,
             resolved: None,
             client_version: "OpenSSH_9.2p1",
             server_version: Some(version),
             server_strict_kex: Some(false),
             machine: &Machine::default(),
-            options_json: options.into(),
+            options: &common::options(options),
             plan: items,
             seed: 1,
             client_defaults: &client,

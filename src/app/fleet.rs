@@ -4,11 +4,10 @@
 //! `kill -9`. A host that fails is reported and skipped; the exit status says so.
 
 use super::progress::Progress;
-use super::resume::resumed_of;
 use super::run::{HostRun, Shared, build_plan, measure};
 use anyhow::{Context, Result, bail};
 use sshbench::destination::{self, Target};
-use sshbench::model::RunOptions;
+use sshbench::model::{HostStatus, RunOptions, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{FleetHost, FleetRecord, Store};
 use sshbench::sys::affinity;
@@ -72,9 +71,7 @@ pub fn start(sh: &Shared) -> Result<u8> {
         one_name_per_server(sh, &hosts)?;
     }
     let store = Store::connect(sh.db)?;
-    let options = serde_json::to_string(&cfg.options)?;
-    let ssh = serde_json::to_string(&cfg.ssh_args)?;
-    let id = store.create_fleet(&hosts, &options, &ssh, sets.len())?;
+    let id = store.create_fleet(&hosts, &cfg.options, &cfg.ssh_args, sets.len())?;
     let fleet = store.fleet(id)?.context("the fleet just stored")?;
     drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
 }
@@ -124,14 +121,12 @@ pub fn to_resume(db: &str) -> Result<Option<FleetRecord>> {
 
 /// Finish a stored fleet run: its unfinished hosts with its own options.
 pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
-    let options: RunOptions =
-        serde_json::from_str(&fleet.options_json).context("reading the fleet's options")?;
-    let ssh: Vec<String> =
-        serde_json::from_str(&fleet.ssh_json).context("reading the fleet's ssh options")?;
+    let options = fleet.options.clone();
+    let ssh = fleet.ssh.clone();
     let left = fleet
         .hosts
         .iter()
-        .filter(|h| h.status != "complete")
+        .filter(|h| h.status != HostStatus::Complete)
         .count();
     let sets = cpu_sets(Some(fleet.jobs), left.max(1), false)?;
     if !sh.cfg.quiet {
@@ -210,7 +205,7 @@ fn drive(
     let todo: VecDeque<FleetHost> = fleet
         .hosts
         .iter()
-        .filter(|h| h.status != "complete")
+        .filter(|h| h.status != HostStatus::Complete)
         .cloned()
         .collect();
     let tally = Tally {
@@ -276,9 +271,9 @@ fn worker(work: &Work, cpus: Option<&[usize]>) -> Result<()> {
         store.set_fleet_host(work.fleet, &host)?;
         work.update(|t| {
             t.running -= 1;
-            match host.status.as_str() {
-                "complete" => t.done += 1,
-                "failed" => t.failed += 1,
+            match host.status {
+                HostStatus::Complete => t.done += 1,
+                HostStatus::Failed => t.failed += 1,
                 _ => t.waiting += 1,
             }
         });
@@ -298,17 +293,20 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
     // A run finished on its own (`run --resume ID`) counts; an unfinished one goes on;
     // a deleted one starts anew.
     let run = host.run_id.map(|id| store.run(id)).transpose()?.flatten();
-    if run.as_ref().is_some_and(|r| r.status == "complete") {
-        host.status = "complete".into();
+    if run
+        .as_ref()
+        .is_some_and(|r| r.status == RunStatus::Complete)
+    {
+        host.status = HostStatus::Complete;
         host.error = None;
         return Ok(());
     }
-    let resumed = run.and_then(|r| resumed_of(r).ok());
-    host.status = "running".into();
+    let resumed = run;
+    host.status = HostStatus::Running;
     host.error = None;
     store.set_fleet_host(work.fleet, host)?;
     let destination = match &resumed {
-        Some((_, _, t)) => Ok(t.clone()),
+        Some(r) => Ok(r.target.clone()),
         None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
     };
     let fleet = work.fleet;
@@ -326,17 +324,20 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
     });
     host.run_id = base.run_id;
     let (status, error) = match result {
-        Ok((_, Ok(End::Complete))) => ("complete", None),
-        Ok((_, Ok(End::Budget))) => ("budget", Some("its time budget ran out".to_string())),
-        Ok((_, Err(Abort::Cancelled))) => ("interrupted", None),
-        Ok((_, Err(Abort::Fatal { message, .. }))) => ("failed", Some(message)),
-        Ok((_, Err(e))) => ("failed", Some(e.to_string())),
-        Err(e) => ("failed", Some(format!("{e:#}"))),
+        Ok((_, Ok(End::Complete))) => (HostStatus::Complete, None),
+        Ok((_, Ok(End::Budget))) => (
+            HostStatus::Budget,
+            Some("its time budget ran out".to_string()),
+        ),
+        Ok((_, Err(Abort::Cancelled))) => (HostStatus::Interrupted, None),
+        Ok((_, Err(Abort::Fatal { message, .. }))) => (HostStatus::Failed, Some(message)),
+        Ok((_, Err(e))) => (HostStatus::Failed, Some(e.to_string())),
+        Err(e) => (HostStatus::Failed, Some(format!("{e:#}"))),
     };
     if let Some(e) = &error {
-        progress.say(&format!("{status}: {e}"));
+        progress.say(&format!("{}: {e}", status.as_str()));
     }
-    host.status = status.into();
+    host.status = status;
     host.error = error;
     Ok(())
 }
@@ -345,16 +346,16 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
 fn finish(sh: &Shared, id: i64) -> Result<u8> {
     let store = Store::connect(sh.db)?;
     let fleet = store.fleet(id)?.context("the fleet being finished")?;
-    let all = |s: &str| fleet.hosts.iter().all(|h| h.status == s);
-    let any = |s: &str| fleet.hosts.iter().any(|h| h.status == s);
+    let all = |s: HostStatus| fleet.hosts.iter().all(|h| h.status == s);
+    let any = |s: HostStatus| fleet.hosts.iter().any(|h| h.status == s);
     let status = if sh.cancel.is_cancelled() {
-        "interrupted"
-    } else if all("complete") {
-        "complete"
-    } else if any("failed") {
-        "failed"
+        RunStatus::Interrupted
+    } else if all(HostStatus::Complete) {
+        RunStatus::Complete
+    } else if any(HostStatus::Failed) {
+        RunStatus::Failed
     } else {
-        "budget"
+        RunStatus::Budget
     };
     store.set_fleet_status(id, status)?;
     let (doc, view) = fleet_view::fleet_run(&fleet, &store.runs()?);
@@ -371,5 +372,9 @@ fn finish(sh: &Shared, id: i64) -> Result<u8> {
             "more: sshbench summary --fleet / show --fleet / recommend --fleet / report --fleet"
         );
     }
-    Ok(if any("failed") { HOST_FAILED } else { 0 })
+    Ok(if any(HostStatus::Failed) {
+        HOST_FAILED
+    } else {
+        0
+    })
 }

@@ -16,6 +16,7 @@ mod fleet_reports;
 mod outcome;
 mod overlap;
 mod progress;
+mod reach;
 mod reports;
 mod resume;
 mod run;

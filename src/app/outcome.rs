@@ -7,7 +7,7 @@ use sshbench::cli::FormatArg;
 use sshbench::cli::config::RunConfig;
 use sshbench::destination::Resolved;
 use sshbench::measure::sshlog;
-use sshbench::model::{FailureKind, Mode};
+use sshbench::model::{FailureKind, Mode, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
@@ -144,12 +144,12 @@ pub fn shell_start_note(ran: Option<Duration>) -> Option<String> {
 pub const UNREACHABLE_HINT: &str =
     "check the host name and port, and that `ssh DEST true` connects";
 
-pub fn status_of(result: &Result<End, Abort>) -> &'static str {
+pub fn status_of(result: &Result<End, Abort>) -> RunStatus {
     match result {
-        Ok(End::Complete) => "complete",
-        Ok(End::Budget) => "budget",
-        Err(Abort::Cancelled) => "interrupted",
-        Err(_) => "failed",
+        Ok(End::Complete) => RunStatus::Complete,
+        Ok(End::Budget) => RunStatus::Budget,
+        Err(Abort::Cancelled) => RunStatus::Interrupted,
+        Err(_) => RunStatus::Failed,
     }
 }
 

@@ -2,17 +2,15 @@
 //! with, checking that it can go on here, and reopening it with the samples it keeps.
 
 use super::progress::Progress;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use sshbench::destination::Target;
-use sshbench::model::{Outcome, RunOptions, Sample};
-use sshbench::store::{self, Store};
+use sshbench::model::{Outcome, RunOptions, RunStatus, Sample};
+use sshbench::store::{self, RunRecord, Store};
 use std::path::Path;
 
-/// A stored run being finished: its record, options and destination.
-pub(super) type Resumed = (store::RunRecord, RunOptions, Target);
-
-/// The run `--resume` asks for, with the options and destination it was started with.
-pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
+/// The run `--resume` asks for; its record holds the options and destination it was
+/// started with.
+pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<RunRecord> {
     if !store::is_url(db) && !Path::new(db).exists() {
         bail!("nothing to resume: the database {db} does not exist");
     }
@@ -26,21 +24,11 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<Resumed> {
     let run = store
         .run(id)?
         .ok_or_else(|| anyhow!("no run {id} in {}", store.describe()))?;
-    if run.status == "complete" {
+    if run.status == RunStatus::Complete {
         bail!("run {id} is already complete");
     }
-    let resumed = resumed_of(run)?;
-    check_placement(id, &resumed.1, &resumed.2)?;
-    Ok(resumed)
-}
-
-/// A stored run with the options and destination it was started with.
-pub(super) fn resumed_of(run: store::RunRecord) -> Result<Resumed> {
-    let options: RunOptions =
-        serde_json::from_str(&run.options_json).context("reading the run's options")?;
-    let target: Target =
-        serde_json::from_str(&run.target_json).context("reading the run's destination")?;
-    Ok((run, options, target))
+    check_placement(id, &run.options, &run.target)?;
+    Ok(run)
 }
 
 /// Refuse to resume run `id` on the sandbox with `options` where its split placement
@@ -59,13 +47,18 @@ fn check_placement(id: i64, options: &RunOptions, target: &Target) -> Result<()>
     }
 }
 
-/// What a run starts from: its id, seed, and the samples it already has.
-pub(super) type Start = (i64, u64, Vec<(usize, u32, Sample)>);
+/// What a run starts from.
+pub(super) struct Start {
+    pub run_id: i64,
+    pub seed: u64,
+    /// The samples it already has: (plan item, round, sample).
+    pub previous: Vec<(usize, u32, Sample)>,
+}
 
 /// Reopen a resumed run, keeping its successful and refused samples (failed slots,
 /// say while the network was down, are measured again).
-pub(super) fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress) -> Result<Start> {
-    store.set_status(run.id, "running")?;
+pub(super) fn reopen(store: &Store, run: &RunRecord, progress: &Progress) -> Result<Start> {
+    store.set_status(run.id, RunStatus::Running)?;
     let previous: Vec<(usize, u32, Sample)> = store
         .samples(&[run.id])?
         .into_iter()
@@ -77,5 +70,9 @@ pub(super) fn reopen(store: &Store, run: &store::RunRecord, progress: &Progress)
         run.id,
         previous.len()
     ));
-    Ok((run.id, run.seed, previous))
+    Ok(Start {
+        run_id: run.id,
+        seed: run.seed,
+        previous,
+    })
 }

@@ -4,7 +4,8 @@ use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results};
 use super::outcome::{shell_start_note, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
-use super::resume::{Resumed, Start, load_resumed, reopen};
+use super::reach::{self, Reach};
+use super::resume::{Start, load_resumed, reopen};
 use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_location, find_ssh};
 use anyhow::{Context, Result, anyhow};
@@ -12,20 +13,18 @@ use sshbench::cli::RunArgs;
 use sshbench::cli::config::RunConfig;
 use sshbench::destination::Target;
 use sshbench::measure::Transport;
-use sshbench::measure::mock::Mock;
-use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
-use sshbench::measure::window::{self, Login};
+use sshbench::measure::window::Login;
 use sshbench::model::{AlgoLists, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
-use sshbench::store::{self, NewRun, Store};
+use sshbench::store::{self, NewRun, RunRecord, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
 use sshbench::views::scope::counted;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// Stores each sample as it arrives, and each raced item's stop.
@@ -83,13 +82,13 @@ pub(super) fn build_plan(
 }
 
 fn make_plan(
-    resumed: Option<&Resumed>,
+    resumed: Option<&RunRecord>,
     client: &client::ClientOffer,
     srv: &Server,
     options: &RunOptions,
 ) -> Result<Plan> {
     match resumed {
-        Some((run, _, _)) => Ok(Plan {
+        Some(run) => Ok(Plan {
             items: run.plan.clone(),
             notes: Vec::new(),
         }),
@@ -108,38 +107,19 @@ struct NewRunInput<'a> {
     progress: &'a Progress,
 }
 
-impl<'a> NewRunInput<'a> {
-    fn of(
-        sh: &'a Shared,
-        (srv, plan): (&'a Server, &'a Plan),
-        options: &'a RunOptions,
-        (login, progress): (Login, &'a Progress),
-    ) -> Self {
-        NewRunInput {
-            cfg: sh.cfg,
-            client: sh.client,
-            srv,
-            options,
-            plan,
-            login,
-            progress,
-        }
-    }
-}
-
 fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     let seed = i.cfg.seed.unwrap_or_else(|| fastrand::u64(..));
     let machine = machine::this_machine();
     let r = i.srv.resolved.as_ref();
     let id = store.create_run(&NewRun {
         destination: &i.srv.target.label,
-        target_json: serde_json::to_string(&i.srv.target)?,
+        target: &i.srv.target,
         resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
         client_version: &i.client.version.raw,
         server_version: i.srv.version.as_deref(),
         server_strict_kex: i.srv.strict_kex,
         machine: &machine,
-        options_json: serde_json::to_string(i.options)?,
+        options: i.options,
         plan: &i.plan.items,
         seed,
         client_defaults: &r.map(|r| r.defaults.clone()).unwrap_or_default(),
@@ -160,7 +140,11 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
             .say(&format!("the path's raw TCP rate is unknown: {e:#}")),
         None => {}
     }
-    Ok((id, seed, Vec::new()))
+    Ok(Start {
+        run_id: id,
+        seed,
+        previous: Vec::new(),
+    })
 }
 
 /// Log in once (`ssh -vv DEST`) for the server's session channel window, which the
@@ -168,25 +152,9 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 /// login shell takes to start. A login refused for the key or the host key, or a server
 /// that cannot be reached, would fail every sample: it stops here, before a run is stored.
 fn login_window(sh: &Shared, srv: &Server) -> Result<Login> {
-    let timeout = Duration::from_secs(30);
-    window::server_window(sh.ssh, &srv.target, timeout, sh.cancel)
+    sh.reach
+        .login(sh.ssh, srv, sh.cancel)
         .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind, &message)))
-}
-
-/// The transport for the run's `options` (a resumed run's own, not the command line's).
-fn transport(
-    cfg: &RunConfig,
-    options: &RunOptions,
-    ssh: PathBuf,
-    srv: &Server,
-    payload: Payload,
-) -> Box<dyn Transport> {
-    if cfg.mock_transport {
-        Box::new(Mock::default())
-    } else {
-        let workloads = options.workload.clone();
-        Box::new(OpenSsh::new(ssh, srv.target.clone(), payload).with_workloads(workloads))
-    }
 }
 
 /// The run's rounds, then the connect checks and the parallel streams, every sample
@@ -231,12 +199,14 @@ pub(super) struct Shared<'a> {
     pub client: &'a client::ClientOffer,
     /// This process among those measuring on this machine (see [`Instances`]).
     pub instances: Option<&'a Instances>,
+    /// How every host is reached, chosen once (see [`Reach`]).
+    pub reach: &'a dyn Reach,
 }
 
 /// One destination's run (`None`: the sandbox), new or resumed.
 pub(super) struct HostRun<'a> {
     pub destination: Option<Target>,
-    pub resumed: Option<&'a Resumed>,
+    pub resumed: Option<&'a RunRecord>,
     pub options: &'a RunOptions,
 }
 
@@ -244,23 +214,44 @@ pub(super) struct HostRun<'a> {
 fn start(
     sh: &Shared,
     store: &Store,
-    (resumed, options): (Option<&Resumed>, &RunOptions),
-    (srv, plan): (&Server, &Plan),
+    host: &HostRun,
+    srv: &Server,
+    plan: &Plan,
     progress: &Progress,
 ) -> Result<Start> {
-    match resumed {
-        Some((run, _, _)) => reopen(store, run, progress),
-        None => {
-            let mock = sh.cfg.mock_transport;
-            let login = if mock {
-                Login::default()
-            } else {
-                login_window(sh, srv)?
-            };
-            let input = NewRunInput::of(sh, (srv, plan), options, (login, progress));
-            create(store, input)
-        }
+    match host.resumed {
+        Some(run) => reopen(store, run, progress),
+        None => create(
+            store,
+            NewRunInput {
+                cfg: sh.cfg,
+                client: sh.client,
+                srv,
+                options: host.options,
+                plan,
+                login: login_window(sh, srv)?,
+                progress,
+            },
+        ),
     }
+}
+
+/// The host's server: the sandbox started, or the destination resolved and its offer read.
+fn server_of(sh: &Shared, host: &HostRun, progress: &Progress) -> Result<Server> {
+    let setup = SandboxSetup {
+        lab: host.options.lab,
+        placement: host.options.sandbox_cpus,
+    };
+    let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
+    connect_server(
+        host.destination.clone(),
+        sh.ssh,
+        sh.client,
+        probe_timeout,
+        sh.reach,
+        setup,
+        progress,
+    )
 }
 
 /// Measure one destination into `store`: the run's id (told to `created` as soon as
@@ -274,36 +265,25 @@ pub(super) fn measure(
     created: &mut dyn FnMut(i64) -> Result<()>,
 ) -> Result<(i64, Result<End, Abort>)> {
     let options = host.options;
-    let setup = SandboxSetup {
-        lab: options.lab,
-        placement: options.sandbox_cpus,
-    };
-    let probe_timeout = Duration::from_secs(options.timeout_s.min(15));
-    let mock = sh.cfg.mock_transport;
-    let srv = connect_server(
-        host.destination,
-        sh.ssh,
-        sh.client,
-        probe_timeout,
-        mock,
-        setup,
-        progress,
-    )?;
+    let srv = server_of(sh, &host, progress)?;
     let plan = make_plan(host.resumed, sh.client, &srv, options)?;
-    let resumed = (host.resumed, options);
     // The login comes first: the plan's notes are no news to a run it stops.
-    let (run_id, seed, previous) = start(sh, store, resumed, (&srv, &plan), progress)?;
+    let Start {
+        run_id,
+        seed,
+        previous,
+    } = start(sh, store, &host, &srv, &plan, progress)?;
     created(run_id)?;
     for note in &plan.notes {
         progress.say(&format!("note: {note}"));
     }
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
-    // The mock transport measures nothing a busy machine could slow; a server on this
-    // machine (not the sandbox) is busy as others are, and cannot be told from them.
-    let load = (!sh.cfg.mock_transport && !srv.here).then_some(srv.target.is_sandbox);
+    // A server on this machine (not the sandbox) is busy as others are, and cannot be
+    // told from them.
+    let load = (sh.reach.disturbable() && !srv.here).then_some(srv.target.is_sandbox);
     let overlap = Overlap::begin(sh.instances, load, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
-    let mut transport = transport(sh.cfg, options, sh.ssh.to_path_buf(), &srv, payload);
+    let mut transport = sh.reach.transport(options, sh.ssh, &srv, payload);
     let cx = super::streams::Context {
         store,
         run_id,
@@ -364,8 +344,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let ssh = find_ssh()?;
     let client = client::query(&ssh)?;
-    // The mock transport measures nothing that another run could disturb.
-    let instances = (!cfg.mock_transport).then(Instances::register).flatten();
+    let reach = reach::chosen(cfg.mock_transport);
+    let instances = reach.disturbable().then(Instances::register).flatten();
     let sh = Shared {
         cfg: &cfg,
         db: &db,
@@ -373,6 +353,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         ssh: &ssh,
         client: &client,
         instances: instances.as_ref(),
+        reach,
     };
     if !cfg.destinations.is_empty() || cfg.hosts_file.is_some() {
         return super::fleet::start(&sh);
@@ -386,7 +367,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let resumed = cfg.resume.map(|id| load_resumed(&db, id)).transpose()?;
     let mut options = resumed
         .as_ref()
-        .map_or_else(|| cfg.options.clone(), |r| r.1.clone());
+        .map_or_else(|| cfg.options.clone(), |r| r.options.clone());
     let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
     progress.say(&format!("client: {}", client.version.raw));
     if resumed.is_none() {
@@ -397,7 +378,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     }
     // A resumed run goes where it went, with the ssh options it had.
     let destination: Option<Target> = match &resumed {
-        Some((_, _, t)) => (!t.is_sandbox).then(|| t.clone()),
+        Some(r) => (!r.target.is_sandbox).then(|| r.target.clone()),
         None => match &cfg.destination {
             Some(d) => Some(Target::parse(d)?.with_ssh_args(cfg.ssh_args.clone())),
             None => None,

@@ -3,6 +3,7 @@
 
 use super::outcome::UNREACHABLE_HINT;
 use super::progress::Progress;
+use super::reach::Reach;
 use anyhow::{Context, Result, bail};
 use sshbench::destination::{self, Target};
 use sshbench::model::{AlgoLists, LabOptions, Placement};
@@ -168,7 +169,7 @@ fn sandbox_server(
 /// this machine's own address; nothing when it cannot be read (the plan then comes from
 /// the client's lists).
 #[derive(Default)]
-struct Offered {
+pub(super) struct Offered {
     lists: Option<AlgoLists>,
     banner: Option<String>,
     strict: Option<bool>,
@@ -179,7 +180,7 @@ struct Offered {
 /// such host, no route, silence): ssh, which connects there too, would meet the same,
 /// so no run is begun. Through a proxy, or where something answers but not as
 /// expected, the run goes on and ssh's own connections tell.
-fn read_offer(
+pub(super) fn read_offer(
     ssh: &Path,
     t: &Target,
     r: &destination::Resolved,
@@ -217,13 +218,13 @@ fn read_offer(
 }
 
 /// The server of a run: the sandbox without a destination, else the destination
-/// resolved and (unless `mock`) its offer read.
+/// resolved and its offer read as `reach` reads one.
 pub fn connect_server(
     destination: Option<Target>,
     ssh: &Path,
     client: &client::ClientOffer,
     probe_timeout: Duration,
-    mock: bool,
+    reach: &dyn Reach,
     setup: SandboxSetup,
     progress: &Progress,
 ) -> Result<Server> {
@@ -238,11 +239,7 @@ pub fn connect_server(
         "server: {} ({}@{} port {}{via})",
         t.label, r.user, r.hostname, r.port
     ));
-    let offered = if mock {
-        Offered::default()
-    } else {
-        read_offer(ssh, &t, &r, probe_timeout, progress)?
-    };
+    let offered = reach.offer(ssh, &t, &r, probe_timeout, progress)?;
     Ok(Server {
         target: t,
         offer: offered.lists,

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod options;
 pub mod race;
 pub mod rekey;
+pub mod run;
 pub mod sample;
 pub mod suite;
 
@@ -18,6 +19,7 @@ pub use options::{
 };
 pub use race::{EQUAL_WITHIN, FAILED_AFTER, Stop, StopReason};
 pub use rekey::Rekey;
+pub use run::{HostStatus, RunStatus};
 pub use sample::{
     CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Together, Window,
 };

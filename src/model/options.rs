@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The options that define a run's measurements; stored with the run so that
-/// `--resume` finishes it the same way.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `--resume` finishes it the same way. A run's come from the command line
+/// (`cli::config`); `Default` is the empty record that stored fixtures start from.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Fixed bytes per transfer sample; `None` calibrates per suite.

@@ -1,8 +1,9 @@
 //! Fleet runs: the hosts one `sshbench run` measures, each host's state and its run,
 //! so that `--resume` finishes a whole fleet after Ctrl-C or `kill -9`.
 
-use super::Store;
 use super::backend::Value;
+use super::{Store, decode_json, decode_status};
+use crate::model::{HostStatus, RunOptions, RunStatus};
 use anyhow::Result;
 use serde::Serialize;
 
@@ -11,8 +12,7 @@ use serde::Serialize;
 pub struct FleetHost {
     pub position: usize,
     pub destination: String,
-    /// `pending`, `running`, `complete`, `failed` or `interrupted`.
-    pub status: String,
+    pub status: HostStatus,
     pub error: Option<String>,
     pub run_id: Option<i64>,
 }
@@ -22,9 +22,10 @@ pub struct FleetHost {
 pub struct FleetRecord {
     pub id: i64,
     pub started_at: String,
-    pub status: String,
-    pub options_json: String,
-    pub ssh_json: String,
+    pub status: RunStatus,
+    pub options: RunOptions,
+    /// The ssh options given on the command line for every host.
+    pub ssh: Vec<String>,
     pub jobs: usize,
     pub hosts: Vec<FleetHost>,
 }
@@ -34,16 +35,22 @@ impl Store {
     pub fn create_fleet(
         &self,
         hosts: &[String],
-        options_json: &str,
-        ssh_json: &str,
+        options: &RunOptions,
+        ssh: &[String],
         jobs: usize,
     ) -> Result<i64> {
+        let options_json = serde_json::to_string(options)?;
+        let ssh_json = serde_json::to_string(ssh)?;
         self.begin_bulk()?;
         let created = (|| {
             let id = self.db.borrow_mut().insert(
                 "INSERT INTO fleets (status, options_json, ssh_json, jobs)
                  VALUES ('running', ?1, ?2, ?3)",
-                &[options_json.into(), ssh_json.into(), jobs.into()],
+                &[
+                    options_json.as_str().into(),
+                    ssh_json.as_str().into(),
+                    jobs.into(),
+                ],
             )?;
             for (i, h) in hosts.iter().enumerate() {
                 self.execute(
@@ -79,10 +86,10 @@ impl Store {
         Ok(())
     }
 
-    pub fn set_fleet_status(&self, fleet: i64, status: &str) -> Result<()> {
+    pub fn set_fleet_status(&self, fleet: i64, status: RunStatus) -> Result<()> {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE fleets SET status = ?2, finished_at = {finished} WHERE id = ?1");
-        self.execute(&sql, &[fleet.into(), status.into()])?;
+        self.execute(&sql, &[fleet.into(), status.as_str().into()])?;
         Ok(())
     }
 
@@ -95,9 +102,9 @@ impl Store {
                 fleet = Some(FleetRecord {
                     id: r.get("id")?,
                     started_at: r.get("started_at")?,
-                    status: r.get("status")?,
-                    options_json: r.get("options_json")?,
-                    ssh_json: r.get("ssh_json")?,
+                    status: decode_status(r, "fleets.status", RunStatus::parse)?,
+                    options: decode_json(r, "fleets.options_json")?,
+                    ssh: decode_json(r, "fleets.ssh_json")?,
                     jobs: r.get::<i64>("jobs")?.max(1) as usize,
                     hosts: Vec::new(),
                 });
@@ -112,7 +119,7 @@ impl Store {
             fleet.hosts.push(FleetHost {
                 position: r.get::<i64>("position")?.max(0) as usize,
                 destination: r.get("destination")?,
-                status: r.get("status")?,
+                status: decode_status(r, "fleet_hosts.status", HostStatus::parse)?,
                 error: r.get("error")?,
                 run_id: r.get("run_id")?,
             });
@@ -156,22 +163,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("f.sqlite")).unwrap();
         let hosts = ["a".to_string(), "pi@b:2222".to_string()];
-        let id = store.create_fleet(&hosts, "{}", "[]", 2).unwrap();
+        let options = RunOptions::default();
+        let id = store.create_fleet(&hosts, &options, &[], 2).unwrap();
         assert_eq!(store.latest_unfinished_fleet().unwrap().unwrap().0, id);
         let mut f = store.fleet(id).unwrap().unwrap();
         assert_eq!((f.jobs, f.hosts.len()), (2, 2));
         assert!(
             f.hosts
                 .iter()
-                .all(|h| h.status == "pending" && h.run_id.is_none())
+                .all(|h| h.status == HostStatus::Pending && h.run_id.is_none())
         );
-        f.hosts[1].status = "failed".into();
+        f.hosts[1].status = HostStatus::Failed;
         f.hosts[1].error = Some("Permission denied (publickey)".into());
         store.set_fleet_host(id, &f.hosts[1]).unwrap();
         let back = store.fleet(id).unwrap().unwrap();
         assert_eq!(back.hosts[1], f.hosts[1]);
         assert_eq!(back.hosts[0].destination, "a");
-        store.set_fleet_status(id, "complete").unwrap();
+        store.set_fleet_status(id, RunStatus::Complete).unwrap();
         assert_eq!(store.latest_unfinished_fleet().unwrap(), None);
         assert_eq!(store.fleet_of(1).unwrap(), None);
     }

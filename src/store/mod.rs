@@ -27,8 +27,8 @@ pub use pg::{is_url, redact};
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, PACKS_FROM, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
-use crate::destination;
-use crate::model::{AlgoLists, PayloadKind, Sample, Stop};
+use crate::destination::{self, Target};
+use crate::model::{AlgoLists, PayloadKind, RunOptions, RunStatus, Sample, Stop};
 use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use anyhow::{Context, Result, anyhow, bail};
@@ -54,15 +54,19 @@ pub fn check(db: &str) -> Result<()> {
     sqlite::check(Path::new(db))
 }
 
-/// The data a run's transfers carried (`--payload`), as its options record it (random,
-/// the default, for runs from before the option).
-fn payload_of(options_json: &str) -> PayloadKind {
-    #[derive(Deserialize)]
-    struct Options {
-        #[serde(default)]
-        payload: PayloadKind,
-    }
-    serde_json::from_str::<Options>(options_json).map_or(PayloadKind::Random, |o| o.payload)
+/// A stored status, decoded once: a value this version does not know is an error that
+/// names its column and the value (shown escaped: rows are not trusted).
+fn decode_status<T>(row: &Row, column: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    let name = column.rsplit('.').next().unwrap_or(column);
+    let v: String = row.get(name)?;
+    parse(&v).ok_or_else(|| anyhow!("unknown value {v:?} in {column}"))
+}
+
+/// A stored JSON record, decoded once into its type; an error names the column.
+fn decode_json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Result<T> {
+    let name = column.rsplit('.').next().unwrap_or(column);
+    let v: String = row.get(name)?;
+    serde_json::from_str(&v).with_context(|| format!("reading {column}"))
 }
 
 /// A run as stored.
@@ -71,9 +75,10 @@ pub struct RunRecord {
     pub id: i64,
     pub started_at: String,
     pub finished_at: Option<String>,
-    pub status: String,
+    pub status: RunStatus,
     pub destination: String,
-    pub target_json: String,
+    /// Where it went, with the ssh options it was given.
+    pub target: Target,
     pub client_version: String,
     pub server_version: Option<String>,
     /// Whether the server offered strict KEX, the Terrapin (CVE-2023-48795)
@@ -87,7 +92,7 @@ pub struct RunRecord {
     #[serde(default)]
     pub tcp_rate: Option<f64>,
     pub machine: Machine,
-    pub options_json: String,
+    pub options: RunOptions,
     pub plan: Vec<PlanItem>,
     pub seed: u64,
     pub samples: i64,
@@ -110,21 +115,20 @@ impl RunRecord {
     /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
     /// from before it was recorded).
     pub fn via_proxy(&self) -> bool {
-        serde_json::from_str::<crate::destination::Target>(&self.target_json)
-            .is_ok_and(|t| t.via_proxy)
+        self.target.via_proxy
     }
 }
 
 /// What a new run records.
 pub struct NewRun<'a> {
     pub destination: &'a str,
-    pub target_json: String,
+    pub target: &'a Target,
     pub resolved: Option<(&'a str, u16, &'a str)>,
     pub client_version: &'a str,
     pub server_version: Option<&'a str>,
     pub server_strict_kex: Option<bool>,
     pub machine: &'a Machine,
-    pub options_json: String,
+    pub options: &'a RunOptions,
     pub plan: &'a [PlanItem],
     pub seed: u64,
     pub client_defaults: &'a AlgoLists,
@@ -249,14 +253,14 @@ impl Store {
     pub fn create_run(&self, r: &NewRun) -> Result<i64> {
         let values: Vec<Value> = vec![
             r.destination.into(),
-            r.target_json.as_str().into(),
+            serde_json::to_string(r.target)?.into(),
             r.resolved.map(|x| x.0).into(),
             r.resolved.map(|x| i64::from(x.1)).into(),
             r.resolved.map(|x| x.2).into(),
             r.client_version.into(),
             r.server_version.into(),
             serde_json::to_string(r.machine)?.into(),
-            r.options_json.as_str().into(),
+            serde_json::to_string(r.options)?.into(),
             serde_json::to_string(r.plan)?.into(),
             (r.seed as i64).into(),
             env!("CARGO_PKG_VERSION").into(),
@@ -283,20 +287,20 @@ impl Store {
     }
 
     /// A run's or fleet's `finished_at` for `status`: now, unless it is running again.
-    fn finished_at(&self, status: &str) -> &'static str {
+    fn finished_at(&self, status: RunStatus) -> &'static str {
         match status {
-            "running" => "NULL",
+            RunStatus::Running => "NULL",
             _ => self.db.borrow().now(),
         }
     }
 
     /// A run's status; a run that completes is packed for reports (`packs`). Packing is
     /// an aid only: when it fails, reports read the run's rows.
-    pub fn set_status(&self, run_id: i64, status: &str) -> Result<()> {
+    pub fn set_status(&self, run_id: i64, status: RunStatus) -> Result<()> {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
-        self.execute(&sql, &[run_id.into(), status.into()])?;
-        if status == "complete" {
+        self.execute(&sql, &[run_id.into(), status.as_str().into()])?;
+        if status == RunStatus::Complete {
             self.pack(run_id);
         }
         Ok(())
@@ -310,9 +314,9 @@ impl Store {
             id: row.get("id")?,
             started_at: row.get("started_at")?,
             finished_at: row.get("finished_at")?,
-            status: row.get("status")?,
+            status: decode_status(row, "runs.status", RunStatus::parse)?,
             destination: row.get("destination")?,
-            target_json: row.get("target_json")?,
+            target: decode_json(row, "runs.target_json")?,
             client_version: row.get("client_version")?,
             server_version: row.get("server_version")?,
             server_strict_kex: row.get("server_strict_kex")?,
@@ -321,8 +325,8 @@ impl Store {
                 .map(|w| w.max(0) as u64),
             tcp_rate: row.get("path_tcp_rate")?,
             machine: serde_json::from_str(&machine).unwrap_or_default(),
-            options_json: row.get("options_json")?,
-            plan: serde_json::from_str(&plan).context("reading a run's plan")?,
+            options: decode_json(row, "runs.options_json")?,
+            plan: serde_json::from_str(&plan).context("reading runs.plan_json")?,
             seed: row.get::<i64>("seed")? as u64,
             samples: row.get("n_samples")?,
             last_sample_at: row.get("last_sample_at")?,
@@ -460,10 +464,8 @@ impl Store {
                 read.sort_by_key(|s| s.run_id);
             }
         }
-        let mut payloads: Vec<(i64, PayloadKind)> = runs
-            .iter()
-            .map(|r| (r.id, payload_of(&r.options_json)))
-            .collect();
+        let mut payloads: Vec<(i64, PayloadKind)> =
+            runs.iter().map(|r| (r.id, r.options.payload)).collect();
         payloads.sort_by_key(|p| p.0);
         let payload = |id: i64| match payloads.binary_search_by_key(&id, |p| p.0) {
             Ok(i) => payloads[i].1,
@@ -594,13 +596,13 @@ mod tests {
     pub(super) fn new_run<'a>(machine: &'a Machine, plan: &'a [PlanItem]) -> NewRun<'a> {
         NewRun {
             destination: "local sandbox",
-            target_json: "{}".into(),
+            target: &TARGET,
             resolved: Some(("127.0.0.1", 2222, "root")),
             client_version: "OpenSSH_9.2p1",
             server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
             server_strict_kex: Some(false),
             machine,
-            options_json: "{}".into(),
+            options: &OPTIONS,
             plan,
             seed: 42,
             client_defaults: &DEFAULTS,
@@ -608,6 +610,15 @@ mod tests {
     }
 
     static DEFAULTS: AlgoLists = AlgoLists::new_const();
+    static TARGET: std::sync::LazyLock<Target> =
+        std::sync::LazyLock::new(|| Target::parse("local").unwrap());
+    static OPTIONS: std::sync::LazyLock<RunOptions> = std::sync::LazyLock::new(RunOptions::default);
+
+    /// A stored run's destination and options as a real run writes them.
+    fn records() -> (String, String) {
+        let target = serde_json::to_string(&*TARGET).unwrap();
+        (target, serde_json::to_string(&*OPTIONS).unwrap())
+    }
 
     #[test]
     fn round_trips_runs_and_samples() {
@@ -685,7 +696,7 @@ mod tests {
             .execute("DELETE FROM samples WHERE round = 2", &[])
             .unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), Some(id));
-        store.set_status(id, "complete").unwrap();
+        store.set_status(id, RunStatus::Complete).unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), None);
         let runs = store.runs().unwrap();
         assert_eq!(
@@ -708,11 +719,12 @@ mod tests {
             let c = Connection::open(&path).unwrap();
             c.execute_batch(MIGRATIONS[0]).unwrap();
             c.pragma_update(None, "user_version", 1).unwrap();
+            let (target, options) = records();
             c.execute(
                 "INSERT INTO runs (status, destination, target_json, client_version, machine_json,
                     options_json, plan_json, seed, sshbench_version)
-                 VALUES ('complete', 'old', '{}', 'OpenSSH_8.4', '{}', '{}', '[]', 1, '0.0.1')",
-                [],
+                 VALUES ('complete', 'old', ?1, 'OpenSSH_8.4', '{}', ?2, '[]', 1, '0.0.1')",
+                params![target, options],
             )
             .unwrap();
             c.execute(
@@ -777,12 +789,14 @@ mod tests {
             }
         }
         let store = Store::open(&path).unwrap();
-        let got: Vec<String> = store
-            .runs()
-            .unwrap()
-            .into_iter()
-            .map(|r| r.destination)
-            .collect();
+        // Read raw: these options are a fixture's fragments, which no run ever stored.
+        let mut got: Vec<String> = Vec::new();
+        store
+            .query("SELECT destination FROM runs ORDER BY id", &[], &mut |r| {
+                got.push(r.get("destination")?);
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(
             got,
             [
@@ -794,7 +808,11 @@ mod tests {
                 "pi@nas",
             ]
         );
-        // The default setup alone is `sandbox` to the reports.
+        // The default setup alone is `sandbox` to the reports (whose runs hold whole
+        // records, as every real run's do).
+        let (target, options) = records();
+        let whole = "UPDATE runs SET target_json = ?1, options_json = ?2";
+        (store.execute(whole, &[target.as_str().into(), options.as_str().into()])).unwrap();
         let (picked, _) = store
             .select(&Selection {
                 destination: Some(destination::stored_destination("sandbox")),
@@ -802,6 +820,31 @@ mod tests {
             })
             .unwrap();
         assert_eq!(picked.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// A stored value this version does not know is an error naming its column and the
+    /// value (escaped), never a default: a status, or a record that does not decode.
+    #[test]
+    fn an_unknown_stored_value_is_an_error_naming_its_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let machine = Machine::default();
+        store.create_run(&new_run(&machine, &[])).unwrap();
+        store
+            .execute("UPDATE runs SET status = 'done\u{1b}[2J'", &[])
+            .unwrap();
+        let e = format!("{:#}", store.runs().unwrap_err());
+        assert!(
+            e.contains("runs.status") && e.contains(r#""done\u{1b}[2J""#),
+            "{e}"
+        );
+        store.set_status(1, RunStatus::Complete).unwrap();
+        assert_eq!(store.runs().unwrap()[0].status, RunStatus::Complete);
+        store
+            .execute("UPDATE runs SET options_json = '{\"rounds\": -1}'", &[])
+            .unwrap();
+        let e = format!("{:#}", store.runs().unwrap_err());
+        assert!(e.contains("runs.options_json"), "{e}");
     }
 
     /// `sandbox` names the local sandbox in reports, unless a destination was stored
@@ -892,10 +935,14 @@ mod tests {
             s.suite.compression = Some("zlib@openssh.com".into());
             s
         };
-        for payload in ["random", "text", "zeros"] {
+        for payload in [PayloadKind::Random, PayloadKind::Text, PayloadKind::Zeros] {
+            let options = RunOptions {
+                payload,
+                ..RunOptions::default()
+            };
             let id = store
                 .create_run(&NewRun {
-                    options_json: format!(r#"{{"payload":"{payload}"}}"#),
+                    options: &options,
                     ..new_run(&machine, &plan)
                 })
                 .unwrap();

@@ -12,6 +12,7 @@ use super::backend::{Backend, Columns, Row, Value};
 use super::read::{SPLIT_AT, stored};
 use super::samples::report_columns;
 use super::{RunRecord, Store, StoredSample};
+use crate::model::RunStatus;
 use crate::sys::machine::two_cores;
 use anyhow::{Result, anyhow, bail};
 use std::mem::MaybeUninit;
@@ -227,7 +228,7 @@ impl Store {
 
     /// [`Store::pack_run`], `per_pack` samples a pack.
     fn pack_run_by(&self, run: &RunRecord, per_pack: usize) -> Result<()> {
-        if run.status != "complete" {
+        if run.status != RunStatus::Complete {
             return Ok(());
         }
         let sql = format!(
@@ -319,7 +320,7 @@ impl Store {
             Ok(())
         })?;
         let mut out = Vec::new();
-        for run in runs.iter().filter(|r| r.status == "complete") {
+        for run in runs.iter().filter(|r| r.status == RunStatus::Complete) {
             let mine: Vec<&Part> = parts.iter().filter(|p| p.run_id == run.id).collect();
             let whole = !mine.is_empty()
                 && mine.iter().enumerate().all(|(k, p)| {
@@ -477,7 +478,7 @@ mod tests {
                 .add_sample(id, k as usize % 5, k / 5, &varied(k))
                 .unwrap();
         }
-        store.set_status(id, "running").unwrap();
+        store.set_status(id, RunStatus::Running).unwrap();
         store
             .execute("UPDATE runs SET status = 'complete'", &[])
             .unwrap();
@@ -555,7 +556,7 @@ mod tests {
         assert_eq!(ids.len(), 26);
         assert!(ids[..25].iter().all(|&i| i == run.id) && ids[25] == other);
         // Completing the other run packs it too; deleting a run deletes its packs.
-        store.set_status(other, "complete").unwrap();
+        store.set_status(other, RunStatus::Complete).unwrap();
         let runs = store.runs().unwrap();
         assert!(store.unpacked(&runs, None).1.is_empty());
         assert_eq!(shown(&store.counted(&runs).unwrap()), shown(&both));

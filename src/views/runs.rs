@@ -2,6 +2,7 @@
 //! its newest sample was stored: one that was killed (`kill -9`, a crash, a machine
 //! lost mid-run) keeps that status, and the time tells it from one under way.
 
+use crate::model::RunStatus;
 use crate::store::RunRecord;
 
 /// The runs' table, `now` being the current time in seconds since the Unix epoch.
@@ -26,7 +27,7 @@ pub fn table(runs: &[RunRecord], now: i64) -> String {
                 .take(19)
                 .collect::<String>()
                 .replace('T', " "),
-            status(&r.status, last, now),
+            status(r.status, last, now),
             r.destination.clone(),
             r.plan.len().to_string(),
             r.samples.to_string(),
@@ -37,10 +38,10 @@ pub fn table(runs: &[RunRecord], now: i64) -> String {
 }
 
 /// `running, last sample 3 min ago` for a run marked running; other statuses as stored.
-fn status(status: &str, last: &str, now: i64) -> String {
-    match unix_seconds(last).filter(|_| status == "running") {
+fn status(status: RunStatus, last: &str, now: i64) -> String {
+    match unix_seconds(last).filter(|_| status == RunStatus::Running) {
         Some(at) => format!("running, last sample {} ago", age(now - at)),
-        None => status.to_string(),
+        None => status.as_str().to_string(),
     }
 }
 
@@ -104,9 +105,12 @@ mod tests {
             (3 * 86_400, "3 days"),
         ] {
             let want = format!("running, last sample {said} ago");
-            assert_eq!(status("running", last, at + later), want);
+            assert_eq!(status(RunStatus::Running, last, at + later), want);
         }
-        assert_eq!(status("complete", last, at + 3 * 86_400), "complete");
-        assert_eq!(status("running", "garbled", at), "running");
+        assert_eq!(
+            status(RunStatus::Complete, last, at + 3 * 86_400),
+            "complete"
+        );
+        assert_eq!(status(RunStatus::Running, "garbled", at), "running");
     }
 }

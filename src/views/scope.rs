@@ -5,7 +5,7 @@ use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
-use crate::model::{Mode, PayloadKind, RunOptions, Sample, Stop, Suite};
+use crate::model::{Mode, PayloadKind, RunStatus, Sample, Stop, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
@@ -107,8 +107,7 @@ fn stops(runs: &[RunRecord], samples: &[StoredSample]) -> Vec<(Mode, Suite, Stop
     }
     let mut out: Vec<(Mode, Suite, Stop)> = Vec::new();
     for r in runs.iter().rev().filter(|r| !r.stops.is_empty()) {
-        let payload = serde_json::from_str::<RunOptions>(&r.options_json)
-            .map_or(PayloadKind::Random, |o| o.payload);
+        let payload = r.options.payload;
         let beyond = |item: usize| (past.get(&(r.id, item))).map(|s| (s.mode, s.suite.clone()));
         for (mode, suite, stop) in named_stops(&r.stops, &r.plan, beyond, payload) {
             if !out.iter().any(|(m, s, _)| *m == mode && *s == suite) {
@@ -222,7 +221,7 @@ impl Scope<'_> {
     /// The newest run, where its time budget ended it before every measurement had a
     /// sample: how many had none, of how many.
     pub fn cut_short(&self) -> Option<CutShort> {
-        let run = self.runs.last().filter(|r| r.status == "budget")?;
+        let run = self.runs.last().filter(|r| r.status == RunStatus::Budget)?;
         let sampled = |p: &PlanItem| {
             (self.stats.iter())
                 .any(|s| s.mode == p.mode && s.suite == p.suite && s.ok + s.failed > 0)

@@ -6,7 +6,7 @@
 use super::recommend;
 use super::scope::Scope;
 use crate::analysis::SuiteStats;
-use crate::model::{AlgoKind, Mode, RunOptions};
+use crate::model::{AlgoKind, Mode};
 use crate::plan::filter;
 
 /// What the data tell of ssh's unforced pick in one mode.
@@ -38,9 +38,9 @@ pub fn unforced<'s>(scope: &'s Scope, mode: Mode) -> Option<Unforced<'s>> {
             && s.suite.get(kinds[0]) == Some(a.0.as_str())
             && (other.is_none() || other == b.as_ref().map(|c| c.0.as_str()))
     });
-    let filters = serde_json::from_str::<RunOptions>(&run.options_json).map(|o| o.filters);
+    let filters = &run.options.filters;
     let left_out = |kind: AlgoKind, skipped: &[String]| {
-        let spec = filters.as_ref().ok()?.get(kind)?;
+        let spec = filters.get(kind)?;
         let name = skipped.iter().find(|n| !filter::keeps(spec, n))?;
         Some(Unforced::LeftOut {
             name: name.clone(),

@@ -40,11 +40,15 @@ pub fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The `sshbench` binary, colour off (its tables are compared as text).
+/// The `sshbench` binary, colour off and in a UTF-8 locale whoever runs the tests (its
+/// tables, bars included, are compared as text).
 pub fn sshbench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_sshbench"));
     // libpq's TLS variables, which the PostgreSQL store reads, from the test's own URLs only.
     c.env("NO_COLOR", "1")
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
         .env_remove("PGSSLMODE")
         .env_remove("PGSSLROOTCERT");
     c
@@ -278,4 +282,22 @@ pub fn sshd_beside(sb: &Sandbox, dir: &Path, extra: &str) -> Beside {
         std::thread::sleep(Duration::from_millis(20));
     }
     beside
+}
+
+/// A stored run's destination, for runs built by hand.
+pub static TARGET: std::sync::LazyLock<sshbench::destination::Target> =
+    std::sync::LazyLock::new(|| sshbench::destination::Target::parse("pi@nas").unwrap());
+
+/// The empty options record, for runs built by hand.
+pub static OPTIONS: std::sync::LazyLock<sshbench::model::RunOptions> =
+    std::sync::LazyLock::new(sshbench::model::RunOptions::default);
+
+/// Run options with the fields of `json` (an object) set over the empty record.
+pub fn options(json: &str) -> sshbench::model::RunOptions {
+    let mut all = serde_json::to_value(sshbench::model::RunOptions::default()).unwrap();
+    let given: serde_json::Value = serde_json::from_str(json).unwrap();
+    for (k, v) in given.as_object().unwrap() {
+        all[k] = v.clone();
+    }
+    serde_json::from_value(all).unwrap()
 }

@@ -5,7 +5,7 @@ pub mod heat;
 pub mod recommend;
 pub mod table;
 
-use crate::model::{AlgoKind, Mode, Suite};
+use crate::model::{AlgoKind, HostStatus, Mode, Suite};
 use crate::offer::catalogue::Grade;
 use crate::offer::grade::Grader;
 use crate::store::{FleetRecord, RunRecord};
@@ -58,7 +58,7 @@ impl HostFigures {
 #[derive(Clone, Debug, Serialize)]
 pub struct HostLine {
     pub destination: String,
-    pub status: String,
+    pub status: HostStatus,
     pub run: Option<i64>,
     pub samples: i64,
     pub error: Option<String>,
@@ -80,7 +80,7 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
         .iter()
         .map(|h| HostLine {
             destination: h.destination.clone(),
-            status: h.status.clone(),
+            status: h.status,
             run: h.run_id,
             samples: h
                 .run_id
@@ -89,11 +89,11 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
             error: h.error.clone(),
         })
         .collect();
-    let count = |s: &str| hosts.iter().filter(|h| h.status == s).count();
+    let count = |s: HostStatus| hosts.iter().filter(|h| h.status == s).count();
     let view = FleetRunView {
         fleet: fleet.id,
-        complete: count("complete"),
-        failed: count("failed"),
+        complete: count(HostStatus::Complete),
+        failed: count(HostStatus::Failed),
         hosts,
     };
     let mut doc = Document::default();
@@ -110,7 +110,7 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
     for h in &view.hosts {
         g.row(vec![
             h.destination.clone(),
-            h.status.clone(),
+            h.status.as_str().to_string(),
             h.run.map_or("-".into(), |r| r.to_string()),
             h.samples.to_string(),
             h.error.as_deref().map(first_line).unwrap_or_default(),

@@ -12,7 +12,7 @@ use super::export::Document;
 use super::scope::{Scope, TERRAPIN_NOTE, display_value, unit};
 use crate::analysis::SuiteStats;
 use crate::destination;
-use crate::model::{AlgoKind, AlgoLists, Filters, Mode, RunOptions};
+use crate::model::{AlgoKind, AlgoLists, Filters, Mode};
 use crate::offer::catalogue::{self, Grade};
 use kept::hold_host_keys;
 pub use kept::{HELD, hold_mark};
@@ -317,9 +317,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         .map(|r| r.client_defaults.clone())
         .unwrap_or_default();
     let server = (scope.runs.last()).and_then(|r| r.server_version.as_deref());
-    let filters = (scope.runs.last())
-        .and_then(|r| serde_json::from_str::<RunOptions>(&r.options_json).ok())
-        .map(|o| o.filters);
+    let filters = (scope.runs.last()).map(|r| r.options.filters.clone());
     let policy = Policy {
         max,
         grader: scope.grader(),

@@ -1,7 +1,7 @@
 //! The workload modes against real servers: the sandbox sshd (with and without SFTP, with
 //! and without rsync in its sessions' PATH) and the binary's `run --mode sftp-put,...`.
 
-mod common;
+use crate::common;
 
 use sshbench::measure::Transport;
 use sshbench::model::{AlgoLists, Mode, Outcome, SampleRequest, Shape, Suite, WorkloadSpec};

@@ -3,11 +3,12 @@
 //! the fleet views over what they stored; `kill -9` of a fleet run and `--resume`, with
 //! SQLite and with PostgreSQL. Dropbear logs in through a mount namespace: root (CI).
 
-mod common;
+use crate::common;
 
-use common::dropbear::{self, DropbearOptions};
-use common::pg::Cluster;
-use common::{assert_success, sshbench, text};
+use crate::common::dropbear::{self, DropbearOptions};
+use crate::common::pg::Cluster;
+use crate::common::{assert_success, sshbench, text};
+use sshbench::model::RunStatus;
 use sshbench::model::{AlgoKind, AlgoLists};
 use sshbench::sandbox::{ALIAS, Sandbox};
 use sshbench::store::Store;
@@ -156,7 +157,7 @@ fn a_fleet_run_measures_every_host_reports_the_refusing_one_and_recommends_one_b
 
     let store = Store::connect(db).unwrap();
     let runs = store.runs().unwrap();
-    let complete: Vec<&str> = (runs.iter().filter(|r| r.status == "complete"))
+    let complete: Vec<&str> = (runs.iter().filter(|r| r.status == RunStatus::Complete))
         .map(|r| r.destination.as_str())
         .collect();
     assert_eq!(complete.len(), 3, "{complete:?}");
@@ -254,7 +255,7 @@ fn kill_9_and_resume(db: &str, one_first: bool) {
     let before = store.samples(&[]).unwrap();
     assert_eq!(
         store.runs().unwrap()[1].status,
-        "running",
+        RunStatus::Running,
         "killed while measuring"
     );
     let json = |s: &sshbench::store::StoredSample| {
@@ -283,7 +284,7 @@ fn kill_9_and_resume(db: &str, one_first: bool) {
         "{}",
         text(&out.stderr)
     );
-    let runs: Vec<(String, String)> = (store.runs().unwrap().into_iter())
+    let runs: Vec<(String, RunStatus)> = (store.runs().unwrap().into_iter())
         .map(|r| (r.destination, r.status))
         .collect();
     assert_eq!(
@@ -291,7 +292,7 @@ fn kill_9_and_resume(db: &str, one_first: bool) {
         3,
         "one run per host, the killed one resumed: {runs:?}"
     );
-    assert!(runs.iter().all(|r| r.1 == "complete"), "{runs:?}");
+    assert!(runs.iter().all(|r| r.1 == RunStatus::Complete), "{runs:?}");
     let after: Vec<_> = store.samples(&[]).unwrap().iter().map(json).collect();
     for b in &before {
         assert!(after.contains(&json(b)), "lost or changed: {:?}", json(b));

@@ -1,9 +1,10 @@
 //! The HTML report: rendered from a database, loaded in headless Chromium (Debian's
 //! `chromium`), checked for console errors, non-empty charts and escaped server names.
 
-mod common;
+use crate::common;
 
-use common::SampleBuilder;
+use crate::common::SampleBuilder;
+use sshbench::model::RunStatus;
 use sshbench::model::{AlgoLists, Mode, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -63,13 +64,13 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
     let id = store
         .create_run(&NewRun {
             destination: "local sandbox",
-            target_json: "{}".into(),
+            target: &common::TARGET,
             resolved: None,
             client_version: "OpenSSH_9.2p1",
             server_version: Some(&format!("SSH-2.0-{HOSTILE}")),
             server_strict_kex: None,
             machine: &Machine::default(),
-            options_json: "{}".into(),
+            options: &common::OPTIONS,
             plan: &items,
             seed: 1,
             client_defaults: &AlgoLists::new(),
@@ -102,7 +103,7 @@ fn full_db(path: &Path, ciphers: &[&str], macs: usize, kexes: usize) {
         }
     }
     store.end_bulk().unwrap();
-    store.set_status(id, "complete").unwrap();
+    store.set_status(id, RunStatus::Complete).unwrap();
 }
 
 fn report(db: &Path, out: &Path, extra: &[&str]) {

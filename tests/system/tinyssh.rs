@@ -2,7 +2,7 @@
 //! and one session per connection (it ends a connection when its first session ends), as
 //! on small routers and appliances. Runs as root (a mount namespace for its login; CI).
 
-mod common;
+use crate::common;
 
 use rusqlite::Connection;
 

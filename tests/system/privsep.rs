@@ -2,7 +2,7 @@
 //! privilege-separation directory, and removes it only when no sshd needs it any more:
 //! an sshd started while the sandbox ran keeps working after the sandbox is gone.
 
-mod common;
+use crate::common;
 
 use sshbench::model::AlgoLists;
 use sshbench::offer::server;

@@ -4,9 +4,10 @@
 //! There a receive's ssh writes into a pipe that sshbench drains, a send reads its zeros
 //! from the temp directory, and the server streams from its smaller file.
 
-mod common;
+use crate::common;
 
 use sshbench::model::Mode;
+use sshbench::model::RunStatus;
 use sshbench::store::Store;
 use std::process::Command;
 
@@ -36,7 +37,7 @@ fn without_a_writable_dev_shm_receives_drain_a_pipe_and_every_figure_is_kept() {
     common::assert_success(&out, ("run without a writable /dev/shm", out.status));
     let store = Store::open(&db).unwrap();
     let runs = store.runs().unwrap();
-    assert_eq!(runs[0].status, "complete");
+    assert_eq!(runs[0].status, RunStatus::Complete);
     let (_, samples) = store.select(&Default::default()).unwrap();
     for mode in [Mode::Send, Mode::Receive] {
         let counted: Vec<_> = samples

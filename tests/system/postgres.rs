@@ -4,10 +4,11 @@
 //! SQLite copy (`db copy`), `kill -9` then `--resume` losing nothing, TLS, and servers
 //! that never answer or vanish mid-run given up on in bounded time.
 
-mod common;
+use crate::common;
 
-use common::pg::Cluster;
-use common::{SampleBuilder, assert_success, sshbench, text};
+use crate::common::pg::Cluster;
+use crate::common::{SampleBuilder, assert_success, sshbench, text};
+use sshbench::model::RunStatus;
 use sshbench::model::{CpuWindow, Mode, Negotiated, Outcome, Phases, Stream, Suite};
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -78,13 +79,13 @@ fn new_run<'a>(
 ) -> NewRun<'a> {
     NewRun {
         destination: "pi@nas",
-        target_json: "{}".into(),
+        target: &common::TARGET,
         resolved: Some(("127.0.0.1", 2222, "pi")),
         client_version: "OpenSSH_9.2p1",
         server_version: Some("SSH-2.0-OpenSSH_9.2p1"),
         server_strict_kex: Some(true),
         machine,
-        options_json: "{}".into(),
+        options: &common::OPTIONS,
         plan,
         seed: 7,
         client_defaults: defaults,
@@ -136,7 +137,7 @@ fn runs_and_samples_round_trip_through_postgres() {
 
     store.set_server_window(id, 2 << 20).unwrap();
     store.set_tcp_rate(id, 1.5e9).unwrap();
-    store.set_status(id, "complete").unwrap();
+    store.set_status(id, RunStatus::Complete).unwrap();
     let run = store.run(id).unwrap().unwrap();
     assert_eq!(
         (run.status.as_str(), run.samples, run.seed),
@@ -246,7 +247,7 @@ fn two_runs_write_into_postgres_at_once_and_every_view_reads_as_from_sqlite() {
     assert!(
         stored
             .iter()
-            .all(|r| r.status == "complete" && r.samples > 0)
+            .all(|r| r.status == RunStatus::Complete && r.samples > 0)
     );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("copy.sqlite");
@@ -340,7 +341,11 @@ fn kill_9_then_resume_loses_nothing_in_postgres() {
     child.wait().unwrap();
     let store = Store::connect(&url).unwrap();
     let run = &store.runs().unwrap()[0];
-    assert_eq!(run.status, "running", "killed runs look unfinished");
+    assert_eq!(
+        run.status,
+        RunStatus::Running,
+        "killed runs look unfinished"
+    );
     let before = store.samples(&[run.id]).unwrap();
     let out = sshbench()
         .args(["run", "--resume", "-q", "--db", &url])
@@ -348,7 +353,7 @@ fn kill_9_then_resume_loses_nothing_in_postgres() {
         .unwrap();
     assert_success(&out, "resume");
     let run = store.run(run.id).unwrap().unwrap();
-    assert_eq!(run.status, "complete");
+    assert_eq!(run.status, RunStatus::Complete);
     let after = store.samples(&[run.id]).unwrap();
     assert!(after.len() > before.len(), "the resume measured the rest");
     let json = |s: &sshbench::store::StoredSample| serde_json::to_value(&s.sample).unwrap();
@@ -413,7 +418,7 @@ fn a_large_selection_reads_in_halves_the_same_from_both_stores() {
     for db in [url.as_str(), file] {
         let store = Store::connect(db).unwrap();
         let id = store.runs().unwrap()[0].id;
-        store.set_status(id, "complete").unwrap();
+        store.set_status(id, RunStatus::Complete).unwrap();
     }
     let packs = pg.sql(
         "big",
@@ -745,7 +750,7 @@ fn a_server_restarted_mid_run_costs_the_run_nothing() {
     let store = Store::connect(&url).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0].status, "complete");
+    assert_eq!(runs[0].status, RunStatus::Complete);
     let same = Store::connect(file).unwrap().runs().unwrap();
     assert_eq!(runs[0].samples, same[0].samples, "every slot stored");
     assert!(stored_samples(&url) > 200, "the run went on");
