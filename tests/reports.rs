@@ -335,10 +335,8 @@ pub fn fixture_db(path: &Path) {
             }
             if dest == "pi@backup" {
                 store.set_stops(id, &raced(&plan)).unwrap();
-                let note = "the server ends a connection after its first session (as \
-                            tinysshd does), so every sample had a connection of its own (as \
-                            with --connections sample)";
-                store.add_notes(id, &[note.into(), note.into()]).unwrap();
+                let note = sshbench::model::Note::OneSessionPerConnection;
+                store.add_notes(id, &[note.clone(), note]).unwrap();
             }
             store.set_status(id, RunStatus::Complete).unwrap();
         }

@@ -10,7 +10,6 @@ mod rekey;
 pub mod streams;
 mod suites;
 pub mod sums;
-pub mod window;
 pub mod workload;
 
 pub use echo::echo_median;

@@ -1,6 +1,7 @@
 //! What limits a workload: its rate next to the raw stream's of the same suite on the
 //! same path, and, when it falls short, whether per-file round trips, the SFTP request
-//! window or the tool's own work is the reason, in one sentence with the numbers.
+//! window or the tool's own work is the reason, with the numbers (`views::workload`
+//! words it).
 
 use super::SuiteStats;
 use crate::model::{Mode, Shape, Tool, Workload};
@@ -41,23 +42,25 @@ impl Limit {
 }
 
 /// A workload suite's comparison with its raw stream.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     pub limit: Limit,
     /// The raw stream's mean rate (bytes/s) for the same cipher, MAC and compression.
     pub raw: Option<f64>,
     /// Workload rate / raw rate.
     pub share: Option<f64>,
-    pub sentence: String,
+    /// [`Limit::PerFile`]: what each file took.
+    pub per_file: Option<PerFile>,
+    /// [`Limit::RequestWindow`]: the most sftp's requests in flight allow (bytes/s).
+    pub cap: Option<f64>,
 }
 
-/// A share as people read it: `64%`, and `0.4%` below one percent.
-pub fn percent(share: f64) -> String {
-    if share < 0.01 {
-        format!("{:.1}%", share * 100.0)
-    } else {
-        format!("{:.0}%", share * 100.0)
-    }
+/// Many small files: how many, each one's time, and the path's round trip (seconds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerFile {
+    pub files: f64,
+    pub seconds: f64,
+    pub rtt: Option<f64>,
 }
 
 /// sftp's request window over a round trip: the most one sftp transfer can move.
@@ -73,48 +76,38 @@ fn request_window_cap(tool_options: Option<&str>, rtt: f64) -> f64 {
     value("-R", SFTP_REQUESTS) * value("-B", SFTP_BUFFER) / rtt
 }
 
-/// Why a workload at `share` of its raw stream moves at `rate`, and the words for it.
-fn reason(
-    w: &SuiteStats,
-    work: Workload,
-    rate: f64,
-    share: f64,
-    rtt: Option<f64>,
-) -> (Limit, String) {
+/// Why a workload at `share` of its raw stream moves at `rate`.
+fn reason(w: &SuiteStats, work: Workload, rate: f64, share: f64, rtt: Option<f64>) -> Verdict {
+    let verdict = |limit| Verdict {
+        limit,
+        raw: Some(rate / share),
+        share: Some(share),
+        per_file: None,
+        cap: None,
+    };
     if share >= NEAR_RAW {
-        (
-            Limit::Stream,
-            "what limits the stream (the cipher, a CPU or the link) limits it too".to_string(),
-        )
+        verdict(Limit::Stream)
     } else if work.shape == Shape::Tree {
         let files = w.files.unwrap_or(0).max(1) as f64;
-        let per_file = w.bytes as f64 / rate / files;
-        let trips = rtt.map_or(String::new(), |r| {
-            format!(", {:.0} round trips of {:.2} ms", per_file / r, r * 1e3)
-        });
-        let why = format!(
-            "{:.0} files at {:.2} ms each{trips}: the tool's per-file work and round trips, not the cipher, limit it",
-            files,
-            per_file * 1e3
-        );
-        (Limit::PerFile, why)
+        Verdict {
+            per_file: Some(PerFile {
+                files,
+                seconds: w.bytes as f64 / rate / files,
+                rtt,
+            }),
+            ..verdict(Limit::PerFile)
+        }
     } else if let Some(cap) = rtt
         .filter(|_| work.tool == Tool::Sftp)
         .map(|r| request_window_cap(w.suite.tool.as_deref(), r))
         .filter(|cap| rate >= cap * 0.75)
     {
-        let why = format!(
-            "the SFTP request window caps it at {:.1} MB/s at this round trip: more requests in flight (-R) or larger ones (-B) would help, not the cipher",
-            cap / 1e6
-        );
-        (Limit::RequestWindow, why)
+        Verdict {
+            cap: Some(cap),
+            ..verdict(Limit::RequestWindow)
+        }
     } else {
-        let what = match work.tool {
-            Tool::Sftp => "sftp's own request handling",
-            Tool::Rsync => "rsync's own checksums and pipeline",
-            Tool::Scp => "scp's own copying, a file at a time",
-        };
-        (Limit::Tool, format!("{what}, not the cipher, limits it"))
+        verdict(Limit::Tool)
     }
 }
 
@@ -123,34 +116,19 @@ fn reason(
 pub fn verdict(w: &SuiteStats, raw: Option<&SuiteStats>, rtt: Option<f64>) -> Option<Verdict> {
     let work = w.mode.workload()?;
     let rate = w.figure?.mean;
-    let cipher = w.suite.cipher.as_deref().unwrap_or("the default cipher");
     let raw_rate = raw.and_then(|r| r.figure).map(|f| f.mean);
     let Some(raw_rate) = raw_rate.filter(|r| *r > 0.0) else {
-        let sentence = format!(
-            "{} with {cipher}: no {} of this suite to compare with",
-            w.mode,
-            w.mode.raw_stream().map_or("raw stream", Mode::as_str)
-        );
         return Some(Verdict {
             limit: Limit::Unknown,
             raw: None,
             share: None,
-            sentence,
+            per_file: None,
+            cap: None,
         });
     };
-    let share = rate / raw_rate;
-    let head = format!(
-        "{} reaches {} of the raw stream with {cipher}",
-        w.mode,
-        percent(share)
-    );
-    let (limit, why) = reason(w, work, rate, share, rtt);
-    Some(Verdict {
-        limit,
-        raw: Some(raw_rate),
-        share: Some(share),
-        sentence: format!("{head}: {why}."),
-    })
+    let mut v = reason(w, work, rate, rate / raw_rate, rtt);
+    v.raw = Some(raw_rate);
+    Some(v)
 }
 
 /// [`verdict`] for `w` among `stats`: its raw stream is the same suite's (the tool's
@@ -212,13 +190,7 @@ mod tests {
         let raw = stats(Mode::Send, 500e6, None, 0);
         let v = verdict(&w, Some(&raw), Some(1e-4)).unwrap();
         assert_eq!(v.limit, Limit::Stream);
-        assert_eq!(v.share, Some(0.9));
-        assert!(
-            v.sentence
-                .starts_with("sftp-put-file reaches 90% of the raw stream with aes128-ctr"),
-            "{}",
-            v.sentence
-        );
+        assert_eq!((v.share, v.raw), (Some(0.9), Some(500e6)));
     }
 
     #[test]
@@ -228,12 +200,9 @@ mod tests {
         let raw = stats(Mode::Send, 500e6, None, 0);
         let v = verdict(&w, Some(&raw), Some(1e-4)).unwrap();
         assert_eq!(v.limit, Limit::PerFile);
-        assert!(
-            v.sentence
-                .contains("2000 files at 2.00 ms each, 20 round trips of 0.10 ms"),
-            "{}",
-            v.sentence
-        );
+        let f = v.per_file.unwrap();
+        assert_eq!((f.files, f.rtt), (2000.0, Some(1e-4)));
+        assert!((f.seconds - 0.002).abs() < 1e-12, "{f:?}");
     }
 
     #[test]
@@ -243,7 +212,10 @@ mod tests {
         let raw = stats(Mode::Receive, 100e6, None, 0);
         let v = verdict(&w, Some(&raw), Some(0.05)).unwrap();
         assert_eq!(v.limit, Limit::RequestWindow);
-        assert!(v.sentence.contains("41.9 MB/s"), "{}", v.sentence);
+        assert!(
+            (v.cap.unwrap() - 64.0 * 32768.0 / 0.05).abs() < 1.0,
+            "{v:?}"
+        );
         // Far below the cap, it is the tool itself; with no raw stream, unknown.
         let slow = stats(Mode::SftpGetFile, 10e6, Some(1), 32 << 20);
         assert_eq!(

@@ -7,7 +7,7 @@ use sshbench::cli::FormatArg;
 use sshbench::cli::config::RunConfig;
 use sshbench::destination::Resolved;
 use sshbench::measure::sshlog;
-use sshbench::model::{FailureKind, Mode, RunStatus};
+use sshbench::model::{FailureKind, Mode, Note, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
@@ -111,18 +111,11 @@ fn changed_key_hint(message: &str) -> String {
 /// keystrokes on a clock (OpenSSH 9.5+'s `ObscureKeystrokeTiming`, on by default, as
 /// `ssh -G` resolved it): echo is timed without a terminal, so its figures leave that
 /// wait out, and it outweighs any cipher's microseconds.
-pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Option<String> {
+pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Option<Note> {
     let interval_ms = resolved?.keystroke_interval_ms?;
-    if !modes.contains(&Mode::Echo) {
-        return None;
-    }
-    Some(format!(
-        "echo is timed without a terminal; in one, this ssh (ObscureKeystrokeTiming) sends each \
-         keystroke after the first of a burst on its next {interval_ms} ms tick, about {} ms \
-         later on average, more than any cipher differs by; `ObscureKeystrokeTiming no` in \
-         ssh_config gives that time back and the keystroke-timing protection up",
-        interval_ms.div_ceil(2)
-    ))
+    modes
+        .contains(&Mode::Echo)
+        .then_some(Note::KeystrokeClock { interval_ms })
 }
 
 /// A login shell slower to start than this is worth a note: its start-up files cost
@@ -130,14 +123,11 @@ pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Opti
 const SLOW_SHELL: Duration = Duration::from_millis(50);
 
 /// The note for a server whose login shell ran `ran` before a command did.
-pub fn shell_start_note(ran: Option<Duration>) -> Option<String> {
+pub fn shell_start_note(ran: Option<Duration>) -> Option<Note> {
     let ms = ran.filter(|&r| r >= SLOW_SHELL)?.as_millis();
-    Some(format!(
-        "the server's login shell takes about {ms} ms to start before each command (its \
-         start-up files, such as ~/.bashrc): every connection, scp, rsync and sftp session \
-         pays it, and connect's session phase holds it; start-up files that do their work \
-         only in interactive shells give it back"
-    ))
+    Some(Note::SlowShellStart {
+        ms: u64::try_from(ms).unwrap_or(u64::MAX),
+    })
 }
 
 /// What to check when the server cannot be reached.
@@ -232,10 +222,9 @@ mod tests {
     #[test]
     fn a_login_shell_slow_to_start_is_noted_from_fifty_milliseconds() {
         let ms = |n| Some(Duration::from_millis(n));
-        let note = shell_start_note(ms(180)).unwrap();
-        assert!(
-            note.starts_with("the server's login shell takes about 180 ms"),
-            "{note}"
+        assert_eq!(
+            shell_start_note(ms(180)),
+            Some(Note::SlowShellStart { ms: 180 })
         );
         assert_eq!(shell_start_note(ms(40)), None);
         assert_eq!(shell_start_note(None), None);
@@ -247,14 +236,9 @@ mod tests {
             keystroke_clock_note(Some(&sshbench::destination::parse_ssh_g(ssh_g)), modes)
         };
         let echo = [Mode::Send, Mode::Echo];
-        let note = of("obscurekeystroketiming yes\n", &echo).unwrap();
-        assert!(
-            note.contains("on its next 20 ms tick, about 10 ms later"),
-            "{note}"
-        );
-        assert!(note.contains("`ObscureKeystrokeTiming no`"), "{note}");
-        let slow = of("obscurekeystroketiming 45\n", &echo).unwrap();
-        assert!(slow.contains("next 45 ms tick, about 23 ms"), "{slow}");
+        let clock = |interval_ms| Some(Note::KeystrokeClock { interval_ms });
+        assert_eq!(of("obscurekeystroketiming yes\n", &echo), clock(20));
+        assert_eq!(of("obscurekeystroketiming 45\n", &echo), clock(45));
         // Off, a client before 9.5 (nothing printed), or no echo measured: nothing to say.
         assert_eq!(of("obscurekeystroketiming no\n", &echo), None);
         assert_eq!(of("user root\n", &echo), None);

@@ -3,9 +3,11 @@
 //! CPU (see [`Busy`]); a note stored with the run.
 
 use super::progress::Progress;
+use sshbench::model::Note;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::load::Busy;
 use sshbench::sys::machine;
+use sshbench::views::notes::sshbench_runs;
 use std::time::Duration;
 
 /// Other processes below this many CPUs on average (or 5% of the machine's, if more)
@@ -43,7 +45,7 @@ impl<'a> Overlap<'a> {
                 "warning: {} measuring on this machine: the runs share its CPUs, so each one's \
                  figures come out lower and noisier (Ctrl-C stops this one; `sshbench run \
                  --resume` goes on with it later)",
-                runs(&at_start, "is", "are")
+                sshbench_runs(&at_start, "is", "are")
             ));
         }
         Overlap {
@@ -58,7 +60,7 @@ impl<'a> Overlap<'a> {
 
     /// The run's note on what else kept the machine busy, once its own processes are
     /// reaped (the sandbox's sshd too): another sshbench, else other processes.
-    pub fn note(&self) -> Option<String> {
+    pub fn note(&self) -> Option<Note> {
         self.sshbench_note().or_else(|| {
             let (busy, sandbox) = self.busy.as_ref()?;
             busy_note(
@@ -71,7 +73,7 @@ impl<'a> Overlap<'a> {
 
     /// Where another sshbench process measured at any time during the run: running as it
     /// began, or begun since.
-    fn sshbench_note(&self) -> Option<String> {
+    fn sshbench_note(&self) -> Option<Note> {
         let mut pids = self.at_start.clone();
         let arrived = self.instances.map(Instances::arrivals).unwrap_or_default();
         pids.extend(
@@ -81,52 +83,19 @@ impl<'a> Overlap<'a> {
         );
         pids.sort_unstable();
         pids.dedup();
-        (!pids.is_empty()).then(|| {
-            format!(
-                "{} measuring on this machine during this run: the runs shared its CPUs, so \
-                 this run's figures are lower and noisier than one run alone would get",
-                runs(&pids, "was", "were")
-            )
-        })
+        (!pids.is_empty()).then_some(Note::OtherSshbench { pids })
     }
 }
 
 /// The note where other processes kept `others` CPUs busy on average over `span`, of
 /// `cpus`.
-fn busy_note((others, span): (f64, Duration), cpus: usize, sandbox: bool) -> Option<String> {
+fn busy_note((others, span): (f64, Duration), cpus: usize, sandbox: bool) -> Option<Note> {
     let from = BUSY_CPUS.max(0.05 * cpus as f64) * if sandbox { 1.0 } else { 2.0 };
-    if others < from || span < BUSY_SPAN {
-        return None;
-    }
-    let (whose, what) = if sandbox {
-        (
-            "this machine's",
-            "its figures (the sandbox's client and server both run here)",
-        )
-    } else {
-        ("this client's", "figures that the client's CPU limits")
-    };
-    let cpus = match cpus {
-        1 => "1 CPU".to_string(),
-        n => format!("{n} CPUs"),
-    };
-    Some(format!(
-        "other processes kept {others:.1} of {whose} {cpus} busy on average during this run, \
-         so {what} are lower and noisier than on an idle machine"
-    ))
-}
-
-/// "another sshbench run (process 42) is", or "2 other sshbench runs (processes 42, 43)
-/// are".
-fn runs(pids: &[u32], one: &str, many: &str) -> String {
-    let list: Vec<String> = pids.iter().map(u32::to_string).collect();
-    match pids.len() {
-        1 => format!("another sshbench run (process {}) {one}", list[0]),
-        n => format!(
-            "{n} other sshbench runs (processes {}) {many}",
-            list.join(", ")
-        ),
-    }
+    (others >= from && span >= BUSY_SPAN).then_some(Note::BusyMachine {
+        others,
+        cpus,
+        sandbox,
+    })
 }
 
 #[cfg(test)]
@@ -134,15 +103,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_run_or_several_are_named_with_their_processes() {
-        assert_eq!(
-            runs(&[42], "is", "are"),
-            "another sshbench run (process 42) is"
-        );
-        assert_eq!(
-            runs(&[42, 43], "was", "were"),
-            "2 other sshbench runs (processes 42, 43) were"
-        );
+    fn no_other_process_is_no_note() {
         let none = Overlap {
             instances: None,
             at_start: Vec::new(),
@@ -158,20 +119,18 @@ mod tests {
         assert_eq!(busy_note(minute(0.12), 2, true), None);
         assert_eq!(busy_note(minute(-0.05), 2, true), None);
         let busy = busy_note(minute(0.7), 2, true).unwrap();
-        assert!(
-            busy.starts_with("other processes kept 0.7 of this machine's 2 CPUs busy"),
-            "{busy}"
-        );
+        let noted = Note::BusyMachine {
+            others: 0.7,
+            cpus: 2,
+            sandbox: true,
+        };
+        assert_eq!(busy, noted);
         // A large machine's daemons weigh less: 5% of its CPUs; a client's, half as much.
         assert_eq!(busy_note(minute(1.2), 32, true), None);
         assert!(busy_note(minute(1.7), 32, true).is_some());
         assert_eq!(busy_note(minute(0.25), 2, false), None);
         assert_eq!(busy_note(minute(3.0), 32, false), None);
-        let client = busy_note(minute(4.0), 32, false).unwrap();
-        assert!(
-            client.contains("figures that the client's CPU limits"),
-            "{client}"
-        );
+        assert!(busy_note(minute(4.0), 32, false).is_some());
         // A run that stopped at once: ticks and unreaped children, not others' work.
         assert_eq!(busy_note((0.7, Duration::from_millis(100)), 2, true), None);
     }

@@ -29,15 +29,6 @@ impl Loaded {
     }
 }
 
-impl Drop for Loaded {
-    /// Leaves the samples to the process's exit: a report command ends right after, and
-    /// handing 100,000 samples back to the allocator one by one was a tenth of `show`'s
-    /// time (BENCHMARKS.md, "`show` over 100,000 samples").
-    fn drop(&mut self) {
-        std::mem::forget(std::mem::take(&mut self.samples));
-    }
-}
-
 fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
     let (runs, samples) = store.select(sel)?;
     if runs.is_empty() {

@@ -15,7 +15,7 @@ use sshbench::destination::Target;
 use sshbench::measure::Transport;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
-use sshbench::model::{AlgoLists, RunOptions, Sample, Stop};
+use sshbench::model::{AlgoLists, Note, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -23,6 +23,7 @@ use sshbench::store::{self, NewRun, RunRecord, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
+use sshbench::views::notes;
 use sshbench::views::scope::counted;
 use std::path::Path;
 use std::time::Duration;
@@ -315,10 +316,10 @@ pub(super) fn measure(
 
 /// The transport's notes on how the run measured, where no answer will carry them: a
 /// single run that ends well prints its answer, notes included (with -q too).
-fn say_notes(notes: &[String], stopped: bool, progress: &Progress) {
+fn say_notes(notes: &[Note], stopped: bool, progress: &Progress) {
     if progress.in_fleet() || stopped {
         for note in notes {
-            progress.say(&format!("note: {note}"));
+            progress.say(&format!("note: {}", notes::say(note)));
         }
     }
 }

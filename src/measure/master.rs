@@ -189,8 +189,9 @@ impl Master {
 
     /// The connection is still up (its ssh has not exited).
     pub fn alive(&self) -> bool {
-        // SAFETY: signal 0 only checks; once reaped, the pid is gone (ESRCH).
-        unsafe { libc::kill(self.child.id() as libc::pid_t, 0) == 0 }
+        // Signal 0 only checks; once reaped, the pid is gone (ESRCH).
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, None).is_ok()
     }
 
     /// Whether the connection has ended, given the moment an ending connection takes

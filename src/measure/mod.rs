@@ -14,7 +14,7 @@ pub mod sshlog;
 pub mod window;
 pub mod workload;
 
-use crate::model::{Sample, SampleRequest};
+use crate::model::{Note, Sample, SampleRequest};
 use crate::sys::cancel::Cancel;
 
 /// What a transport says while it measures a group: sample `i` starts (`None`) or has
@@ -64,9 +64,9 @@ pub trait Transport {
     }
 
     /// What the transport had to do otherwise than its design since it was last asked
-    /// (e.g. feed sends through a pipe where no file of zeros could be made), one line
-    /// each, for the caller to tell the user.
-    fn notes(&mut self) -> Vec<String> {
+    /// (e.g. feed sends through a pipe where no file of zeros could be made), for the
+    /// caller to store and tell the user.
+    fn notes(&mut self) -> Vec<Note> {
         Vec::new()
     }
 }

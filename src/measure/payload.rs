@@ -4,7 +4,7 @@
 //! compression honestly; repeating a 1 MiB block does not help zlib, whose window is
 //! 32 KiB.
 
-use crate::model::PayloadKind;
+use crate::model::{Note, PayloadKind, ZerosStep};
 use crate::sys::pacer::Pacer;
 use crate::sys::scratch;
 
@@ -92,37 +92,11 @@ impl Payload {
     ) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         {
-            use nix::errno::Errno;
-            use nix::fcntl::{SpliceFFlags, vmsplice};
-            let len = self.block.len() as u64;
-            let (mut pos, mut left) = (offset % len, total);
-            let mut flags = SpliceFFlags::SPLICE_F_NONBLOCK;
-            while left > 0 {
-                let n = left.min(len - pos) as usize;
-                let piece = &self.block[pos as usize..pos as usize + n];
-                // SAFETY: the pages handed over belong to the block, which never changes
-                // and lives while any clone does: the transport keeps one until its ssh
-                // processes, the pipe's readers, are gone.
-                let spliced =
-                    unsafe { vmsplice(pipe.as_fd(), &[std::io::IoSlice::new(piece)], flags) };
-                match spliced {
-                    Ok(done) => {
-                        left -= done as u64;
-                        pos = (pos + done as u64) % len;
-                    }
-                    Err(Errno::EINTR) => {}
-                    Err(Errno::EAGAIN) => {
-                        if !pacer.wait(pipe.as_fd()) {
-                            flags = SpliceFFlags::empty();
-                        }
-                    }
-                    Err(Errno::EINVAL | Errno::ENOSYS) => {
-                        return self.write_repeated(pipe, left, pos);
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+            use crate::sys::gift::{Spliced, splice_block};
+            match splice_block(&self.block, pipe.as_fd(), total, offset, pacer)? {
+                Spliced::All => Ok(()),
+                Spliced::Refused { left, pos } => self.write_repeated(pipe, left, pos),
             }
-            Ok(())
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -230,27 +204,28 @@ impl ZerosSlot {
         &mut self,
         bytes: u64,
         make: impl FnOnce() -> std::io::Result<Zeros>,
-        notes: &mut Vec<String>,
+        notes: &mut Vec<Note>,
     ) -> Option<std::fs::File> {
-        let zeros = self
-            .0
-            .get_or_insert_with(|| make().map_err(|e| notes.push(fed_note("made", &e))).ok());
+        let zeros = self.0.get_or_insert_with(|| {
+            make()
+                .map_err(|e| notes.push(unfed(ZerosStep::Made, &e)))
+                .ok()
+        });
         let taken = zeros.as_mut()?.take(bytes);
         taken
             .map_err(|e| {
-                notes.push(fed_note("opened", &e));
+                notes.push(unfed(ZerosStep::Opened, &e));
                 self.0 = Some(None);
             })
             .ok()
     }
 }
 
-fn fed_note(what: &str, e: &std::io::Error) -> String {
-    format!(
-        "no sparse file of zeros could be {what} ({e}); sends are fed through a pipe by \
-         sshbench instead, which costs it CPU and can read lower (BENCHMARKS.md, \
-         \"Out of the data path\")"
-    )
+fn unfed(step: ZerosStep, e: &std::io::Error) -> Note {
+    Note::ZerosUnavailable {
+        step,
+        error: e.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -267,7 +242,11 @@ mod tests {
         let never = || -> std::io::Result<Zeros> { panic!("tried again") };
         assert!(failed.take(10, never, &mut notes).is_none());
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("could be made (no room)"), "{notes:?}");
+        let no_room = Note::ZerosUnavailable {
+            step: ZerosStep::Made,
+            error: "no room".into(),
+        };
+        assert_eq!(notes[0], no_room);
 
         let mut made = ZerosSlot::default();
         let mut makes = 0;

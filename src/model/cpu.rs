@@ -1,4 +1,4 @@
-//! CPU time figures and their source, `wait4(2)`'s resource usage of a child process.
+//! CPU time figures (`sys::proc::cpu_of` reads them from `wait4(2)`'s resource usage).
 
 use serde::Serialize;
 use std::time::Duration;
@@ -16,18 +16,6 @@ impl CpuTimes {
     pub fn total(&self) -> Duration {
         self.user + self.system
     }
-
-    /// From a `rusage` filled in by `wait4`.
-    pub fn from_rusage(ru: &libc::rusage) -> Self {
-        let tv = |t: libc::timeval| {
-            Duration::from_secs(t.tv_sec.max(0) as u64)
-                + Duration::from_micros(t.tv_usec.max(0) as u64)
-        };
-        CpuTimes {
-            user: tv(ru.ru_utime),
-            system: tv(ru.ru_stime),
-        }
-    }
 }
 
 /// Serialize a duration as fractional seconds.
@@ -42,23 +30,5 @@ mod secs {
 
     pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(d.as_secs_f64())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn converts_rusage_times() {
-        // SAFETY: rusage is plain old data; all-zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        ru.ru_utime.tv_sec = 1;
-        ru.ru_utime.tv_usec = 500_000;
-        ru.ru_stime.tv_usec = 250;
-        let cpu = CpuTimes::from_rusage(&ru);
-        assert_eq!(cpu.user, Duration::from_millis(1500));
-        assert_eq!(cpu.system, Duration::from_micros(250));
-        assert_eq!(cpu.total(), Duration::from_micros(1_500_250));
     }
 }

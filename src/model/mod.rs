@@ -4,6 +4,7 @@
 
 pub mod algos;
 pub mod cpu;
+pub mod note;
 pub mod options;
 pub mod race;
 pub mod rekey;
@@ -13,6 +14,7 @@ pub mod suite;
 
 pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
+pub use note::{Note, ZerosStep};
 pub use options::{
     Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, SampleTimes,
     WorkloadSpec,

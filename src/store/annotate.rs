@@ -3,7 +3,7 @@
 //! raced item stopped, and notes on how it measured.
 
 use super::Store;
-use crate::model::Stop;
+use crate::model::{Note, Stop};
 use anyhow::{Result, bail};
 
 impl Store {
@@ -30,7 +30,7 @@ impl Store {
     }
 
     /// Add `notes` to a run's, those it has already once (a resumed run says them again).
-    pub fn add_notes(&self, run_id: i64, notes: &[String]) -> Result<()> {
+    pub fn add_notes(&self, run_id: i64, notes: &[Note]) -> Result<()> {
         if notes.is_empty() {
             return Ok(());
         }
@@ -46,7 +46,7 @@ impl Store {
         }
         if all.len() > before {
             let sql = "UPDATE runs SET notes_json = ?2 WHERE id = ?1";
-            self.execute(sql, &[run_id.into(), serde_json::to_string(&all)?.into()])?;
+            self.execute(sql, &[run_id.into(), Note::encode_all(&all)?.into()])?;
         }
         Ok(())
     }

@@ -76,8 +76,6 @@ pub trait Backend: Send {
     fn integrity(&mut self) -> Result<String>;
     /// Where this is, for messages (a file's path, a URL without its password).
     fn describe(&self) -> String;
-    /// Another connection to the same database (a reader beside this one).
-    fn reopen(&self) -> Result<Box<dyn Backend>>;
     /// How often a lost connection was made again (a server's restart).
     fn reconnects(&self) -> u32 {
         0

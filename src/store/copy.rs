@@ -101,10 +101,8 @@ impl Store {
             Ok(new_id)
         })();
         match copied {
-            Ok(new_id) => {
+            Ok(_) => {
                 to.end_bulk()?;
-                // A complete run is packed there as where it ran.
-                to.pack(new_id);
                 Ok(samples.len())
             }
             Err(e) => {

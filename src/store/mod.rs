@@ -11,7 +11,6 @@ mod annotate;
 mod backend;
 mod copy;
 mod fleets;
-mod packs;
 mod pg;
 mod pg_pass;
 mod pg_tls;
@@ -25,15 +24,14 @@ pub use fleets::{FleetHost, FleetRecord};
 pub use pg::{is_url, redact};
 
 pub use schema::SCHEMA_VERSION;
-use schema::{MIGRATIONS, PACKS_FROM, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
+use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
 use crate::destination::{self, Target};
-use crate::model::{AlgoLists, PayloadKind, RunOptions, RunStatus, Sample, Stop};
+use crate::model::{AlgoLists, Note, PayloadKind, RunOptions, RunStatus, Sample, Stop};
 use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use anyhow::{Context, Result, anyhow, bail};
 use backend::{Backend, Row, Value};
-use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
@@ -70,7 +68,7 @@ fn decode_json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Resul
 }
 
 /// A run as stored.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct RunRecord {
     pub id: i64,
     pub started_at: String,
@@ -89,7 +87,6 @@ pub struct RunRecord {
     pub server_window: Option<u64>,
     /// The sandbox: bytes per second one raw TCP stream moved along its path at the
     /// run's start; `None` for real servers (or before schema v11).
-    #[serde(default)]
     pub tcp_rate: Option<f64>,
     pub machine: Machine,
     pub options: RunOptions,
@@ -97,18 +94,15 @@ pub struct RunRecord {
     pub seed: u64,
     pub samples: i64,
     /// When its newest sample was stored; `None` without samples.
-    #[serde(default)]
     pub last_sample_at: Option<String>,
     /// The client's unforced preference lists for the destination (`ssh -G`).
     pub client_defaults: AlgoLists,
     /// A raced run: why each plan item stopped (empty for a fixed design, or before
     /// schema v13).
-    #[serde(default)]
     pub stops: Vec<(usize, Stop)>,
     /// How the run measured where it departed from the usual (a login without
-    /// commands timed over sftp, a connection per sample), each said once.
-    #[serde(default)]
-    pub notes: Vec<String>,
+    /// commands timed over sftp, a connection per sample), each noted once.
+    pub notes: Vec<Note>,
 }
 
 impl RunRecord {
@@ -182,13 +176,9 @@ impl Store {
             db: RefCell::new(backend),
         };
         let shown = store.describe();
-        let from = store
+        store
             .migrate()
             .with_context(|| format!("preparing the database {shown}"))?;
-        // Runs that completed before packs existed are packed once, on the upgrade.
-        if (1..PACKS_FROM).contains(&from) {
-            store.pack_complete_runs();
-        }
         Ok(store)
     }
 
@@ -294,15 +284,11 @@ impl Store {
         }
     }
 
-    /// A run's status; a run that completes is packed for reports (`packs`). Packing is
-    /// an aid only: when it fails, reports read the run's rows.
+    /// A run's status.
     pub fn set_status(&self, run_id: i64, status: RunStatus) -> Result<()> {
         let finished = self.finished_at(status);
         let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
         self.execute(&sql, &[run_id.into(), status.as_str().into()])?;
-        if status == RunStatus::Complete {
-            self.pack(run_id);
-        }
         Ok(())
     }
 
@@ -338,7 +324,7 @@ impl Store {
                 None => Vec::new(),
             },
             notes: match row.get::<Option<String>>("notes_json")? {
-                Some(j) => serde_json::from_str(&j).context("reading a run's notes")?,
+                Some(j) => Note::decode_all(&j).context("reading runs.notes_json")?,
                 None => Vec::new(),
             },
         })
@@ -387,7 +373,6 @@ impl Store {
     /// Delete a run and its samples; false when there is no such run.
     pub fn delete_run(&self, id: i64) -> Result<bool> {
         // Samples first: a PostgreSQL store created by a copy may predate the cascade.
-        self.execute("DELETE FROM sample_packs WHERE run_id = ?1", &[id.into()])?;
         self.execute("DELETE FROM samples WHERE run_id = ?1", &[id.into()])?;
         Ok(self.execute("DELETE FROM runs WHERE id = ?1", &[id.into()])? > 0)
     }
@@ -451,19 +436,8 @@ impl Store {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
-        // Packed runs come from their packs, the others from their rows; each run's
-        // samples stay in order, the runs in id order (a stable sort by run).
-        let only = (columns == samples::Columns::Figures).then_some(samples::FIGURE_COLUMNS);
-        let (mut read, rows) = self.unpacked(runs, only);
-        if !rows.is_empty() {
-            let from_rows = self.samples_of(&rows, true, columns)?;
-            if read.is_empty() {
-                read = from_rows;
-            } else {
-                read.extend(from_rows);
-                read.sort_by_key(|s| s.run_id);
-            }
-        }
+        let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        let read = self.samples_of(&ids, true, columns)?;
         let mut payloads: Vec<(i64, PayloadKind)> =
             runs.iter().map(|r| (r.id, r.options.payload)).collect();
         payloads.sort_by_key(|p| p.0);
@@ -751,9 +725,6 @@ mod tests {
         assert_eq!(old.destination, "old");
         // Runs from before schema v4 did not record the server's strict KEX.
         assert_eq!(old.server_strict_kex, None);
-        // The upgrade packed the complete run: its reports read the pack.
-        let (packed, rows) = store.unpacked(std::slice::from_ref(old), None);
-        assert_eq!((packed.len(), rows.len()), (1, 0));
     }
 
     /// Version 6 gives each sandbox setup its own destination: runs stored before as

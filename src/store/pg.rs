@@ -426,23 +426,6 @@ impl Backend for Postgres {
         })
     }
 
-    /// Another connection as the first was made: the URL, the environment and the CA
-    /// file are not read again.
-    fn reopen(&self) -> Result<Box<dyn Backend>> {
-        let client = connect_within(self.config.clone(), self.connector.clone())
-            .map_err(super::pg_tls::explain)
-            .with_context(|| format!("connecting to the database {}", self.url))?;
-        Ok(Box::new(Postgres {
-            client,
-            url: self.url.clone(),
-            config: self.config.clone(),
-            connector: self.connector.clone(),
-            statements: HashMap::new(),
-            in_transaction: false,
-            reconnects: 0,
-        }))
-    }
-
     fn describe(&self) -> String {
         self.url.clone()
     }

@@ -156,11 +156,11 @@ ALTER TABLE runs ADD COLUMN notes_json TEXT;                -- how the run measu
     r#"
 ALTER TABLE samples ADD COLUMN rekeys_in_window INTEGER;    -- rekeys inside the window itself (their stalls are in window_s); NULL: not counted
 "#,
+    // Packs of complete runs' samples (version 15) are gone: reports read the rows.
+    r#"
+DROP TABLE sample_packs;
+"#,
 ];
-
-/// The version that brought packs (`store::packs`): an upgrade to it packs the runs
-/// that completed before.
-pub const PACKS_FROM: i64 = 15;
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.
 pub const RELABEL_SANDBOX_AT: usize = 6;

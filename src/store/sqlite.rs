@@ -192,10 +192,6 @@ impl Backend for Sqlite {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
 
-    fn reopen(&self) -> Result<Box<dyn Backend>> {
-        Ok(Box::new(Sqlite::open(&self.path)?))
-    }
-
     fn describe(&self) -> String {
         self.path.display().to_string()
     }

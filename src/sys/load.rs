@@ -2,7 +2,6 @@
 //! machine's busy time (user, nice and system in Linux's `/proc/stat`) less this
 //! process's and its reaped descendants' (`getrusage`). Unknown elsewhere.
 
-use crate::model::CpuTimes;
 use std::time::{Duration, Instant};
 
 /// A point to measure others' CPU from.
@@ -72,7 +71,7 @@ fn own_cpu() -> Duration {
         if unsafe { libc::getrusage(who, &mut ru) } != 0 {
             return Duration::ZERO;
         }
-        CpuTimes::from_rusage(&ru).total()
+        super::proc::cpu_of(&ru).total()
     };
     of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
 }

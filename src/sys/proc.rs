@@ -5,7 +5,7 @@
 use crate::model::CpuTimes;
 use std::io::{BufRead, Read};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How a reaped child ended.
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +55,7 @@ pub fn reap_in_background(pid: u32) -> mpsc::Receiver<Exit> {
             at,
             code,
             signal,
-            cpu: CpuTimes::from_rusage(&ru),
+            cpu: cpu_of(&ru),
         });
     });
     rx
@@ -319,9 +319,33 @@ pub fn read_bounded_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Op
     Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
 }
 
+/// A process's CPU times from the `rusage` that `wait4` or `getrusage` filled in.
+pub fn cpu_of(ru: &libc::rusage) -> CpuTimes {
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    CpuTimes {
+        user: tv(ru.ru_utime),
+        system: tv(ru.ru_stime),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn converts_rusage_times() {
+        // SAFETY: rusage is plain old data; all-zero is a valid value.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        ru.ru_utime.tv_sec = 1;
+        ru.ru_utime.tv_usec = 500_000;
+        ru.ru_stime.tv_usec = 250;
+        let cpu = cpu_of(&ru);
+        assert_eq!(cpu.user, Duration::from_millis(1500));
+        assert_eq!(cpu.system, Duration::from_micros(250));
+        assert_eq!(cpu.total(), Duration::from_micros(1_500_250));
+    }
     use std::io::Cursor;
 
     #[test]

@@ -154,7 +154,7 @@ pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<Suite
 
 /// The path ceiling's sentence, its suite named as the mode's tables name it.
 pub fn ceiling_sentence(c: &PathCeiling) -> String {
-    c.sentence(&suite_label(c.mode, &c.suite))
+    super::verdicts::ceiling(c, &suite_label(c.mode, &c.suite))
 }
 
 /// What `summary` and `recommend` say about a server without strict KEX.
@@ -188,12 +188,13 @@ impl Scope<'_> {
         self.runs.iter().map(|r| r.id).collect()
     }
 
-    /// The runs' notes on how they measured, each once.
+    /// The runs' notes on how they measured, each said once.
     pub fn notes(&self) -> Vec<String> {
         let mut notes: Vec<String> = Vec::new();
         for n in self.runs.iter().flat_map(|r| &r.notes) {
-            if !notes.contains(n) {
-                notes.push(n.clone());
+            let said = super::notes::say(n);
+            if !notes.contains(&said) {
+                notes.push(said);
             }
         }
         notes
@@ -205,7 +206,7 @@ impl Scope<'_> {
         for r in self.runs {
             out.extend(r.notes.iter().map(|n| RunNote {
                 run: r.id,
-                note: n.clone(),
+                note: super::notes::say(n),
             }));
         }
         out

@@ -6,7 +6,7 @@
 use super::{OpenSsh, sized_send};
 use crate::measure::master::Master;
 use crate::measure::{GroupProgress, Transport, each};
-use crate::model::{FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest};
+use crate::model::{FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest};
 use crate::sys::cancel::Cancel;
 
 /// A connection that samples run over as sessions (`--connections suite`): its master
@@ -87,11 +87,7 @@ impl OpenSsh {
         };
         self.one_session = Master::one_session_only(&self.ssh, &self.target, req, &dir, cancel);
         if self.one_session {
-            self.notes.said.push(
-                "the server ends a connection after its first session (as tinysshd does), \
-                 so every sample had a connection of its own (as with --connections sample)"
-                    .into(),
-            );
+            self.notes.said.push(Note::OneSessionPerConnection);
         }
         self.one_session
     }

@@ -23,7 +23,8 @@ use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::destination::Target;
 use crate::model::{
-    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window, WorkloadSpec,
+    CpuWindow, FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest, Window,
+    WorkloadSpec,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
@@ -354,11 +355,7 @@ impl OpenSsh {
             self.sftp_connect = false;
             return None;
         }
-        self.notes.said.push(
-            "connect: this login does not run commands, so each connection is timed until \
-             an sftp session (instead of `exit 0`) has opened and closed"
-                .into(),
-        );
+        self.notes.said.push(Note::ConnectBySftp);
         Some(sample)
     }
 }
@@ -372,7 +369,7 @@ impl Transport for OpenSsh {
         Some(Box::new(other))
     }
 
-    fn notes(&mut self) -> Vec<String> {
+    fn notes(&mut self) -> Vec<Note> {
         self.notes.take()
     }
 

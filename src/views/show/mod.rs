@@ -8,10 +8,10 @@ pub use super::bars::bars;
 use super::export::Document;
 pub use super::scope::RunNote;
 use super::scope::{Scope, ceiling_sentence, notes_text, suite_label, unit};
+use super::workload::WorkloadLine;
 use super::workload::workload_note;
 use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
-use crate::analysis::workload::Verdict;
 use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
 use crate::model::{Mode, Phases, Rekey, Stop, Suite};
 use crate::offer::grade::SuiteGrade;
@@ -58,7 +58,7 @@ pub struct SuiteRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub workload: Option<Verdict>,
+    pub workload: Option<WorkloadLine>,
     /// Send: the median round trip (seconds) through the session before the transfer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<f64>,
@@ -150,7 +150,8 @@ impl SuiteRow {
     /// with the raw stream among the scope's suites.
     pub fn in_scope(r: &Ranked, scope: &Scope) -> SuiteRow {
         SuiteRow {
-            workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats),
+            workload: crate::analysis::workload::verdict_among(&scope.stats, &r.stats)
+                .map(|v| super::workload::line(r.stats.mode, &r.stats.suite, &v)),
             stop: scope.stop(r.stats.mode, &r.stats.suite),
             ..SuiteRow::new(r, scope.grade(&r.stats.suite))
         }
@@ -158,7 +159,7 @@ impl SuiteRow {
 
     /// A window- or link-bound suite: what its window allows and what would help.
     pub fn bound_sentence(&self) -> Option<String> {
-        analysis::window::sentence(self.mode, self.bound?, self.path_window?, self.mean?)
+        super::verdicts::window_bound(self.mode, self.bound?, self.path_window?, self.mean?)
     }
 
     /// `best`, `≈ best` (interval overlaps the best one's), `refused`, `failed` or
@@ -305,7 +306,7 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
             doc.text(super::scope::sum_note(sec.mode));
         }
         for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
-            doc.text(f.sentence());
+            doc.text(super::verdicts::streams(f));
         }
         for c in v.ceilings.iter().filter(|c| c.mode == sec.mode) {
             doc.text(ceiling_sentence(c));

@@ -37,7 +37,7 @@ pub fn why(sec: &ModeSummary) -> Vec<String> {
         out.push(v.sentence.clone());
     }
     out.extend(sec.top.first().and_then(SuiteRow::bound_sentence));
-    out.extend(sec.streams.iter().map(|f| f.sentence()));
+    out.extend(sec.streams.iter().map(crate::views::verdicts::streams));
     out.extend(sec.ceiling.iter().map(ceiling_sentence));
     out
 }
