@@ -156,9 +156,11 @@ ALTER TABLE runs ADD COLUMN notes_json TEXT;                -- how the run measu
     r#"
 ALTER TABLE samples ADD COLUMN rekeys_in_window INTEGER;    -- rekeys inside the window itself (their stalls are in window_s); NULL: not counted
 "#,
-    // Packs of complete runs' samples (version 15) are gone: reports read the rows.
+    // Packs of complete runs' samples (version 15) are gone: reports read the rows. A
+    // run's newest sample is found in its index instead of by reading all its rows.
     r#"
 DROP TABLE sample_packs;
+CREATE INDEX samples_by_run_time ON samples (run_id, measured_at);
 "#,
 ];
 
