@@ -5,8 +5,12 @@
 //! exact pair of a time and a count.
 
 use super::streams::{StdoutReport, end_client, mark_client, wait_ready};
-use super::*;
+use super::{MAX_LINE, MAX_PRE_READY, proxy};
+use crate::model::{Mode, SampleRequest};
+use crate::sys::proc;
 use crate::sys::sink::Sink;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// How often the file's head is looked at for the ready line: while the connection is
 /// made and the command starts, when nothing streams yet.
@@ -167,6 +171,7 @@ fn last_byte(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::remote;
     use crate::model::Suite;
 
     fn receive(bytes: u64, ramp: u64) -> SampleRequest {

@@ -2,8 +2,15 @@
 //! against what was asked, the steady window and server CPU it yields, and the wait for
 //! its exit that may kill it.
 
-use super::*;
-
+use super::{POLL, StdoutReport};
+use crate::measure::{remote, sshlog};
+use crate::model::{
+    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,
+};
+use crate::sys::cancel::Cancel;
+use crate::sys::proc::{self, Exit};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
 /// The steady-state window: from the mark (ramp bytes done) to the end. For send, both
 /// instants are seen at the client after a trip back from the server, which cancels;
 /// when the client paused at the mark (stdin fed by sshbench), the first bytes after it

@@ -22,10 +22,7 @@ use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::destination::Target;
-use crate::model::{
-    CpuWindow, FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest, Window,
-    WorkloadSpec,
-};
+use crate::model::{FailureKind, Mode, Note, Outcome, Sample, SampleRequest, WorkloadSpec};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
@@ -37,11 +34,11 @@ use judge::*;
 use notes::Notes;
 pub use options::session_options;
 use reference::{Pipes, Reference};
-use std::io::{BufReader, Read, Write};
+
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self};
 use std::time::{Duration, Instant};
 use streams::*;
 

@@ -2,10 +2,18 @@
 //! reports), the echo session, and the stdin feeder.
 
 use super::reference::Pipes;
-use super::*;
+use super::{MAX_LINE, MAX_PRE_READY, MAX_STDERR_LINES, proxy};
+use crate::measure::payload::Payload;
+use crate::measure::{rekey, remote};
+use crate::model::{Mode, SampleRequest};
 use crate::sys::drain::drain;
 use crate::sys::pacer::Pacer;
+use crate::sys::proc;
+use std::io::{BufReader, Read, Write};
+use std::process::Child;
 use std::process::{ChildStdin, ChildStdout};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// What the stdout reader saw.
 #[derive(Debug, Default)]

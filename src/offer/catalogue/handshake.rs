@@ -1,6 +1,6 @@
 //! The catalogue's key exchange and host key algorithms.
 
-use super::*;
+use super::{AlgoKind, Entry, Grade, SHA1_KEX, alias, e};
 use AlgoKind::{HostKey as H, Kex as K};
 use Grade::{Acceptable as OK, Broken as BAD, Legacy as OLD, Recommended as TOP};
 

@@ -1,6 +1,6 @@
 //! The catalogue's ciphers, MACs and compression.
 
-use super::*;
+use super::{AlgoKind, BLOCK64, CBC, EAM, ETM, Entry, Grade, MD5, RC4, SHA1_MAC, aead, alias, e};
 use AlgoKind::{Cipher as C, Compression as Z, Mac as M};
 use Grade::{Acceptable as OK, Broken as BAD, Legacy as OLD, Recommended as TOP};
 

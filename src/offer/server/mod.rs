@@ -19,9 +19,8 @@ pub use wire::{build_kexinit, check_framing, frame_packet, parse_kexinit, parse_
 use super::client::SoftwareVersion;
 use crate::model::{AlgoKind, AlgoLists};
 use serde::Serialize;
-use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Longest version line, CR LF included (RFC 4253 §4.2).
 pub const MAX_LINE: usize = 255;

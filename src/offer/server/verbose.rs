@@ -1,8 +1,8 @@
 //! The offer through `ssh -vv` (for servers behind a ProxyJump or ProxyCommand): the
 //! proposal ssh logs as `debug2: peer server KEXINIT proposal`.
 
-use super::*;
-
+use super::{Kexinit, ProbeError, ProbeMethod, ServerOffer, parse_banner};
+use std::time::Duration;
 /// The list of a KEXINIT that `ssh -vv` logs under this key.
 fn slot<'a>(k: &'a mut Kexinit, key: &str) -> Option<&'a mut Vec<String>> {
     Some(match key {

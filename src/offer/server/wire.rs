@@ -2,8 +2,13 @@
 //! its first binary packets, read with a deadline and bounded sizes, and the KEXINIT
 //! payload parsed as hostile input.
 
-use super::*;
-
+use super::{
+    Kexinit, MAX_EARLY_MESSAGES, MAX_LINE, MAX_PACKET, MAX_PRE_LINES, MSG_DEBUG, MSG_IGNORE,
+    MSG_KEXINIT, ProbeError, ProbeMethod, ServerOffer, parse_banner,
+};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
 /// A reader that enforces one deadline over every read.
 pub(super) struct Deadline<R> {
     inner: R,
