@@ -7,14 +7,13 @@
 //! sshbench is refused untouched. ARCHITECTURE.md documents the tables for people who
 //! query them directly.
 
-mod annotate;
 mod backend;
 mod copy;
 mod fleets;
 mod pg;
 mod pg_pass;
 mod pg_tls;
-mod read;
+mod runs;
 mod samples;
 mod schema;
 mod sqlite;
@@ -22,14 +21,13 @@ mod sqlite;
 pub use copy::{Copied, copy};
 pub use fleets::{FleetHost, FleetRecord};
 pub use pg::{is_url, redact};
+pub use runs::{NewRun, RunRecord};
 
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
-use crate::destination::{self, Target};
-use crate::model::{AlgoLists, Note, PayloadKind, RunOptions, RunStatus, Sample, Stop};
-use crate::plan::PlanItem;
-use crate::sys::machine::Machine;
+use crate::destination;
+use crate::model::{PayloadKind, Sample};
 use anyhow::{Context, Result, anyhow, bail};
 use backend::{Backend, Row, Value};
 use std::cell::RefCell;
@@ -65,67 +63,6 @@ fn decode_json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Resul
     let name = column.rsplit('.').next().unwrap_or(column);
     let v: String = row.get(name)?;
     serde_json::from_str(&v).with_context(|| format!("reading {column}"))
-}
-
-/// A run as stored.
-#[derive(Clone, Debug)]
-pub struct RunRecord {
-    pub id: i64,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub status: RunStatus,
-    pub destination: String,
-    /// Where it went, with the ssh options it was given.
-    pub target: Target,
-    pub client_version: String,
-    pub server_version: Option<String>,
-    /// Whether the server offered strict KEX, the Terrapin (CVE-2023-48795)
-    /// countermeasure; `None` when its offer was not read (or before schema v4).
-    pub server_strict_kex: Option<bool>,
-    /// Bytes the server's session channel window opened with; `None` when not read
-    /// (or before schema v8).
-    pub server_window: Option<u64>,
-    /// The sandbox: bytes per second one raw TCP stream moved along its path at the
-    /// run's start; `None` for real servers (or before schema v11).
-    pub tcp_rate: Option<f64>,
-    pub machine: Machine,
-    pub options: RunOptions,
-    pub plan: Vec<PlanItem>,
-    pub seed: u64,
-    pub samples: i64,
-    /// When its newest sample was stored; `None` without samples.
-    pub last_sample_at: Option<String>,
-    /// The client's unforced preference lists for the destination (`ssh -G`).
-    pub client_defaults: AlgoLists,
-    /// A raced run: why each plan item stopped (empty for a fixed design, or before
-    /// schema v13).
-    pub stops: Vec<(usize, Stop)>,
-    /// How the run measured where it departed from the usual (a login without
-    /// commands timed over sftp, a connection per sample), each noted once.
-    pub notes: Vec<Note>,
-}
-
-impl RunRecord {
-    /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
-    /// from before it was recorded).
-    pub fn via_proxy(&self) -> bool {
-        self.target.via_proxy
-    }
-}
-
-/// What a new run records.
-pub struct NewRun<'a> {
-    pub destination: &'a str,
-    pub target: &'a Target,
-    pub resolved: Option<(&'a str, u16, &'a str)>,
-    pub client_version: &'a str,
-    pub server_version: Option<&'a str>,
-    pub server_strict_kex: Option<bool>,
-    pub machine: &'a Machine,
-    pub options: &'a RunOptions,
-    pub plan: &'a [PlanItem],
-    pub seed: u64,
-    pub client_defaults: &'a AlgoLists,
 }
 
 /// Which stored results a report covers.
@@ -240,32 +177,6 @@ impl Store {
         self.db.borrow_mut().query(sql, params, each)
     }
 
-    pub fn create_run(&self, r: &NewRun) -> Result<i64> {
-        let values: Vec<Value> = vec![
-            r.destination.into(),
-            serde_json::to_string(r.target)?.into(),
-            r.resolved.map(|x| x.0).into(),
-            r.resolved.map(|x| i64::from(x.1)).into(),
-            r.resolved.map(|x| x.2).into(),
-            r.client_version.into(),
-            r.server_version.into(),
-            serde_json::to_string(r.machine)?.into(),
-            serde_json::to_string(r.options)?.into(),
-            serde_json::to_string(r.plan)?.into(),
-            (r.seed as i64).into(),
-            env!("CARGO_PKG_VERSION").into(),
-            serde_json::to_string(r.client_defaults)?.into(),
-            r.server_strict_kex.into(),
-        ];
-        self.db.borrow_mut().insert(
-            "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
-                resolved_user, client_version, server_version, machine_json, options_json,
-                plan_json, seed, sshbench_version, client_defaults_json, server_strict_kex)
-             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            &values,
-        )
-    }
-
     /// Group many inserts into one transaction (bulk loading, e.g. fixtures, copies and
     /// benchmarks); normal runs commit each sample on its own.
     pub fn begin_bulk(&self) -> Result<()> {
@@ -274,107 +185,6 @@ impl Store {
 
     pub fn end_bulk(&self) -> Result<()> {
         self.db.borrow_mut().batch("COMMIT")
-    }
-
-    /// A run's or fleet's `finished_at` for `status`: now, unless it is running again.
-    fn finished_at(&self, status: RunStatus) -> &'static str {
-        match status {
-            RunStatus::Running => "NULL",
-            _ => self.db.borrow().now(),
-        }
-    }
-
-    /// A run's status.
-    pub fn set_status(&self, run_id: i64, status: RunStatus) -> Result<()> {
-        let finished = self.finished_at(status);
-        let sql = format!("UPDATE runs SET status = ?2, finished_at = {finished} WHERE id = ?1");
-        self.execute(&sql, &[run_id.into(), status.as_str().into()])?;
-        Ok(())
-    }
-
-    fn run_from_row(row: &Row) -> Result<RunRecord> {
-        let plan: String = row.get("plan_json")?;
-        let machine: String = row.get("machine_json")?;
-        let defaults: Option<String> = row.get("client_defaults_json")?;
-        Ok(RunRecord {
-            id: row.get("id")?,
-            started_at: row.get("started_at")?,
-            finished_at: row.get("finished_at")?,
-            status: decode_status(row, "runs.status", RunStatus::parse)?,
-            destination: row.get("destination")?,
-            target: decode_json(row, "runs.target_json")?,
-            client_version: row.get("client_version")?,
-            server_version: row.get("server_version")?,
-            server_strict_kex: row.get("server_strict_kex")?,
-            server_window: row
-                .get::<Option<i64>>("server_window")?
-                .map(|w| w.max(0) as u64),
-            tcp_rate: row.get("path_tcp_rate")?,
-            machine: serde_json::from_str(&machine).unwrap_or_default(),
-            options: decode_json(row, "runs.options_json")?,
-            plan: serde_json::from_str(&plan).context("reading runs.plan_json")?,
-            seed: row.get::<i64>("seed")? as u64,
-            samples: row.get("n_samples")?,
-            last_sample_at: row.get("last_sample_at")?,
-            client_defaults: defaults
-                .and_then(|j| serde_json::from_str(&j).ok())
-                .unwrap_or_default(),
-            stops: match row.get::<Option<String>>("stops_json")? {
-                Some(j) => serde_json::from_str(&j).context("reading a run's stops")?,
-                None => Vec::new(),
-            },
-            notes: match row.get::<Option<String>>("notes_json")? {
-                Some(j) => Note::decode_all(&j).context("reading runs.notes_json")?,
-                None => Vec::new(),
-            },
-        })
-    }
-
-    /// The runs `filter` (an SQL condition on `r`) selects, oldest first.
-    fn runs_where(&self, filter: &str, params: &[Value]) -> Result<Vec<RunRecord>> {
-        let sql = format!(
-            "SELECT r.*, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS n_samples,
-             (SELECT max(s.measured_at) FROM samples s WHERE s.run_id = r.id) AS last_sample_at
-             FROM runs r WHERE {filter} ORDER BY r.id"
-        );
-        let mut runs = Vec::new();
-        self.query(&sql, params, &mut |row| {
-            runs.push(Self::run_from_row(row)?);
-            Ok(())
-        })?;
-        Ok(runs)
-    }
-
-    /// Every run, oldest first.
-    pub fn runs(&self) -> Result<Vec<RunRecord>> {
-        self.runs_where("1 = 1", &[])
-    }
-
-    pub fn run(&self, id: i64) -> Result<Option<RunRecord>> {
-        Ok(self.runs_where("r.id = ?1", &[id.into()])?.pop())
-    }
-
-    /// The newest run that did not finish (interrupted, killed while running, stopped
-    /// by failures such as a dropped network, or by its time budget).
-    pub fn latest_unfinished(&self) -> Result<Option<i64>> {
-        let mut id = None;
-        self.query(
-            "SELECT id FROM runs WHERE status IN ('running', 'interrupted', 'failed', 'budget')
-             ORDER BY id DESC LIMIT 1",
-            &[],
-            &mut |row| {
-                id = Some(row.get("id")?);
-                Ok(())
-            },
-        )?;
-        Ok(id)
-    }
-
-    /// Delete a run and its samples; false when there is no such run.
-    pub fn delete_run(&self, id: i64) -> Result<bool> {
-        // Samples first: a PostgreSQL store created by a copy may predate the cascade.
-        self.execute("DELETE FROM samples WHERE run_id = ?1", &[id.into()])?;
-        Ok(self.execute("DELETE FROM runs WHERE id = ?1", &[id.into()])? > 0)
     }
 
     /// The runs and counted samples (round > 0) a report is about. With neither a
@@ -465,9 +275,13 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::destination::Target;
     use crate::model::{
-        CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Rekey, Suite, Window,
+        AlgoLists, CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Rekey,
+        RunOptions, RunStatus, Suite, Window,
     };
+    use crate::plan::PlanItem;
+    use crate::sys::machine::Machine;
     use rusqlite::{Connection, params};
     use std::collections::HashSet;
     use std::time::Duration;
