@@ -73,8 +73,8 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// The inverse of [`FailureKind::as_str`]; unknown text is `Other`.
-    pub fn parse(s: &str) -> FailureKind {
+    /// The inverse of [`FailureKind::as_str`]; `None` for text no version stored.
+    pub fn parse(s: &str) -> Option<FailureKind> {
         [
             FailureKind::Auth,
             FailureKind::HostKey,
@@ -86,10 +86,10 @@ impl FailureKind {
             FailureKind::Remote,
             FailureKind::Command,
             FailureKind::Cancelled,
+            FailureKind::Other,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
-        .unwrap_or(FailureKind::Other)
     }
 
     pub fn as_str(self) -> &'static str {

@@ -630,6 +630,32 @@ mod tests {
             .unwrap();
         let e = format!("{:#}", store.runs().unwrap_err());
         assert!(e.contains("runs.options_json"), "{e}");
+        // A sample's outcome, failure kind and mode likewise.
+        let id = 1;
+        store
+            .add_sample(id, 0, 1, &sample("aes128-ctr", Outcome::Success))
+            .unwrap();
+        let read = |sql: &str| {
+            store.execute(sql, &[]).unwrap();
+            format!("{:#}", store.samples(&[id]).unwrap_err())
+        };
+        let e = read("UPDATE samples SET outcome = 'exploded'");
+        assert!(e.contains(r#""exploded" in samples.outcome"#), "{e}");
+        let e = read("UPDATE samples SET outcome = 'failed', failure_kind = 'zap'");
+        assert!(e.contains(r#""zap" in samples.failure_kind"#), "{e}");
+        let e = read("UPDATE samples SET failure_kind = 'auth', mode = 'teleport'");
+        assert!(e.contains(r#""teleport" in samples.mode"#), "{e}");
+        store
+            .execute("UPDATE samples SET mode = 'send'", &[])
+            .unwrap();
+        let back = store.samples(&[id]).unwrap();
+        assert!(matches!(
+            back[0].sample.outcome,
+            Outcome::Failed {
+                kind: FailureKind::Auth,
+                ..
+            }
+        ));
     }
 
     /// `sandbox` names the local sandbox in reports, unless a destination was stored

@@ -8,7 +8,7 @@ use crate::model::{
     CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Rekey, Sample, Stream, Suite,
     Window,
 };
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -231,14 +231,19 @@ fn duration(v: Option<f64>) -> Option<Duration> {
 fn outcome(r: &Row) -> Result<Outcome> {
     let message = r.text("error")?.unwrap_or_default().to_string();
     let kind = r.text("failure_kind")?;
+    // A failure stored without its kind (no version wrote one so, but the column is
+    // nullable) is `other`; a kind or outcome no version wrote is an error.
+    let kind = match kind {
+        None => FailureKind::Other,
+        Some(k) => FailureKind::parse(k)
+            .ok_or_else(|| anyhow!("unknown value {k:?} in samples.failure_kind"))?,
+    };
     Ok(match r.text("outcome")?.unwrap_or_default() {
         "ok" => Outcome::Success,
         "refused" => Outcome::Refused { message },
         "unavailable" => Outcome::Unavailable { message },
-        _ => Outcome::Failed {
-            kind: kind.map_or(FailureKind::Other, FailureKind::parse),
-            message,
-        },
+        "failed" => Outcome::Failed { kind, message },
+        other => bail!("unknown value {other:?} in samples.outcome"),
     })
 }
 
@@ -304,7 +309,7 @@ fn server_cpu(r: &Row) -> Result<Option<CpuWindow>> {
 
 fn mode(r: &Row) -> Result<Mode> {
     let mode = r.text("mode")?.unwrap_or_default();
-    Mode::parse(mode).ok_or_else(|| anyhow!("unknown mode {mode:?} in the database"))
+    Mode::parse(mode).ok_or_else(|| anyhow!("unknown value {mode:?} in samples.mode"))
 }
 
 pub(super) fn sample(r: &Row) -> Result<Sample> {
