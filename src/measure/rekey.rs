@@ -19,6 +19,7 @@
 
 use crate::model::{Mode, Rekey};
 use crate::offer::server::parse_banner;
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 const GIB: u64 = 1 << 30;
@@ -161,11 +162,10 @@ pub fn rekey(lines: &[String], mode: Mode, cipher: &str, kex_seconds: f64) -> Op
 pub fn key_exchanges_between(
     lines: &[String],
     times: &[Duration],
-    (from, to): (Duration, Duration),
+    within: RangeInclusive<Duration>,
 ) -> u32 {
-    let done = (lines.iter().zip(times)).filter(|(l, t)| {
-        l.trim() == "debug1: SSH2_MSG_NEWKEYS received" && (from..=to).contains(*t)
-    });
+    let done = (lines.iter().zip(times))
+        .filter(|(l, t)| l.trim() == "debug1: SSH2_MSG_NEWKEYS received" && within.contains(*t));
     done.count().try_into().unwrap_or(u32::MAX)
 }
 
@@ -373,9 +373,9 @@ mod tests {
         );
         let times = [ms(100), ms(300), ms(310), ms(400), ms(520), ms(530)];
         // The login's exchange (at 100 ms) is before the window; the others inside it.
-        assert_eq!(key_exchanges_between(&log, &times, (ms(200), ms(600))), 2);
-        assert_eq!(key_exchanges_between(&log, &times, (ms(200), ms(500))), 1);
-        assert_eq!(key_exchanges_between(&log, &times, (ms(600), ms(900))), 0);
+        assert_eq!(key_exchanges_between(&log, &times, ms(200)..=ms(600)), 2);
+        assert_eq!(key_exchanges_between(&log, &times, ms(200)..=ms(500)), 1);
+        assert_eq!(key_exchanges_between(&log, &times, ms(600)..=ms(900)), 0);
         assert!(is_flood(&log[3]) && !is_flood(&log[2]));
     }
 

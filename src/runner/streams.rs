@@ -112,7 +112,11 @@ pub fn run(
                 continue;
             }
             let req = request(pick, b.sample_time.of(pick.mode), b.timeout);
-            let at = (round, (round as usize - 1) * picks.len() + k, total);
+            let at = StepAt {
+                round,
+                done: (round as usize - 1) * picks.len() + k,
+                total,
+            };
             let take = || {
                 let samples = batch(&req, pick.rtt, b.n, transport, cancel)?;
                 // A batch cut short is not stored: its streams did not run together.
@@ -130,14 +134,25 @@ pub fn run(
     Ok(())
 }
 
-/// One step of a phase after the rounds, `at` = (round, steps done, steps in all):
-/// `take` measures and stores it, and what it returns is what progress shows.
+/// Where a step of a phase after the rounds stands, for progress.
+#[derive(Clone, Copy)]
+pub(super) struct StepAt {
+    pub round: u32,
+    /// Steps done before this one.
+    pub done: usize,
+    /// Steps in all.
+    pub total: usize,
+}
+
+/// One step of a phase after the rounds, at `at`: `take` measures and stores it, and
+/// what it returns is what progress shows.
 pub(super) fn step(
     progress: &mut dyn FnMut(Event),
-    (round, done, total): (u32, usize, usize),
+    at: StepAt,
     request: &SampleRequest,
     take: impl FnOnce() -> Result<Sample, Abort>,
 ) -> Result<(), Abort> {
+    let StepAt { round, done, total } = at;
     progress(Event::Starting {
         round,
         done,

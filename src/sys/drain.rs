@@ -20,7 +20,7 @@ pub fn drain<R: Read + AsFd>(r: &mut BufReader<R>, last: u64, mut each: impl FnM
         each(total);
     }
     #[cfg(target_os = "linux")]
-    if let Some(n) = splice_to_null(r.get_ref(), (total, last), &mut each) {
+    if let Some(n) = splice_to_null(r.get_ref(), total, last, &mut each) {
         return n;
     }
     // Elsewhere every read is a step of its own: nothing to pace by.
@@ -44,7 +44,8 @@ pub fn drain<R: Read + AsFd>(r: &mut BufReader<R>, last: u64, mut each: impl FnM
 #[cfg(target_os = "linux")]
 fn splice_to_null(
     fd: &impl AsFd,
-    (mut total, last): (u64, u64),
+    mut total: u64,
+    last: u64,
     each: &mut impl FnMut(u64),
 ) -> Option<u64> {
     use super::pacer::Pacer;

@@ -25,7 +25,8 @@ pub(super) struct Seen {
 fn fill_transfer(
     sample: &mut Sample,
     req: &SampleRequest,
-    (moved, seen): (u64, &Seen),
+    moved: u64,
+    seen: &Seen,
     over: Option<&Shared>,
 ) {
     let (lines, out) = (&seen.lines, &seen.out);
@@ -60,6 +61,11 @@ fn fill_transfer(
     }
     sample.server_cpu = server_cpu(req, lines, sample);
     sample.compression_factor = sshlog::compression_factor(lines);
+    fill_rekey(sample, req, seen, over);
+}
+
+/// A transfer's rekey interval and cost, and the rekeys inside its window.
+fn fill_rekey(sample: &mut Sample, req: &SampleRequest, seen: &Seen, over: Option<&Shared>) {
     let cipher = sample.negotiated.as_ref().and_then(|n| match req.mode {
         Mode::Send => n.cipher_cs.clone(),
         _ => n.cipher_sc.clone(),
@@ -73,29 +79,41 @@ fn fill_transfer(
             now = o.master.log();
             (&now.0, &now.1, now.2, o.master.started())
         }
-        None => (lines, &seen.times, sample.wall, seen.started),
+        None => (&seen.lines, &seen.times, sample.wall, seen.started),
     };
     sample.rekey = match (sshlog::phases(lines, times, wall), cipher) {
         (Some(p), Some(c)) => rekey::rekey(lines, req.mode, &c, p.kex),
         _ => None,
     };
     if let Some(r) = sample.rekey.as_mut() {
-        r.within = rekeys_in_window(&seen.out, (lines, times, started));
+        r.within = rekeys_in_window(
+            &seen.out,
+            Log {
+                lines,
+                times,
+                started,
+            },
+        );
     }
+}
+
+/// An ssh's `-v` log: its lines, each one's time since `started`, when that ssh began.
+#[derive(Clone, Copy)]
+struct Log<'a> {
+    lines: &'a [String],
+    times: &'a [Duration],
+    started: Instant,
 }
 
 /// The rekeys that ended inside the sample's window (a small `RekeyLimit`, or bytes the
 /// connection carried before), in the log of the ssh that carried it (`started` is when
 /// that ssh began, which the log's times count from).
-fn rekeys_in_window(
-    out: &StdoutReport,
-    (lines, times, started): (&[String], &[Duration], Instant),
-) -> u32 {
+fn rekeys_in_window(out: &StdoutReport, log: Log) -> u32 {
     let (Some(mark), Some(end)) = (out.mark_at, out.end_at) else {
         return 0;
     };
-    let since = |t: Instant| t.saturating_duration_since(started);
-    rekey::key_exchanges_between(lines, times, (since(mark), since(end)))
+    let since = |t: Instant| t.saturating_duration_since(log.started);
+    rekey::key_exchanges_between(log.lines, log.times, since(mark)..=since(end))
 }
 
 /// The reading and writing threads' reports, each waited for boundedly: a descendant
@@ -123,11 +141,12 @@ pub(super) fn collect(
 pub(super) fn fill(
     sample: &mut Sample,
     req: &SampleRequest,
-    (moved, seen): (u64, &mut Seen),
+    moved: u64,
+    seen: &mut Seen,
     over: Option<&Shared>,
 ) {
     match req.mode {
-        Mode::Send | Mode::Receive => fill_transfer(sample, req, (moved, seen), over),
+        Mode::Send | Mode::Receive => fill_transfer(sample, req, moved, seen, over),
         Mode::Connect => sample.phases = sshlog::phases(&seen.lines, &seen.times, sample.wall),
         Mode::Echo => {
             sample.bytes = req.bytes;
@@ -180,7 +199,7 @@ mod tests {
             user: Duration::from_millis(120),
             system: Duration::from_millis(30),
         });
-        fill_transfer(&mut sample, &req, (req.bytes, &seen), None);
+        fill_transfer(&mut sample, &req, req.bytes, &seen, None);
         let cpu = sample
             .client_window_cpu
             .expect("the window's CPU, to the exit");
@@ -204,7 +223,11 @@ mod tests {
             },
             written: WriterReport::default(),
         };
-        let log = (&seen.lines[..], &seen.times[..], seen.started);
+        let log = Log {
+            lines: &seen.lines,
+            times: &seen.times,
+            started: seen.started,
+        };
         assert_eq!(rekeys_in_window(&seen.out, log), 2);
         let unmarked = StdoutReport::default();
         assert_eq!(rekeys_in_window(&unmarked, log), 0);

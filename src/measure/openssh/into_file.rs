@@ -35,7 +35,8 @@ pub(super) fn sink_for(req: &SampleRequest) -> Option<Sink> {
 pub(super) fn follow(
     mut sink: Sink,
     req: &SampleRequest,
-    (pid, via_proxy): (u32, bool),
+    pid: u32,
+    via_proxy: bool,
     done: mpsc::Receiver<()>,
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
@@ -44,7 +45,12 @@ pub(super) fn follow(
         let mut report = StdoutReport::default();
         if let Some(start) = ready(&mut sink, &done, &mut report) {
             report.proxies = proxy::find(pid, via_proxy);
-            stream(&mut sink, (start, expected, ramp), &done, &mut report, pid);
+            let bytes = Expected {
+                start,
+                total: expected,
+                ramp,
+            };
+            stream(&mut sink, bytes, &done, &mut report, pid);
             // ssh is gone: what it wrote in all.
             report.received = sink.written_and_wrap() - start;
             if report.received != expected {
@@ -93,6 +99,15 @@ fn ready(sink: &mut Sink, done: &mpsc::Receiver<()>, report: &mut StdoutReport) 
     }
 }
 
+/// The bytes a receive is to stream: where its stream starts in the file, how many in
+/// all, and the ramp before its window.
+#[derive(Clone, Copy)]
+struct Expected {
+    start: u64,
+    total: u64,
+    ramp: u64,
+}
+
 /// Look at the bytes so far until `expected` (or ssh's end). Each end of the window is
 /// a look that saw new bytes: the mark the first past `ramp`, the end the last before
 /// the last byte, so that over a path that delivers in bursts both ends fall just after
@@ -101,11 +116,16 @@ fn ready(sink: &mut Sink, done: &mpsc::Receiver<()>, report: &mut StdoutReport) 
 /// came is told from the window's rate.
 fn stream(
     sink: &mut Sink,
-    (start, expected, ramp): (u64, u64, u64),
+    bytes: Expected,
     done: &mpsc::Receiver<()>,
     report: &mut StdoutReport,
     pid: u32,
 ) {
+    let Expected {
+        start,
+        total: expected,
+        ramp,
+    } = bytes;
     // The last look before the end: when, how many bytes, whether ssh's CPU was read.
     let mut last: Option<(Instant, u64, bool)> = None;
     let (mut before, mut widest) = (0u64, 0u64);
@@ -115,7 +135,7 @@ fn stream(
         let now = Instant::now();
         let got = sink.written_and_wrap() - start;
         if got >= expected {
-            report.end_at = Some(last_byte(report, last, (now, expected)));
+            report.end_at = Some(last_byte(report, last, now, expected));
             break;
         }
         if got > before {
@@ -154,7 +174,8 @@ fn stream(
 fn last_byte(
     report: &StdoutReport,
     last: Option<(Instant, u64, bool)>,
-    (seen_at, expected): (Instant, u64),
+    seen_at: Instant,
+    expected: u64,
 ) -> Instant {
     let (Some(mark), Some((at, bytes, _))) = (report.mark_at, last) else {
         return seen_at;
@@ -217,9 +238,9 @@ mod tests {
         };
         // 100 bytes a millisecond: the last 500 came 5 ms after the last look.
         let last = Some((ms(10), 2000, true));
-        assert_eq!(last_byte(&report, last, (ms(12), 2500)), ms(12));
-        assert_eq!(last_byte(&report, last, (ms(20), 2500)), ms(15));
-        assert_eq!(last_byte(&report, None, (ms(20), 2500)), ms(20));
+        assert_eq!(last_byte(&report, last, ms(12), 2500), ms(12));
+        assert_eq!(last_byte(&report, last, ms(20), 2500), ms(15));
+        assert_eq!(last_byte(&report, None, ms(20), 2500), ms(20));
     }
 
     /// What following a receive of `req` sees when a child writes into its file: a line
@@ -239,7 +260,7 @@ mod tests {
             .spawn()
             .unwrap();
         let (gone, done) = mpsc::channel();
-        let rx = follow(sink, req, (child.id(), false), done);
+        let rx = follow(sink, req, child.id(), false, done);
         child.wait().unwrap();
         drop(gone);
         rx.recv().unwrap()

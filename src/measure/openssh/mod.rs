@@ -73,6 +73,25 @@ pub struct OpenSsh {
 /// The scratch directories' prefix (swept when a killed run left one).
 const SCRATCH_PREFIX: &str = "sshbench-conn.";
 
+/// A spawned ssh as [`OpenSsh::watch`] follows it: when it started, the process whose
+/// CPU is the client's (ssh, or the master it runs over), the echo reference session
+/// lent to it, and the file a receive writes into.
+struct Watched {
+    start: Instant,
+    cpu_pid: u32,
+    reference: Option<Pipes>,
+    sink: Option<Sink>,
+}
+
+/// What a sample moved: all it was asked to, or, for a time-bounded send, what the
+/// writer wrote before its time was up (the server's count must agree).
+fn moved(req: &SampleRequest, written: u64) -> u64 {
+    match (req.mode, req.until) {
+        (Mode::Send, Some(_)) => written,
+        _ => req.bytes,
+    }
+}
+
 impl OpenSsh {
     pub fn new(ssh: PathBuf, target: Target, payload: Payload) -> Self {
         OpenSsh {
@@ -206,19 +225,18 @@ impl OpenSsh {
                 return sample;
             }
         };
-        // The client's CPU is the process that moves the data: the master, if shared.
-        let cpu_pid = over.map_or(child.id(), |o| o.master.pid());
-        let at = (start, cpu_pid);
-        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, at, (lent, sink));
+        let watched = Watched {
+            start,
+            // The client's CPU is the process that moves the data: the master, if shared.
+            cpu_pid: over.map_or(child.id(), |o| o.master.pid()),
+            reference: lent,
+            sink,
+        };
+        let (exit, killed, mut seen) = self.watch(&mut child, req, cancel, watched);
         if let (Some(r), Some(pipes)) = (self.reference.as_mut(), seen.out.reference.take()) {
             r.give_back(pipes);
         }
-        // What the sample moved: all it was asked to, or, for a time-bounded send, what
-        // the writer wrote before its time was up (the server's count must agree).
-        let moved = match (req.mode, req.until) {
-            (Mode::Send, Some(_)) => seen.written.written,
-            _ => req.bytes,
-        };
+        let moved = moved(req, seen.written.written);
         sample.wall = exit.at - start;
         // An attached ssh only hands its pipes over to the master.
         sample.client_cpu = over.is_none().then_some(exit.cpu);
@@ -243,7 +261,7 @@ impl OpenSsh {
             if self.notes.shell_says.is_none() {
                 self.notes.shell_says = seen.out.said.take();
             }
-            fill(&mut sample, req, (moved, &mut seen), over);
+            fill(&mut sample, req, moved, &mut seen, over);
             sample.rtt = sample.rtt.or(ping);
         }
         sample
@@ -282,9 +300,14 @@ impl OpenSsh {
         child: &mut Child,
         req: &SampleRequest,
         cancel: &Cancel,
-        (start, cpu_pid): (Instant, u32),
-        (reference, sink): (Option<Pipes>, Option<Sink>),
+        watched: Watched,
     ) -> (Exit, Option<FailureKind>, Seen) {
+        let Watched {
+            start,
+            cpu_pid,
+            reference,
+            sink,
+        } = watched;
         let pid = child.id();
         let exited = proc::reap_in_background(pid);
         let stderr = read_stderr(child, start);
@@ -297,10 +320,10 @@ impl OpenSsh {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let stdout = match sink {
                 // A receive's feeder uploads the block and takes no steps.
-                Some(sink) => into_file::follow(sink, req, (cpu_pid, proxied), done),
+                Some(sink) => into_file::follow(sink, req, cpu_pid, proxied, done),
                 None => {
                     let from_file = child.stdin.is_none();
-                    read_stdout(child, req, go_tx, (cpu_pid, from_file, proxied))
+                    read_stdout(child, req, go_tx, cpu_pid, from_file, proxied)
                 }
             };
             (stdout, feed_stdin(child, req, &self.payload, go_rx))
@@ -325,8 +348,9 @@ impl OpenSsh {
         if !self.reference.as_ref().is_some_and(|r| r.serves(suite)) {
             self.reference = None;
             let dir = self.scratch()?.to_path_buf();
-            let at = (self.ssh.as_path(), &self.target);
-            self.reference = Some(Reference::open(at, suite, &dir, req.timeout, cancel)?);
+            let (ssh, target) = (self.ssh.as_path(), &self.target);
+            let reference = Reference::open(ssh, target, suite, &dir, req.timeout, cancel)?;
+            self.reference = Some(reference);
         }
         Ok(self.reference.as_mut().and_then(Reference::lend))
     }

@@ -37,11 +37,27 @@ fn failure(suite: &Suite, why: &str) -> Outcome {
     Outcome::failed(FailureKind::Remote, message)
 }
 
+/// An ssh attached to `master` that runs `exec cat` on the server, its stdin and stdout
+/// piped.
+fn attach_cat(ssh: &Path, master: &Master) -> std::io::Result<std::process::Child> {
+    let mut cmd = Command::new(ssh);
+    cmd.args(master.attach_options())
+        .args(["-T", "-a", "-x", "--", master.destination()])
+        .arg(remote::echo_command())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0);
+    proc::die_with_parent(&mut cmd);
+    cmd.spawn()
+}
+
 impl Reference {
     /// Connect with `suite` forced and start `exec cat` over the connection; ready once
     /// the remote side said so, within `timeout`.
     pub(super) fn open(
-        (ssh, target): (&Path, &Target),
+        ssh: &Path,
+        target: &Target,
         suite: &Suite,
         scratch: &Path,
         timeout: Duration,
@@ -59,16 +75,7 @@ impl Reference {
         };
         let master = Master::start(ssh, target, &req, scratch, cancel)
             .map_err(|o| failure(suite, o.message().unwrap_or("no connection")))?;
-        let mut cmd = Command::new(ssh);
-        cmd.args(master.attach_options())
-            .args(["-T", "-a", "-x", "--", master.destination()])
-            .arg(remote::echo_command())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        proc::die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().map_err(|e| failure(suite, &e.to_string()))?;
+        let mut child = attach_cat(ssh, &master).map_err(|e| failure(suite, &e.to_string()))?;
         let exited = proc::reap_in_background(child.id());
         let stdin = child.stdin.take().expect("stdin piped");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout piped"));

@@ -119,7 +119,9 @@ pub(super) fn read_stdout(
     child: &mut Child,
     req: &SampleRequest,
     go: mpsc::Sender<WriteStep>,
-    (pid, from_file, via_proxy): (u32, bool, bool),
+    pid: u32,
+    from_file: bool,
+    via_proxy: bool,
 ) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
@@ -215,7 +217,8 @@ fn keystroke(
     stdin: &mut impl Write,
     stdout: &mut impl Read,
     key: u8,
-    (i, total): (u64, u64),
+    i: u64,
+    total: u64,
 ) -> Result<Duration, String> {
     let t0 = Instant::now();
     stdin
@@ -239,17 +242,19 @@ fn keystroke(
 /// by one into the reference session when there is one; time all but the first
 /// `untimed`.
 fn type_keys(
-    (stdin, r): (&mut ChildStdin, &mut BufReader<ChildStdout>),
+    stdin: &mut ChildStdin,
+    r: &mut BufReader<ChildStdout>,
     reference: &mut Option<Pipes>,
-    (total, untimed): (u64, u64),
+    total: u64,
+    untimed: u64,
     report: &mut StdoutReport,
 ) -> Result<(), String> {
     for i in 0..total {
         let key = b'a' + (i % 26) as u8;
-        let rtt = keystroke(stdin, r, key, (i, total))?;
+        let rtt = keystroke(stdin, r, key, i, total)?;
         let beside = match reference.as_mut() {
             Some((rin, rout)) => Some(
-                keystroke(rin, rout, key, (i, total))
+                keystroke(rin, rout, key, i, total)
                     .map_err(|e| format!("the echo reference: {e}"))?,
             ),
             None => None,
@@ -281,9 +286,11 @@ pub(super) fn echo_session(
         if wait_ready(&mut r, &mut report) {
             report.echoes.reserve((total - untimed) as usize);
             match type_keys(
-                (&mut stdin, &mut r),
+                &mut stdin,
+                &mut r,
                 &mut reference,
-                (total, untimed),
+                total,
+                untimed,
                 &mut report,
             ) {
                 Ok(()) => {
@@ -392,7 +399,8 @@ fn hold_until(at: Option<Instant>) -> impl Fn() {
 fn write_rest(
     stdin: &mut std::process::ChildStdin,
     payload: &Payload,
-    (bytes, until): (u64, Option<Duration>),
+    bytes: u64,
+    until: Option<Duration>,
     pacer: &mut Pacer,
     report: &mut WriterReport,
 ) -> std::io::Result<()> {
@@ -448,8 +456,8 @@ pub(super) fn feed_stdin(
                         }
                         WriteStep::Rest => {
                             let mut pacer = Pacer::new(capacity);
-                            let limits = (bytes, until);
-                            write_rest(&mut stdin, &payload, limits, &mut pacer, &mut report)?;
+                            let (pacer, report) = (&mut pacer, &mut report);
+                            write_rest(&mut stdin, &payload, bytes, until, pacer, report)?;
                             break;
                         }
                     }

@@ -203,8 +203,15 @@ struct Cpu {
 }
 
 /// A verified sample's figures: the window is the timed run less the start-up.
-fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: (u64, u64), cpu: Cpu) {
-    let (files, bytes) = moved;
+/// What a workload's run moved.
+#[derive(Clone, Copy)]
+struct Moved {
+    files: u64,
+    bytes: u64,
+}
+
+fn fill(sample: &mut Sample, timed: &Finished, baseline: Duration, moved: Moved, cpu: Cpu) {
+    let Moved { files, bytes } = moved;
     sample.bytes = bytes;
     sample.files = Some(files);
     sample.transfer = Some(timed.wall);
@@ -288,7 +295,7 @@ impl Session<'_> {
             master: master0.zip(master1),
             server: cpu0.zip(cpu1),
         };
-        fill(sample, &timed, baseline, (files, bytes), cpu);
+        fill(sample, &timed, baseline, Moved { files, bytes }, cpu);
         Ok(())
     }
 

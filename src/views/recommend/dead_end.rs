@@ -66,10 +66,11 @@ fn recommended(policy: Policy, kind: AlgoKind, client: &AlgoLists) -> Vec<String
 /// The note for a kind with nothing acceptable measured.
 pub(super) fn note(
     stats: &[SuiteStats],
-    (kind, modes): (AlgoKind, &[Mode]),
+    keyword: super::Keyword,
     policy: Policy,
     client: &AlgoLists,
 ) -> String {
+    let super::Keyword { kind, modes } = keyword;
     let keyword = kind.config_keyword();
     let mode_list: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
     let names = measured(stats, kind, modes);

@@ -216,14 +216,30 @@ fn default_comment(
     Some(what + &before)
 }
 
+/// One ssh_config keyword to recommend, and the modes whose figures decide it.
+#[derive(Clone, Copy)]
+pub(super) struct Keyword<'a> {
+    pub kind: AlgoKind,
+    pub modes: &'a [Mode],
+}
+
+/// What the client picks unforced, and the run's own filters.
+#[derive(Clone, Copy)]
+struct ClientLists<'a> {
+    defaults: &'a AlgoLists,
+    filters: Option<&'a Filters>,
+}
+
 /// Build one line with its comments.
 fn line(
     stats: &[SuiteStats],
-    (kind, modes): (AlgoKind, &[Mode]),
+    keyword: Keyword,
     policy: Policy,
-    (defaults, filters): (&AlgoLists, Option<&Filters>),
+    client: ClientLists,
     notes: &mut Vec<String>,
 ) -> Option<Line> {
+    let Keyword { kind, modes } = keyword;
+    let ClientLists { defaults, filters } = client;
     let ranked = rank_names(stats, kind, modes, policy);
     let (first, _, first_bests) = ranked.first()?;
     let spec = filters.and_then(|f| f.get(kind));
@@ -342,14 +358,18 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         (AlgoKind::Cipher, transfer),
         (AlgoKind::Mac, transfer),
     ] {
-        let lists = (&defaults, filters.as_ref());
-        match line(&measured, (kind, modes), policy, lists, &mut notes) {
+        let lists = ClientLists {
+            defaults: &defaults,
+            filters: filters.as_ref(),
+        };
+        let keyword = Keyword { kind, modes };
+        match line(&measured, keyword, policy, lists, &mut notes) {
             Some(l) => lines.push(l),
             None => {
                 if dead_end::measured_any(&measured, kind, modes) {
                     dead_ends.push(kind.config_keyword());
                 }
-                notes.push(dead_end::note(&measured, (kind, modes), policy, &defaults));
+                notes.push(dead_end::note(&measured, keyword, policy, &defaults));
             }
         }
     }
