@@ -6,4 +6,9 @@ pub mod config;
 pub mod reports;
 pub mod workload;
 
-pub use args::*;
+pub use args::{
+    AlgosArgs, AlgosFormat, AllowArg, Cli, CommandArgs, CompareArgs, CompletionsArgs,
+    ConnectionsArg, CpusArg, DbArg, DbArgs, DbCommand, FormatArg, ModeArg, OrderArg, PayloadArg,
+    RecommendArgs, ReportArgs, RunArgs, RunsArgs, SandboxArgs, SelectionArgs, ShowArgs, SortArg,
+    SshArgs, SummaryArgs, ViewArgs, WorkloadArgs,
+};

@@ -19,7 +19,6 @@ pub mod streams;
 
 pub use leads::leads;
 pub use retry::{ATTEMPTS, MAX_CONSECUTIVE_FAILURES};
-pub use sizing::*;
 
 use crate::analysis::figure;
 use crate::measure::Transport;
@@ -446,6 +445,10 @@ mod tests {
     use crate::measure::mock::Mock;
     use crate::model::{StopReason, Suite};
     use crate::plan::PlanItem;
+    use sizing::{
+        ECHO_MAX, ECHO_MIN, ECHO_UNTIMED, ECHO_WARMUP, MAX_BYTES, MIN_BYTES, RAMP_MIN,
+        WARMUP_BYTES, WARMUP_RAMP, calibrate, calibrate_echo, ramp_bytes,
+    };
 
     pub(super) fn plan(ciphers: &[&str]) -> Plan {
         Plan {

@@ -2,7 +2,8 @@
 //! against what was asked, the steady window and server CPU it yields, and the wait for
 //! its exit that may kill it.
 
-use super::{POLL, StdoutReport};
+use super::POLL;
+use super::streams::StdoutReport;
 use crate::measure::{remote, sshlog};
 use crate::model::{
     CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,

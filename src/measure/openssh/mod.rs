@@ -17,6 +17,9 @@ mod proxy;
 mod reference;
 mod streams;
 
+use judge::{Observed, judge, wait_exit};
+use streams::{WriteStep, echo_session, feed_stdin, read_stderr, read_stdout};
+
 use super::master::Master;
 use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
@@ -30,7 +33,7 @@ use crate::sys::sink::Sink;
 use fill::{Seen, collect, fill};
 use group::Shared;
 pub(crate) use judge::negotiation;
-use judge::*;
+
 use notes::Notes;
 pub use options::session_options;
 use reference::{Pipes, Reference};
@@ -40,7 +43,6 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self};
 use std::time::{Duration, Instant};
-use streams::*;
 
 /// Lines of ssh stderr kept per sample, and their maximum length.
 const MAX_STDERR_LINES: usize = 4000;
