@@ -276,7 +276,7 @@ pub(super) fn measure(
     } = start(sh, store, &host, &srv, &plan, progress)?;
     created(run_id)?;
     for note in &plan.notes {
-        progress.say(&format!("note: {note}"));
+        progress.say(&format!("note: {}", sshbench::views::plan::say(note)));
     }
     progress.say(&announce(run_id, seed, &plan, options, &store.describe()));
     // A server on this machine (not the sandbox) is busy as others are, and cannot be

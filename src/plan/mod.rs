@@ -29,8 +29,56 @@ pub struct PlanItem {
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
     pub items: Vec<PlanItem>,
-    /// Human-readable notes: names the server refuses, aliases folded.
-    pub notes: Vec<String>,
+    /// What planning decided that the user hears before the run (`views::plan` words
+    /// them): names the server refuses, aliases folded, the pairs left to sums.
+    pub notes: Vec<PlanNote>,
+}
+
+/// One decision of planning worth telling.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanNote {
+    /// Names of `kind` the client would use that the server does not offer.
+    NotOffered { kind: AlgoKind, names: Vec<String> },
+    /// Names that are aliases of others, measured once.
+    Aliases { names: Vec<String> },
+    /// A factorized design: the other pairs are sums of their parts.
+    Factorized(Factorized),
+    /// The workload modes of one shape, and the data each of their samples moves.
+    Workload {
+        modes: Vec<Mode>,
+        shape: Shape,
+        spec: WorkloadSpec,
+    },
+}
+
+/// Each name of the first kind measured beside the second kind's reference, and each
+/// of the second beside the first's; the reference pair `replicas` times a round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Factorized {
+    pub modes: Vec<Mode>,
+    pub first: Varied,
+    pub second: Varied,
+    pub replicas: usize,
+    /// Pairs not measured: sums of their parts.
+    pub sums: usize,
+}
+
+/// How many names of `kind` a factorized design varies, and its reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Varied {
+    pub kind: AlgoKind,
+    pub count: usize,
+    pub reference: String,
+}
+
+impl Varied {
+    pub fn of(kind: AlgoKind, count: usize, reference: String) -> Varied {
+        Varied {
+            kind,
+            count,
+            reference,
+        }
+    }
 }
 
 /// Inputs of planning.
@@ -54,7 +102,7 @@ pub struct PlanInput<'a> {
 }
 
 /// The names of one kind to measure: filter(client) ∩ server, aliases folded.
-fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<Vec<String>> {
+fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<PlanNote>) -> Result<Vec<String>> {
     let client = input.client.lists.get(kind);
     let filter = input.filters.get(kind);
     let mut names: Vec<String> = match (filter, client) {
@@ -69,11 +117,10 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<
     if let Some(server) = input.server.and_then(|s| s.get(kind)) {
         let refused: Vec<&String> = names.iter().filter(|n| !server.contains(n)).collect();
         if !refused.is_empty() && filter.is_some() {
-            notes.push(format!(
-                "skipped {} the server does not offer: {}",
-                kind.label(),
-                join(&refused)
-            ));
+            notes.push(PlanNote::NotOffered {
+                kind,
+                names: refused.iter().map(|n| n.to_string()).collect(),
+            });
         }
         names.retain(|n| server.contains(n));
     }
@@ -84,7 +131,9 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<
     });
     if names.len() < all.len() {
         let folded: Vec<&String> = all.iter().filter(|n| !names.contains(n)).collect();
-        notes.push(format!("not measured twice (aliases): {}", join(&folded)));
+        notes.push(PlanNote::Aliases {
+            names: folded.iter().map(|n| n.to_string()).collect(),
+        });
     }
     if names.is_empty() {
         bail!(
@@ -98,14 +147,6 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<String>) -> Result<
         );
     }
     Ok(names)
-}
-
-fn join(names: &[&String]) -> String {
-    names
-        .iter()
-        .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The pair the others are measured against: the key exchange and host key most ssh
@@ -141,7 +182,7 @@ fn reference(names: &[String], preferred: &str) -> String {
 /// plus its host key's plus a constant, so by default each key exchange is measured with
 /// one host key and each host key with one key exchange, and the other pairs are sums
 /// (`analysis::sums`); `full` measures every pair.
-fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanItem>> {
+fn connect_items(input: &PlanInput, notes: &mut Vec<PlanNote>) -> Result<Vec<PlanItem>> {
     let kexes = select(input, AlgoKind::Kex, notes)?;
     let vary = input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some();
     let hostkeys = if vary {
@@ -177,17 +218,13 @@ fn connect_items(input: &PlanInput, notes: &mut Vec<String>) -> Result<Vec<PlanI
             .filter(|h| **h != href)
             .map(|h| item(&kref, Some(h))),
     );
-    let others = kexes.len() * hostkeys.len() - items.len();
-    let sums = if others == 1 {
-        "pair is a sum"
-    } else {
-        "pairs are sums"
-    };
-    notes.push(format!(
-        "connect: {} key exchanges with {href} and {} host keys with {kref} ({kref} with {href} {REFERENCE_REPLICAS} times a round); the other {others} {sums} of their parts (--pairs measures every pair)",
-        kexes.len(),
-        hostkeys.len(),
-    ));
+    notes.push(PlanNote::Factorized(Factorized {
+        modes: vec![Mode::Connect],
+        first: Varied::of(AlgoKind::Kex, kexes.len(), kref.clone()),
+        second: Varied::of(AlgoKind::HostKey, hostkeys.len(), href.clone()),
+        replicas: REFERENCE_REPLICAS,
+        sums: kexes.len() * hostkeys.len() - items.len(),
+    }));
     let at = (items.iter())
         .position(|i| i.suite.kex.as_ref() == Some(&kref))
         .expect("the reference key exchange is measured");
@@ -208,8 +245,8 @@ fn pairs_of(
     ciphers: &[String],
     macs: &[String],
     kex: &Option<String>,
-    modes: &str,
-) -> (Vec<Suite>, Option<String>) {
+    modes: &[Mode],
+) -> (Vec<Suite>, Option<PlanNote>) {
     let suite = |c: &String, m: Option<&String>| Suite {
         kex: kex.clone(),
         cipher: Some(c.clone()),
@@ -250,24 +287,24 @@ fn pairs_of(
         .position(|s| s.cipher.as_ref() == Some(&cref))
         .expect("the reference cipher is measured");
     let out = replicate(out, at);
-    let others = plain.len() * macs.len() - plain.len() - macs.len() + 1;
-    let note = format!(
-        "{modes}: {} ciphers with {mref} and {} MACs with {cref} ({cref} with {mref} {REFERENCE_REPLICAS} times a round); the other {others} {} of their parts (--pairs measures every pair)",
-        plain.len(),
-        macs.len(),
-        if others == 1 {
-            "pair is a sum"
-        } else {
-            "pairs are sums"
-        },
-    );
+    let note = PlanNote::Factorized(Factorized {
+        modes: modes.to_vec(),
+        first: Varied::of(AlgoKind::Cipher, plain.len(), cref),
+        second: Varied::of(AlgoKind::Mac, macs.len(), mref),
+        replicas: REFERENCE_REPLICAS,
+        sums: plain.len() * macs.len() - plain.len() - macs.len() + 1,
+    });
     (out, Some(note))
 }
 
 /// The session suites: cipher × MAC (see [`pairs_of`]; with `--full`, with every MAC
 /// and every key exchange, as the classic scripts' whole product), and with
 /// `--compression` each again with zlib.
-fn session_suites(input: &PlanInput, modes: &str, notes: &mut Vec<String>) -> Result<Vec<Suite>> {
+fn session_suites(
+    input: &PlanInput,
+    modes: &[Mode],
+    notes: &mut Vec<PlanNote>,
+) -> Result<Vec<Suite>> {
     let ciphers = select(input, AlgoKind::Cipher, notes)?;
     let needs_mac = input.full || ciphers.iter().any(|c| !input.client.is_aead(c));
     let macs = if needs_mac {
@@ -338,8 +375,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
         .filter(|m| m.varies_cipher())
         .collect();
     if !session.is_empty() {
-        let names: Vec<&str> = session.iter().map(|m| m.as_str()).collect();
-        let suites = session_suites(input, &names.join(", "), &mut plan.notes)?;
+        let suites = session_suites(input, &session, &mut plan.notes)?;
         // Workloads have no sums: their suites once each.
         let mut once: Vec<Suite> = Vec::new();
         for s in &suites {
@@ -360,16 +396,15 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             plan.items.extend(tool_variants(input, mode, &once));
         }
         for shape in [Shape::File, Shape::Tree] {
-            let modes: Vec<&str> = input
-                .modes
-                .iter()
+            let modes: Vec<Mode> = (input.modes.iter().copied())
                 .filter(|m| m.workload().is_some_and(|w| w.shape == shape))
-                .map(|m| m.as_str())
                 .collect();
             if !modes.is_empty() {
-                let data = input.workload.describe(shape);
-                plan.notes
-                    .push(format!("{}: {data} per sample", modes.join(", ")));
+                plan.notes.push(PlanNote::Workload {
+                    modes,
+                    shape,
+                    spec: input.workload.clone(),
+                });
             }
         }
     }
@@ -482,10 +517,15 @@ mod tests {
                 .count(),
             0
         );
-        let tree = "sftp-put-tree: 2000 files of 16 KiB in 20 directories per sample";
-        assert!(plan.notes.iter().any(|n| n == tree), "{:?}", plan.notes);
-        let file = "rsync-get-file: 1 file of 32.0 MiB per sample";
-        assert!(plan.notes.iter().any(|n| n == file), "{:?}", plan.notes);
+        let workload = |modes: &[Mode], shape| PlanNote::Workload {
+            modes: modes.to_vec(),
+            shape,
+            spec: spec.clone(),
+        };
+        let tree = workload(&[Mode::SftpPutTree], Shape::Tree);
+        assert!(plan.notes.contains(&tree), "{:?}", plan.notes);
+        let file = workload(&[Mode::RsyncGetFile], Shape::File);
+        assert!(plan.notes.contains(&file), "{:?}", plan.notes);
     }
 
     #[test]
@@ -513,11 +553,10 @@ mod tests {
             .find(|i| i.suite.cipher.as_deref() == Some("aes128-gcm@openssh.com"))
             .unwrap();
         assert_eq!(gcm.suite.mac, None);
-        assert!(
-            plan.notes
-                .iter()
-                .any(|n| n.contains("curve25519-sha256@libssh.org"))
-        );
+        let alias = PlanNote::Aliases {
+            names: vec!["curve25519-sha256@libssh.org".into()],
+        };
+        assert!(plan.notes.contains(&alias), "{:?}", plan.notes);
     }
 
     #[test]
@@ -531,11 +570,11 @@ mod tests {
         };
         let plan = build(&input(&c, Some(&server), &f, &[Mode::Send])).unwrap();
         assert_eq!(plan.items.len(), 2);
-        assert!(
-            plan.notes.iter().any(|n| n.contains("3des-cbc")),
-            "{:?}",
-            plan.notes
-        );
+        let refused = PlanNote::NotOffered {
+            kind: AlgoKind::Cipher,
+            names: vec!["3des-cbc".into()],
+        };
+        assert!(plan.notes.contains(&refused), "{:?}", plan.notes);
     }
 
     #[test]
@@ -584,13 +623,8 @@ mod tests {
             ]
         );
         let plan = build(&inp).unwrap();
-        assert!(
-            plan.notes
-                .iter()
-                .any(|n| n.contains("the other 1 pair is a sum of their parts")),
-            "{:?}",
-            plan.notes
-        );
+        let sums = |n: &PlanNote| matches!(n, PlanNote::Factorized(f) if f.sums == 1);
+        assert!(plan.notes.iter().any(sums), "{:?}", plan.notes);
         // --full: the whole product.
         inp.full = true;
         assert_eq!(
@@ -644,8 +678,22 @@ mod tests {
                 "aes128-ctr + hmac-sha2-256-etm@openssh.com",
             ]
         );
-        let note = "send, echo: 3 ciphers with hmac-sha2-256-etm@openssh.com and 3 MACs with aes128-ctr (aes128-ctr with hmac-sha2-256-etm@openssh.com 3 times a round); the other 4 pairs are sums of their parts (--pairs measures every pair)";
-        assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
+        let note = PlanNote::Factorized(Factorized {
+            modes: vec![Mode::Send, Mode::Echo],
+            first: Varied {
+                kind: AlgoKind::Cipher,
+                count: 3,
+                reference: "aes128-ctr".into(),
+            },
+            second: Varied {
+                kind: AlgoKind::Mac,
+                count: 3,
+                reference: "hmac-sha2-256-etm@openssh.com".into(),
+            },
+            replicas: 3,
+            sums: 4,
+        });
+        assert!(plan.notes.contains(&note), "{:?}", plan.notes);
         let every = build(&PlanInput { pairs: true, ..inp }).unwrap();
         let count = |p: &Plan| p.items.iter().filter(|i| i.mode == Mode::Echo).count();
         assert_eq!((count(&plan), count(&every)), (8, 10));
@@ -656,11 +704,8 @@ mod tests {
         };
         let narrow = build(&input(&c, None, &one, &[Mode::Send])).unwrap();
         assert_eq!(narrow.items.len(), 4);
-        assert!(
-            narrow.notes.iter().all(|n| !n.contains("sums")),
-            "{:?}",
-            narrow.notes
-        );
+        let factorized = |n: &PlanNote| matches!(n, PlanNote::Factorized(_));
+        assert!(!narrow.notes.iter().any(factorized), "{:?}", narrow.notes);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod fleet;
 pub mod headline;
 pub mod html;
 pub mod notes;
+pub mod plan;
 pub mod recommend;
 pub mod rekey;
 pub mod runs;
