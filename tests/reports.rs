@@ -25,6 +25,7 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
         mac: s(mac),
         compression: None,
         tool: None,
+        data: None,
     }
 }
 

@@ -28,6 +28,7 @@ fn suite(
         mac: mac.map(str::to_string),
         compression: None,
         tool: None,
+        data: None,
     }
 }
 

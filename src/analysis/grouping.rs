@@ -6,7 +6,7 @@ use crate::model::{Mode, PayloadKind, Sample, Suite};
 
 /// A compressed transfer's figure depends on the data (text shrinks several times,
 /// random data not at all), so one measured on other data than the default random is a
-/// suite of its own in reports: its compression reads `zlib@openssh.com, text data`.
+/// suite of its own in reports: its `data` says which.
 /// Reports over runs with different `--payload`s then never pool the two. Uncompressed
 /// suites are left as they are: the data does not change what a cipher costs.
 pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
@@ -15,15 +15,8 @@ pub fn mark_payload(sample: &mut Sample, payload: PayloadKind) {
 
 /// [`mark_payload`] for a suite of `mode` (a planned one, say).
 pub fn mark_suite(mode: Mode, suite: &mut Suite, payload: PayloadKind) {
-    let data = match payload {
-        PayloadKind::Random => return,
-        PayloadKind::Text => "text",
-        PayloadKind::Zeros => "zeros",
-    };
-    if mode.is_transfer()
-        && let Some(c) = &mut suite.compression
-    {
-        *c = format!("{c}, {data} data");
+    if payload != PayloadKind::Random && mode.is_transfer() && suite.compression.is_some() {
+        suite.data = Some(payload);
     }
 }
 

@@ -142,11 +142,13 @@ pub fn verdict_among(stats: &[SuiteStats], w: &SuiteStats) -> Option<Verdict> {
                 &s.suite.cipher,
                 &s.suite.mac,
                 &s.suite.compression,
+                &s.suite.data,
                 &s.suite.kex,
             ) == (
                 &w.suite.cipher,
                 &w.suite.mac,
                 &w.suite.compression,
+                &w.suite.data,
                 &w.suite.kex,
             )
     });

@@ -284,7 +284,19 @@ pub enum Placement {
 }
 
 /// What the payload looks like, for compression's sake.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PayloadKind {
     /// Incompressible (the default): compression can only cost.
@@ -294,6 +306,16 @@ pub enum PayloadKind {
     Text,
     /// Zeros, like `/dev/zero` in classic scripts: compresses to almost nothing.
     Zeros,
+}
+
+impl PayloadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PayloadKind::Random => "random",
+            PayloadKind::Text => "text",
+            PayloadKind::Zeros => "zeros",
+        }
+    }
 }
 
 /// `32.0 MiB` or `16 KiB`.

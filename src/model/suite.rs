@@ -1,5 +1,6 @@
 //! The vocabulary shared by every stage: algorithm kinds, measurement modes and suites.
 
+use super::options::PayloadKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -249,6 +250,11 @@ pub struct Suite {
     /// sftp, `--whole-file` for rsync); `None` = the tool's defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// Reports only: the data a compressed transfer carried where it was not random,
+    /// which makes it a suite of its own (`analysis::grouping`). Never stored with a
+    /// sample: a run records its payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<PayloadKind>,
 }
 
 impl Suite {
@@ -275,14 +281,25 @@ impl Suite {
         *slot = name;
     }
 
+    /// The compression, with the data it carried where that was not random
+    /// (`zlib@openssh.com, text data`).
+    pub fn compression_label(&self) -> Option<String> {
+        let c = self.compression.as_deref()?;
+        Some(match self.data {
+            Some(d) => format!("{c}, {} data", d.as_str()),
+            None => c.to_string(),
+        })
+    }
+
     /// A compact human label: the forced parts joined by " + ".
     pub fn label(&self) -> String {
+        let compression = self.compression_label();
         let parts: Vec<&str> = [
             &self.kex,
             &self.hostkey,
             &self.cipher,
             &self.mac,
-            &self.compression,
+            &compression,
             &self.tool,
         ]
         .into_iter()
@@ -351,6 +368,26 @@ impl Negotiated {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compressed_suite_on_other_data_says_which() {
+        let zlib = Suite {
+            cipher: Some("aes128-ctr".into()),
+            compression: Some("zlib@openssh.com".into()),
+            ..Suite::default()
+        };
+        assert_eq!(zlib.label(), "aes128-ctr + zlib@openssh.com");
+        let text = Suite {
+            data: Some(PayloadKind::Text),
+            ..zlib.clone()
+        };
+        assert_eq!(text.label(), "aes128-ctr + zlib@openssh.com, text data");
+        assert_ne!(text, zlib, "a suite of its own");
+        assert_eq!(
+            serde_json::to_value(&text).unwrap()["data"],
+            serde_json::json!("text")
+        );
+    }
 
     fn s(x: &str) -> Option<String> {
         Some(x.to_string())

@@ -768,21 +768,21 @@ mod tests {
         let (_, samples) = store.select(&Selection::default()).unwrap();
         let stats =
             crate::analysis::aggregate_reported(samples.iter().map(|s| (&s.sample, s.payload)));
-        let mut groups: Vec<(Mode, Option<String>, usize)> = stats
+        let mut groups: Vec<(Mode, Option<String>, Option<PayloadKind>, usize)> = stats
             .iter()
-            .map(|s| (s.mode, s.suite.compression.clone(), s.ok))
+            .map(|s| (s.mode, s.suite.compression.clone(), s.suite.data, s.ok))
             .collect();
         groups.sort();
-        let zlib = |data: &str| Some(format!("zlib@openssh.com{data}"));
+        let zlib = Some("zlib@openssh.com".to_string());
         assert_eq!(
             groups,
             [
-                (Mode::Send, None, 3),
-                (Mode::Send, zlib(""), 1),
-                (Mode::Send, zlib(", text data"), 1),
-                (Mode::Send, zlib(", zeros data"), 1),
+                (Mode::Send, None, None, 3),
+                (Mode::Send, zlib.clone(), None, 1),
+                (Mode::Send, zlib.clone(), Some(PayloadKind::Text), 1),
+                (Mode::Send, zlib.clone(), Some(PayloadKind::Zeros), 1),
                 // Keystrokes are the same whatever --payload says.
-                (Mode::Echo, zlib(""), 3),
+                (Mode::Echo, zlib, None, 3),
             ]
         );
     }

@@ -335,6 +335,8 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
             mac: r.get("mac")?,
             compression: r.get("compression")?,
             tool: r.get("tool_options")?,
+            // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
+            data: None,
         },
         mode: mode(r)?,
         outcome: outcome(r)?,

@@ -313,8 +313,7 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
             "{} + {}{}",
             name_or(&s.cipher, "(default)"),
             name_or(&s.mac, "<implicit>"),
-            s.compression
-                .as_deref()
+            s.compression_label()
                 .map(|c| format!(" + {c}"))
                 .unwrap_or_default()
         ),

@@ -25,6 +25,7 @@ fn full_sample() -> sshbench::model::Sample {
         mac: Some("hmac-sha2-256".into()),
         compression: Some("zlib@openssh.com".into()),
         tool: Some("-R 256".into()),
+        data: None,
     };
     let mut s = SampleBuilder::new(Mode::Send, &suite)
         .wall(Duration::from_millis(300))

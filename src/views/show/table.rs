@@ -73,7 +73,7 @@ pub fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
     for r in &sec.rows {
         let mut row = row_cells(destination, r);
         if compressed {
-            row.push(r.suite.compression.clone().unwrap_or_else(|| "none".into()));
+            row.push(r.suite.compression_label().unwrap_or_else(|| "none".into()));
             row.push(
                 r.compression_factor
                     .map_or("-".into(), |f| format!("{f:.2}")),
