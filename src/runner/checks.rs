@@ -6,7 +6,7 @@
 
 use super::{Abort, End, Event, ItemState, Runner, leads::leads_of, streams};
 use crate::analysis::{self, SuiteStats, higher_is_better};
-use crate::model::Mode;
+use crate::model::{Mode, Sample};
 use crate::plan::PlanItem;
 
 /// How many summed pairs of each mode are measured.
@@ -38,11 +38,19 @@ pub fn slot(items: usize, j: usize) -> usize {
     items + streams::SLOTS + j
 }
 
+/// The checks' state: the stored samples of checks, taken in once the checks are known
+/// again (a resumed run), and whether they have been picked.
+#[derive(Default)]
+pub(super) struct CheckState {
+    pub pending: Vec<(usize, u32, Sample)>,
+    pub picked: bool,
+}
+
 impl Runner<'_> {
     /// After the first pass, once: pick the checks from its figures, add them as items,
     /// and give them a first pass of their own.
     pub(super) fn checks(&mut self) -> Result<Option<End>, Abort> {
-        if std::mem::replace(&mut self.checked, true) {
+        if std::mem::replace(&mut self.check.picked, true) {
             return Ok(None);
         }
         let plan: Vec<usize> = (0..self.planned)
@@ -58,15 +66,15 @@ impl Runner<'_> {
         self.state
             .extend(picks.iter().map(|_| ItemState::default()));
         self.leads = leads_of(&self.items);
-        for (stored, round, s) in std::mem::take(&mut self.pending) {
+        for (stored, round, s) in std::mem::take(&mut self.check.pending) {
             let item = first + (stored - slot(self.planned, 0));
             if item < self.items.len() {
                 self.done.insert((stored, round));
-                self.done_count += 1;
+                self.tally.done += 1;
                 self.take_in(item, round, &s);
             }
         }
-        self.total += picks.len() * self.settings.rounds as usize;
+        self.tally.total += picks.len() * self.settings.rounds as usize;
         let added: Vec<usize> = (first..self.items.len()).collect();
         for round in 1..=self.settings.rounds {
             if let Some(end) = self.round(round, &added)? {

@@ -71,7 +71,7 @@ impl Runner<'_> {
             let samples = self.attempt_group(round, &reqs, attempt)?;
             let mut again = Vec::new();
             for (k, sample) in todo.into_iter().zip(samples) {
-                match verdict(&sample, attempt, self.succeeded) {
+                match verdict(&sample, attempt, self.streak.succeeded) {
                     (_, Some((kind, message))) => {
                         if let Some(given_up) = self.without_commands(kind, &sample)? {
                             results[k] = Some(given_up);
@@ -104,7 +104,7 @@ impl Runner<'_> {
         reqs: &[SampleRequest],
         attempt: u32,
     ) -> Result<Vec<Sample>, Abort> {
-        let (done, total, succeeded) = (self.done_count, self.total, self.succeeded);
+        let (done, total, succeeded) = (self.tally.done, self.tally.total, self.streak.succeeded);
         let progress = &mut *self.progress;
         let samples = self
             .transport

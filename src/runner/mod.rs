@@ -167,21 +167,29 @@ struct Runner<'a> {
     state: Vec<ItemState>,
     /// For each item, the earlier item of the same suite that warms it up (see [`leads`]).
     leads: Vec<Option<usize>>,
-    succeeded: retry::Succeeded,
-    consecutive_failures: u32,
-    started: Instant,
-    done_count: usize,
-    total: usize,
+    /// What the samples so far say of failing (see [`retry::Streak`]).
+    streak: retry::Streak,
+    tally: Tally,
     /// Modes this login cannot serve (it runs no commands): given up, not measured.
     gone: Vec<Mode>,
-    /// A raced run's items still racing, once its first pass is over.
-    racing: Option<Vec<usize>>,
-    /// Seconds each mode's race, and the spare, may still spend.
-    race_left: race::Budgets,
-    /// Stored samples of checks, taken in once the checks are known.
-    pending: Vec<(usize, u32, Sample)>,
-    /// The checks have been picked.
-    checked: bool,
+    race: race::Race,
+    check: checks::CheckState,
+}
+
+/// How far the run has come, for progress; and since when, for the user's `--budget`.
+struct Tally {
+    /// Samples stored.
+    done: usize,
+    /// Samples planned in all, as far as known.
+    total: usize,
+    started: Instant,
+}
+
+impl Tally {
+    /// `left` more samples are planned from now on.
+    fn left(&mut self, left: usize) {
+        self.total = self.done + left;
+    }
 }
 
 /// Run the plan. `previous` holds the samples an interrupted run already stored as
@@ -207,16 +215,15 @@ pub fn run(
         done: HashSet::new(),
         state: (0..n).map(|_| ItemState::default()).collect(),
         leads: leads(plan),
-        succeeded: Default::default(),
-        consecutive_failures: 0,
-        started: Instant::now(),
-        done_count: 0,
-        total: n * (1 + settings.rounds as usize),
+        streak: Default::default(),
+        tally: Tally {
+            done: 0,
+            total: n * (1 + settings.rounds as usize),
+            started: Instant::now(),
+        },
         gone: Vec::new(),
-        racing: None,
-        race_left: Default::default(),
-        pending: Vec::new(),
-        checked: false,
+        race: Default::default(),
+        check: Default::default(),
     };
     r.replay(previous);
     let end = r.rounds();
@@ -261,14 +268,14 @@ impl Runner<'_> {
     fn replay(&mut self, previous: &[(usize, u32, Sample)]) {
         for (slot, round, s) in previous {
             if *slot >= checks::slot(self.planned, 0) {
-                self.pending.push((*slot, *round, s.clone()));
+                self.check.pending.push((*slot, *round, s.clone()));
                 continue;
             }
             if *slot >= self.planned {
                 continue;
             }
             self.done.insert((*slot, *round));
-            self.done_count += 1;
+            self.tally.done += 1;
             self.take_in(*slot, *round, s);
         }
         self.resume_without_commands(previous);
@@ -281,7 +288,7 @@ impl Runner<'_> {
         let all: Vec<usize> = (0..self.items.len()).collect();
         let (first, followers): (Vec<usize>, Vec<usize>) =
             all.iter().partition(|&&i| self.leads[i].is_none());
-        self.total -= followers.len();
+        self.tally.total -= followers.len();
         if let Some(end) = self.round(0, &first)? {
             return Ok(Some(end));
         }
@@ -289,7 +296,7 @@ impl Runner<'_> {
             .into_iter()
             .filter(|&i| self.done.contains(&(i, 0)) || !self.lead_warmed(i))
             .collect();
-        self.total += cold.len();
+        self.tally.total += cold.len();
         self.round(0, &cold)
     }
 
@@ -327,7 +334,7 @@ impl Runner<'_> {
         if imprecise.is_empty() {
             return None;
         }
-        self.total = self.done_count + imprecise.len();
+        self.tally.left(imprecise.len());
         Some(imprecise)
     }
 
@@ -343,10 +350,7 @@ impl Runner<'_> {
                     }
                 }
             }
-            Outcome::Success => {
-                self.succeeded.any = true;
-                self.succeeded.commands |= self.items[item].mode.needs_commands();
-            }
+            Outcome::Success => self.streak.succeeded_in(self.items[item].mode),
             Outcome::Failed { .. } => {}
         }
         let first_pass = round <= self.settings.rounds;
@@ -373,10 +377,10 @@ impl Runner<'_> {
     /// raced round may spend of `group` (without the items whose mode's race budget is
     /// spent).
     fn admit(&mut self, round: u32, group: &mut Vec<usize>) -> Option<End> {
-        if round > self.settings.rounds && self.racing.is_some() {
+        if round > self.settings.rounds && self.race.racing.is_some() {
             self.spend(group);
         }
-        let over = (self.settings.budget).is_some_and(|b| self.started.elapsed() >= b);
+        let over = (self.settings.budget).is_some_and(|b| self.tally.started.elapsed() >= b);
         over.then_some(End::Budget)
     }
 
@@ -421,21 +425,9 @@ impl Runner<'_> {
             .record(slot, round, sample)
             .map_err(Abort::Store)?;
         self.done.insert((slot, round));
-        self.done_count += 1;
+        self.tally.done += 1;
         self.take_in(item, round, sample);
-        match &sample.outcome {
-            Outcome::Failed { kind, message } => {
-                self.consecutive_failures += 1;
-                if self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES {
-                    return Err(Abort::TooManyFailures {
-                        kind: *kind,
-                        message: message.clone(),
-                    });
-                }
-            }
-            _ => self.consecutive_failures = 0,
-        }
-        Ok(())
+        self.streak.after(&sample.outcome)
     }
 }
 

@@ -227,6 +227,14 @@ impl ItemState {
     }
 }
 
+/// A raced run's state once its first pass is over: the items still racing, and the
+/// seconds each mode's race, and the spare, may still spend.
+#[derive(Default)]
+pub(super) struct Race {
+    pub racing: Option<Vec<usize>>,
+    pub left: Budgets,
+}
+
 impl Runner<'_> {
     /// The moderated statistics of `items`, from the figures `pick` chooses.
     pub(super) fn summaries(&self, items: &[usize], pick: Pick) -> Vec<SuiteStats> {
@@ -260,18 +268,18 @@ impl Runner<'_> {
     /// The items of the next racing round: the contenders among `live` (`None`: the
     /// race is over, or its budget spent).
     pub(super) fn race_items(&mut self, live: Vec<usize>) -> Result<Option<Vec<usize>>, Abort> {
-        if self.racing.is_none() {
-            self.racing = Some(live);
+        if self.race.racing.is_none() {
+            self.race.racing = Some(live);
         }
         let contenders = self.settle()?;
-        self.race_left = self.budget_left(&contenders);
+        self.race.left = self.budget_left(&contenders);
         // The round's shuffled order decides which contenders a nearly spent budget
         // still admits (`spend`); all of them go in.
         let fit = self.fitting(&contenders);
         if fit == 0 {
             return Ok(None);
         }
-        self.total = self.done_count + fit;
+        self.tally.left(fit);
         Ok(Some(contenders))
     }
 
@@ -328,22 +336,22 @@ impl Runner<'_> {
 
     /// How many of `items` the budgets left would admit.
     fn fitting(&self, items: &[usize]) -> usize {
-        self.admitted(&mut self.race_left.clone(), items).len()
+        self.admitted(&mut self.race.left.clone(), items).len()
     }
 
     /// Take from the budgets what `group` is expected to cost, first leaving out the
     /// items whose mode has no time left.
     pub(super) fn spend(&mut self, group: &mut Vec<usize>) {
-        let mut left = std::mem::take(&mut self.race_left);
+        let mut left = std::mem::take(&mut self.race.left);
         *group = self.admitted(&mut left, group);
-        self.race_left = left;
+        self.race.left = left;
     }
 
     /// Stop the racing items that no longer contend (or whose every sample failed); the
     /// contenders among every live item (a part of a sum that ties with the best races
     /// again).
     fn settle(&mut self) -> Result<Vec<usize>, Abort> {
-        let Some(racing) = self.racing.take() else {
+        let Some(racing) = self.race.racing.take() else {
             return Ok(Vec::new());
         };
         let live: Vec<usize> = (0..self.items.len())
@@ -361,7 +369,7 @@ impl Runner<'_> {
             };
             self.stop(item, why)?;
         }
-        self.racing = Some(now.contenders.clone());
+        self.race.racing = Some(now.contenders.clone());
         Ok(now.contenders)
     }
 
@@ -376,7 +384,7 @@ impl Runner<'_> {
             };
             self.stop(item, why)?;
         }
-        self.racing = None;
+        self.race.racing = None;
         Ok(())
     }
 

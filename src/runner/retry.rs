@@ -32,6 +32,40 @@ pub(super) struct Succeeded {
     pub commands: bool,
 }
 
+/// What the samples so far say of failing: whether anything (and a mode that runs
+/// sshbench's commands) ever succeeded, and how many samples failed in a row.
+#[derive(Default)]
+pub(super) struct Streak {
+    pub succeeded: Succeeded,
+    failed_in_a_row: u32,
+}
+
+impl Streak {
+    /// A sample of `mode` succeeded (a stored one taken in again on resume, too).
+    pub fn succeeded_in(&mut self, mode: Mode) {
+        self.succeeded.any = true;
+        self.succeeded.commands |= mode.needs_commands();
+    }
+
+    /// A new sample ended as `outcome`: [`MAX_CONSECUTIVE_FAILURES`] failures in a row
+    /// stop the run.
+    pub fn after(&mut self, outcome: &Outcome) -> Result<(), Abort> {
+        match outcome {
+            Outcome::Failed { kind, message } => {
+                self.failed_in_a_row += 1;
+                if self.failed_in_a_row >= MAX_CONSECUTIVE_FAILURES {
+                    return Err(Abort::TooManyFailures {
+                        kind: *kind,
+                        message: message.clone(),
+                    });
+                }
+            }
+            _ => self.failed_in_a_row = 0,
+        }
+        Ok(())
+    }
+}
+
 /// After attempt number `attempt` of a sample: whether to try again, or the failure
 /// that stops the run (a network failure only before anything succeeded; a login that
 /// runs no commands before any of sshbench's commands did, at once while nothing else
@@ -161,7 +195,8 @@ impl Runner<'_> {
             message,
         });
         // The sample that met the login is stored as well.
-        self.total = self.done_count + 1 + live.len() * self.settings.rounds as usize;
+        self.tally
+            .left(1 + live.len() * self.settings.rounds as usize);
         Ok(())
     }
 
@@ -176,19 +211,19 @@ impl Runner<'_> {
         loop {
             (self.progress)(Event::Starting {
                 round,
-                done: self.done_count,
-                total: self.total,
+                done: self.tally.done,
+                total: self.tally.total,
                 request,
             });
             let sample = self.transport.measure(request, self.cancel);
             if self.cancel.is_cancelled() {
                 return Err(Abort::Cancelled);
             }
-            let (retry, fatal) = verdict(&sample, attempt, self.succeeded);
+            let (retry, fatal) = verdict(&sample, attempt, self.streak.succeeded);
             (self.progress)(Event::Finished {
                 round,
-                done: self.done_count + 1,
-                total: self.total,
+                done: self.tally.done + 1,
+                total: self.tally.total,
                 sample: &sample,
                 retrying: retry,
             });
