@@ -53,12 +53,19 @@ fn show(db: &Path, args: &[&str]) -> Vec<Value> {
     v["suites"].as_array().unwrap().clone()
 }
 
+/// The suite of `mode` and `cipher` whose compression reads `compression` as tables
+/// show it (`zlib@openssh.com, text data`: JSON keeps the data in a field of its own).
 fn find<'a>(suites: &'a [Value], mode: &str, cipher: &str, compression: Option<&str>) -> &'a Value {
+    let label = |s: &Value| {
+        let c = s["compression"].as_str()?;
+        Some(match s["data"].as_str() {
+            Some(d) => format!("{c}, {d} data"),
+            None => c.to_string(),
+        })
+    };
     suites
         .iter()
-        .find(|s| {
-            s["mode"] == mode && s["cipher"] == cipher && s["compression"].as_str() == compression
-        })
+        .find(|s| s["mode"] == mode && s["cipher"] == cipher && label(s).as_deref() == compression)
         .unwrap_or_else(|| panic!("{mode} {cipher} {compression:?} missing: {suites:?}"))
 }
 
