@@ -56,7 +56,10 @@ impl Runner<'_> {
         let plan: Vec<usize> = (0..self.planned)
             .filter(|&i| !self.state[i].refused)
             .collect();
-        let picks = picks(&self.summaries(&plan, |st| (&st.first, &st.first_rests)));
+        let summaries = self
+            .ledger()
+            .summaries(&plan, |st| (&st.first, &st.first_rests));
+        let picks = picks(&summaries);
         if picks.is_empty() {
             return Ok(None);
         }

@@ -320,7 +320,9 @@ impl Runner<'_> {
     /// asked.
     fn imprecise(&mut self, live: Vec<usize>) -> Option<Vec<usize>> {
         let p = self.settings.precision?;
-        let summaries = self.summaries(&live, |st| (&st.figures, &st.rests));
+        let summaries = self
+            .ledger()
+            .summaries(&live, |st| (&st.figures, &st.rests));
         let imprecise: Vec<usize> = live
             .into_iter()
             .zip(summaries)
@@ -378,7 +380,11 @@ impl Runner<'_> {
     /// spent).
     fn admit(&mut self, round: u32, group: &mut Vec<usize>) -> Option<End> {
         if round > self.settings.rounds && self.race.racing.is_some() {
-            self.spend(group);
+            let ledger = race::Ledger {
+                items: &self.items,
+                state: &self.state,
+            };
+            self.race.spend(&ledger, group);
         }
         let over = (self.settings.budget).is_some_and(|b| self.tally.started.elapsed() >= b);
         over.then_some(End::Budget)

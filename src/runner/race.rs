@@ -11,6 +11,7 @@
 use super::{Abort, ItemState, Runner};
 use crate::analysis::{self, SuiteStats, connect, higher_is_better, not_distinguishable};
 use crate::model::{EQUAL_WITHIN, FAILED_AFTER, Mode, Stop, StopReason, Suite};
+use crate::plan::PlanItem;
 use std::collections::BTreeMap;
 
 /// The time a mode's race may spend by default, as a share of its first pass's (the
@@ -227,15 +228,14 @@ impl ItemState {
     }
 }
 
-/// A raced run's state once its first pass is over: the items still racing, and the
-/// seconds each mode's race, and the spare, may still spend.
-#[derive(Default)]
-pub(super) struct Race {
-    pub racing: Option<Vec<usize>>,
-    pub left: Budgets,
+/// What the runner has measured so far, read by the race: the items and their state.
+#[derive(Clone, Copy)]
+pub(super) struct Ledger<'a> {
+    pub items: &'a [PlanItem],
+    pub state: &'a [ItemState],
 }
 
-impl Runner<'_> {
+impl<'a> Ledger<'a> {
     /// The moderated statistics of `items`, from the figures `pick` chooses.
     pub(super) fn summaries(&self, items: &[usize], pick: Pick) -> Vec<SuiteStats> {
         stats_of(&self.entries(items, pick))
@@ -243,7 +243,7 @@ impl Runner<'_> {
 
     /// The entries of `items`, their figures as reports take them: a connection's with
     /// the common rest of every connection `pick` chooses (see `analysis::connect`).
-    fn entries(&self, items: &[usize], pick: Pick) -> Vec<Entry<'_>> {
+    fn entries(&self, items: &[usize], pick: Pick) -> Vec<Entry<'a>> {
         let all = self.state.iter().flat_map(|st| pick(st).1.iter().flatten());
         let common = connect::common_rest(all.copied());
         (items.iter())
@@ -265,50 +265,6 @@ impl Runner<'_> {
             .collect()
     }
 
-    /// The items of the next racing round: the contenders among `live` (`None`: the
-    /// race is over, or its budget spent).
-    pub(super) fn race_items(&mut self, live: Vec<usize>) -> Result<Option<Vec<usize>>, Abort> {
-        if self.race.racing.is_none() {
-            self.race.racing = Some(live);
-        }
-        let contenders = self.settle()?;
-        self.race.left = self.budget_left(&contenders);
-        // The round's shuffled order decides which contenders a nearly spent budget
-        // still admits (`spend`); all of them go in.
-        let fit = self.fitting(&contenders);
-        if fit == 0 {
-            return Ok(None);
-        }
-        self.tally.left(fit);
-        Ok(Some(contenders))
-    }
-
-    /// Seconds the race may still spend with `contenders` left: each mode's share of its
-    /// first pass less what its raced samples took (from the samples, so a resumed race
-    /// keeps its budget); what modes without a contender have left is spare, less what
-    /// any mode spent beyond its own.
-    fn budget_left(&self, contenders: &[usize]) -> Budgets {
-        // A time budget of the user's (`--budget`) replaces the race's own: contenders
-        // race on until they part, --max-rounds, or that time.
-        if self.settings.budget.is_some() {
-            return Budgets::unlimited();
-        }
-        let first_pass = self.settings.rounds;
-        let mut own = BTreeMap::new();
-        for (planned, st) in self.items.iter().zip(&self.state) {
-            let mode_left: &mut f64 = own.entry(planned.mode).or_default();
-            for &(round, wall) in &st.walls {
-                *mode_left += match round <= first_pass {
-                    true => wall * EXTRA_SHARE,
-                    false => -wall,
-                };
-            }
-        }
-        Budgets::split(own, |mode| {
-            contenders.iter().any(|&i| self.items[i].mode == mode)
-        })
-    }
-
     /// What one more sample of `item` is expected to take: its counted samples' mean
     /// wall time (its mode's when it has none).
     fn cost(&self, item: usize) -> f64 {
@@ -319,8 +275,8 @@ impl Runner<'_> {
         let mode = self.items[item].mode;
         mean(self.state[item].walls.iter().map(|w| w.1))
             .or_else(|| {
-                let of_mode = (self.items.iter().zip(&self.state))
-                    .filter(|(planned, _)| planned.mode == mode);
+                let of_mode =
+                    (self.items.iter().zip(self.state)).filter(|(planned, _)| planned.mode == mode);
                 mean(of_mode.flat_map(|(_, st)| st.walls.iter().map(|w| w.1)))
             })
             .unwrap_or(0.0)
@@ -333,18 +289,85 @@ impl Runner<'_> {
             .filter(|&i| left.take(self.items[i].mode, self.cost(i)))
             .collect()
     }
+}
+
+/// A raced run's state once its first pass is over: the items still racing, and the
+/// seconds each mode's race, and the spare, may still spend.
+#[derive(Default)]
+pub(super) struct Race {
+    pub racing: Option<Vec<usize>>,
+    pub left: Budgets,
+}
+
+impl Race {
+    /// Set the seconds the race may still spend with `contenders` left: each mode's
+    /// share of its first pass (`first_pass` rounds) less what its raced samples took
+    /// (from the samples, so a resumed race keeps its budget); what modes without a
+    /// contender have left is spare, less what any mode spent beyond its own. A time
+    /// budget of the user's (`--budget`, `user`) replaces the race's own: contenders race
+    /// on until they part, --max-rounds, or that time.
+    fn refill(&mut self, ledger: &Ledger, contenders: &[usize], first_pass: u32, user: bool) {
+        if user {
+            self.left = Budgets::unlimited();
+            return;
+        }
+        let mut own = BTreeMap::new();
+        for (planned, st) in ledger.items.iter().zip(ledger.state) {
+            let mode_left: &mut f64 = own.entry(planned.mode).or_default();
+            for &(round, wall) in &st.walls {
+                *mode_left += match round <= first_pass {
+                    true => wall * EXTRA_SHARE,
+                    false => -wall,
+                };
+            }
+        }
+        self.left = Budgets::split(own, |mode| {
+            contenders.iter().any(|&i| ledger.items[i].mode == mode)
+        });
+    }
 
     /// How many of `items` the budgets left would admit.
-    fn fitting(&self, items: &[usize]) -> usize {
-        self.admitted(&mut self.race.left.clone(), items).len()
+    fn fitting(&self, ledger: &Ledger, items: &[usize]) -> usize {
+        ledger.admitted(&mut self.left.clone(), items).len()
     }
 
     /// Take from the budgets what `group` is expected to cost, first leaving out the
     /// items whose mode has no time left.
-    pub(super) fn spend(&mut self, group: &mut Vec<usize>) {
-        let mut left = std::mem::take(&mut self.race.left);
-        *group = self.admitted(&mut left, group);
-        self.race.left = left;
+    pub(super) fn spend(&mut self, ledger: &Ledger, group: &mut Vec<usize>) {
+        *group = ledger.admitted(&mut self.left, group);
+    }
+}
+
+impl Runner<'_> {
+    /// The items and their state, as the race and the checks read them.
+    pub(super) fn ledger(&self) -> Ledger<'_> {
+        Ledger {
+            items: &self.items,
+            state: &self.state,
+        }
+    }
+
+    /// The items of the next racing round: the contenders among `live` (`None`: the
+    /// race is over, or its budget spent).
+    pub(super) fn race_items(&mut self, live: Vec<usize>) -> Result<Option<Vec<usize>>, Abort> {
+        if self.race.racing.is_none() {
+            self.race.racing = Some(live);
+        }
+        let contenders = self.settle()?;
+        let (first_pass, user) = (self.settings.rounds, self.settings.budget.is_some());
+        let ledger = Ledger {
+            items: &self.items,
+            state: &self.state,
+        };
+        self.race.refill(&ledger, &contenders, first_pass, user);
+        // The round's shuffled order decides which contenders a nearly spent budget
+        // still admits (`spend`); all of them go in.
+        let fit = self.race.fitting(&ledger, &contenders);
+        if fit == 0 {
+            return Ok(None);
+        }
+        self.tally.left(fit);
+        Ok(Some(contenders))
     }
 
     /// Stop the racing items that no longer contend (or whose every sample failed); the
@@ -357,7 +380,7 @@ impl Runner<'_> {
         let live: Vec<usize> = (0..self.items.len())
             .filter(|&i| !self.state[i].refused && !self.state[i].all_failed())
             .collect();
-        let now = standing(&self.entries(&live, |st| (&st.figures, &st.rests)));
+        let now = standing(&self.ledger().entries(&live, |st| (&st.figures, &st.rests)));
         for &item in racing.iter().filter(|i| !now.contenders.contains(i)) {
             let round = self.state[item].last_round;
             let why = if self.state[item].all_failed() {
