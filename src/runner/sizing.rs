@@ -98,6 +98,32 @@ pub fn ramp_bytes(bytes: u64) -> u64 {
     bytes / 4
 }
 
+/// What one sample moves: its bytes, the ramp before its window, and how long it may
+/// stream instead (a send warm-up).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Size {
+    bytes: u64,
+    ramp: u64,
+    until: Option<Duration>,
+}
+
+impl Size {
+    const NONE: Size = Size {
+        bytes: 0,
+        ramp: 0,
+        until: None,
+    };
+
+    /// A sized transfer, `(bytes, ramp)` as [`calibrate`] gives them.
+    fn of((bytes, ramp): (u64, u64)) -> Size {
+        Size {
+            bytes,
+            ramp,
+            until: None,
+        }
+    }
+}
+
 impl Runner<'_> {
     /// The best estimate of `item`'s figure: its counted samples' median, else its
     /// warm-up's, else its lead's. A transfer with fewer than two counted samples of its
@@ -128,26 +154,27 @@ impl Runner<'_> {
     /// warmed-up sibling suite in this direction, else from a fixed small size; a send
     /// warm-up streams for a while after its ramp whatever the rate, so that one
     /// connection tells the steady rate.
-    fn transfer_size(&self, item: usize, round: u32) -> (u64, u64, Option<Duration>) {
+    fn transfer_size(&self, item: usize, round: u32) -> Size {
         let mode = self.items[item].mode;
         let t = self.window_time(mode);
         let sibling = || {
             self.siblings(item)
                 .find_map(|st| st.warmup.as_ref().and_then(Sample::throughput))
         };
-        let streamed = |ramp| (MAX_BYTES, ramp, Some(warmup_window(t)));
+        let streamed = |ramp| Size {
+            bytes: MAX_BYTES,
+            ramp,
+            until: Some(warmup_window(t)),
+        };
         match self.settings.size {
-            Some(fixed) => (fixed, ramp_bytes(fixed), None),
+            Some(fixed) => Size::of((fixed, ramp_bytes(fixed))),
             // Over a slow path a send warm-up is sized as a counted sample: one that
             // streams for a time moves what ssh, the sockets and the link's queue hold
             // by then, seconds' worth (and one over in too little time warms up again).
             None if round == 0 && mode == Mode::Send => match sibling() {
                 Some(rate) => streamed(calibrate(Some(rate), t, mode).1),
                 None => match self.slow_path(item, t) {
-                    Some(rate) => {
-                        let (bytes, ramp) = calibrate(Some(rate), t, mode);
-                        (bytes, ramp, None)
-                    }
+                    Some(rate) => Size::of(calibrate(Some(rate), t, mode)),
                     None => streamed(WARMUP_RAMP),
                 },
             },
@@ -157,8 +184,7 @@ impl Runner<'_> {
                 } else {
                     self.estimate(item)
                 };
-                let (bytes, ramp) = calibrate(rate, t, mode);
-                (bytes, ramp, None)
+                Size::of(calibrate(rate, t, mode))
             }
         }
     }
@@ -203,8 +229,8 @@ impl Runner<'_> {
     /// The request for one sample of `item` in `round`.
     pub(super) fn request(&self, item: usize, round: u32) -> SampleRequest {
         let planned = &self.items[item];
-        let (bytes, ramp, until) = match planned.mode {
-            Mode::Connect => (0, 0, None),
+        let Size { bytes, ramp, until } = match planned.mode {
+            Mode::Connect => Size::NONE,
             Mode::Echo => {
                 // Beside a reference, a keystroke costs two round trips.
                 let n = if round == 0 {
@@ -213,11 +239,11 @@ impl Runner<'_> {
                     let pair = self.estimate(item).map(|rtt| rtt * 2.0);
                     calibrate_echo(pair, self.settings.sample_time.of(Mode::Echo))
                 };
-                (n + ECHO_UNTIMED, ECHO_UNTIMED, None)
+                Size::of((n + ECHO_UNTIMED, ECHO_UNTIMED))
             }
             Mode::Send | Mode::Receive => self.transfer_size(item, round),
             // A workload's data is its shape's, which the transport holds.
-            _ => (0, 0, None),
+            _ => Size::NONE,
         };
         SampleRequest {
             suite: planned.suite.clone(),
