@@ -63,7 +63,10 @@ impl Runner<'_> {
         {
             return Ok(vec![(*item, self.measure(*item, round)?)]);
         }
-        let requests: Vec<SampleRequest> = group.iter().map(|&i| self.request(i, round)).collect();
+        let requests: Vec<SampleRequest> = group
+            .iter()
+            .map(|&i| self.sizer().request(i, round))
+            .collect();
         let mut results: Vec<Option<Sample>> = vec![None; group.len()];
         let mut todo: Vec<usize> = (0..group.len()).collect();
         for attempt in 1..=ATTEMPTS {

@@ -1,7 +1,8 @@
 //! Leads: a cipher's first suite warms up for all its suites (and the first connect item
 //! for every connect item), and what a lead's warm-up and a suite's siblings tell.
 
-use super::{ItemState, Runner};
+use super::ItemState;
+use super::sizing::Sizer;
 use crate::analysis::figure;
 use crate::model::{Mode, Sample};
 use crate::plan::{Plan, PlanItem};
@@ -38,17 +39,17 @@ pub fn leads_of(items: &[PlanItem]) -> Vec<Option<usize>> {
         .collect()
 }
 
-impl Runner<'_> {
+impl<'a> Sizer<'a> {
     /// `item`'s lead's warm-up, if it succeeded.
     fn lead_warmup(&self, item: usize) -> Option<&Sample> {
-        let w = self.state[self.leads[item]?].warmup.as_ref()?;
+        let w = self.ledger.state[self.leads[item]?].warmup.as_ref()?;
         w.outcome.is_success().then_some(w)
     }
 
     /// Whether `item`'s lead's warm-up succeeded and told what `item` needs (a connect
     /// item needs nothing but the success).
     pub(super) fn lead_warmed(&self, item: usize) -> bool {
-        match self.items[item].mode {
+        match self.ledger.items[item].mode {
             Mode::Connect => self.lead_warmup(item).is_some(),
             _ => self.lead_estimate(item).is_some(),
         }
@@ -60,7 +61,7 @@ impl Runner<'_> {
     /// or it told nothing.
     pub(super) fn lead_estimate(&self, item: usize) -> Option<f64> {
         let w = self.lead_warmup(item)?;
-        match self.items[item].mode {
+        match self.ledger.items[item].mode {
             Mode::Send | Mode::Receive => w.throughput(),
             Mode::Echo if w.mode == Mode::Echo => figure(w),
             Mode::Echo => Some(w.rtt.map_or(0.0, |d| d.as_secs_f64())),
@@ -72,11 +73,12 @@ impl Runner<'_> {
 
     /// The state of the other suites of `item`'s cipher (and compression) measured in
     /// the same mode: same order of rate, so each tells about the others.
-    pub(super) fn siblings(&self, item: usize) -> impl Iterator<Item = &ItemState> {
-        let planned = &self.items[item];
-        self.items
+    pub(super) fn siblings(&self, item: usize) -> impl Iterator<Item = &'a ItemState> + use<'a> {
+        let planned = &self.ledger.items[item];
+        self.ledger
+            .items
             .iter()
-            .zip(&self.state)
+            .zip(self.ledger.state)
             .filter(move |(p, _)| {
                 p.mode == planned.mode
                     && p.suite != planned.suite

@@ -294,7 +294,7 @@ impl Runner<'_> {
         }
         let cold: Vec<usize> = followers
             .into_iter()
-            .filter(|&i| self.done.contains(&(i, 0)) || !self.lead_warmed(i))
+            .filter(|&i| self.done.contains(&(i, 0)) || !self.sizer().lead_warmed(i))
             .collect();
         self.tally.total += cold.len();
         self.round(0, &cold)

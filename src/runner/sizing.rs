@@ -2,8 +2,8 @@
 //! their measured window lasts the sample time at the suite's estimated rate (or round
 //! trip, for echo), after a ramp the connection needs to reach its steady rate.
 
-use super::Abort;
-use super::Runner;
+use super::race::Ledger;
+use super::{Abort, RunSettings, Runner};
 use crate::analysis;
 use crate::model::{Mode, Sample, SampleRequest};
 use std::time::Duration;
@@ -124,14 +124,24 @@ impl Size {
     }
 }
 
-impl Runner<'_> {
+/// What sizes a sample: the items measured so far and their state, each item's lead,
+/// where the plan's items end, and the run's settings.
+#[derive(Clone, Copy)]
+pub(super) struct Sizer<'a> {
+    pub ledger: Ledger<'a>,
+    pub leads: &'a [Option<usize>],
+    pub planned: usize,
+    pub settings: &'a RunSettings,
+}
+
+impl Sizer<'_> {
     /// The best estimate of `item`'s figure: its counted samples' median, else its
     /// warm-up's, else its lead's. A transfer with fewer than two counted samples of its
     /// own takes the median of everything its cipher (and compression) has shown in this
     /// direction: one warm-up can read far low in a slow spell of the machine, and a
     /// cipher's suites differ by less than sizing cares about.
     fn estimate(&self, item: usize) -> Option<f64> {
-        let (planned, st) = (&self.items[item], &self.state[item]);
+        let (planned, st) = (&self.ledger.items[item], &self.ledger.state[item]);
         let own = match planned.mode {
             Mode::Echo => analysis::summarize(&st.rtts),
             _ => analysis::summarize(&st.figures),
@@ -155,7 +165,7 @@ impl Runner<'_> {
     /// warm-up streams for a while after its ramp whatever the rate, so that one
     /// connection tells the steady rate.
     fn transfer_size(&self, item: usize, round: u32) -> Size {
-        let mode = self.items[item].mode;
+        let mode = self.ledger.items[item].mode;
         let t = self.window_time(mode);
         let sibling = || {
             self.siblings(item)
@@ -194,8 +204,8 @@ impl Runner<'_> {
     /// over which an 8 MiB ramp would take seconds for every cipher's warm-up. A path
     /// that has shown a faster rate gives nothing, and warm-ups ramp as before.
     fn slow_path(&self, item: usize, t: Duration) -> Option<f64> {
-        let planned = &self.items[item];
-        let fastest = (self.items.iter().zip(&self.state))
+        let planned = &self.ledger.items[item];
+        let fastest = (self.ledger.items.iter().zip(self.ledger.state))
             .filter(|(p, _)| {
                 p.mode == planned.mode && p.suite.compression == planned.suite.compression
             })
@@ -210,7 +220,7 @@ impl Runner<'_> {
     /// mark), so on a window-bound far link a window of n round trips reads n/(n-1) of
     /// the rate (BENCHMARKS.md, "Workloads and the delay relay").
     fn window_time(&self, mode: Mode) -> Duration {
-        let mut rtts: Vec<f64> = (self.state.iter())
+        let mut rtts: Vec<f64> = (self.ledger.state.iter())
             .filter_map(|st| st.warmup.as_ref()?.rtt)
             .map(|d| d.as_secs_f64())
             .collect();
@@ -222,13 +232,13 @@ impl Runner<'_> {
     /// sessions run over a connection of their own beside every counted echo session.
     fn echo_reference(&self) -> Option<crate::model::Suite> {
         (0..self.planned)
-            .find(|&i| self.items[i].mode == Mode::Echo && !self.state[i].refused)
-            .map(|i| self.items[i].suite.clone())
+            .find(|&i| self.ledger.items[i].mode == Mode::Echo && !self.ledger.state[i].refused)
+            .map(|i| self.ledger.items[i].suite.clone())
     }
 
     /// The request for one sample of `item` in `round`.
     pub(super) fn request(&self, item: usize, round: u32) -> SampleRequest {
-        let planned = &self.items[item];
+        let planned = &self.ledger.items[item];
         let Size { bytes, ramp, until } = match planned.mode {
             Mode::Connect => Size::NONE,
             Mode::Echo => {
@@ -259,12 +269,24 @@ impl Runner<'_> {
                 .flatten(),
         }
     }
+}
+
+impl Runner<'_> {
+    /// What sizes this run's samples, as measured so far.
+    pub(super) fn sizer(&self) -> Sizer<'_> {
+        Sizer {
+            ledger: self.ledger(),
+            leads: &self.leads,
+            planned: self.planned,
+            settings: self.settings,
+        }
+    }
 
     /// One sample of `item` in `round`, sized for it. A sized warm-up transfer that was
     /// over in a fraction of the sample time says little about the steady rate: warm up
     /// again with the size it suggests, a few times at most.
     pub(super) fn measure(&mut self, item: usize, round: u32) -> Result<Sample, Abort> {
-        let mut request = self.request(item, round);
+        let mut request = self.sizer().request(item, round);
         let mut sample = self.attempt(item, round, &request)?;
         let sized_warmup = round == 0
             && request.mode.is_transfer()
