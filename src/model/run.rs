@@ -54,11 +54,6 @@ impl RunStatus {
     pub fn parse(s: &str) -> Option<RunStatus> {
         RunStatus::ALL.into_iter().find(|v| v.as_str() == s)
     }
-
-    /// Whether `--resume` may finish it.
-    pub fn unfinished(self) -> bool {
-        self != RunStatus::Complete
-    }
 }
 
 impl HostStatus {
@@ -85,17 +80,6 @@ impl HostStatus {
     pub fn parse(s: &str) -> Option<HostStatus> {
         HostStatus::ALL.into_iter().find(|v| v.as_str() == s)
     }
-
-    /// A host's status once its run stands at `run`.
-    pub fn of_run(run: RunStatus) -> HostStatus {
-        match run {
-            RunStatus::Running => HostStatus::Running,
-            RunStatus::Complete => HostStatus::Complete,
-            RunStatus::Interrupted => HostStatus::Interrupted,
-            RunStatus::Failed => HostStatus::Failed,
-            RunStatus::Budget => HostStatus::Budget,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -114,8 +98,5 @@ mod tests {
         }
         assert_eq!(RunStatus::parse("Complete"), None);
         assert_eq!(HostStatus::parse("done"), None);
-        for s in RunStatus::ALL {
-            assert_eq!(HostStatus::of_run(s).as_str(), s.as_str());
-        }
     }
 }

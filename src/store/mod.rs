@@ -130,21 +130,18 @@ impl Store {
     }
 
     /// Each migration in a transaction of its own that no other process runs at the
-    /// same time (SQLite's write lock, PostgreSQL's advisory lock); the version the
-    /// database had.
-    fn migrate(&self) -> Result<i64> {
+    /// same time (SQLite's write lock, PostgreSQL's advisory lock).
+    fn migrate(&self) -> Result<()> {
         let db = &mut **self.db.borrow_mut();
-        let mut first = None;
         loop {
             db.begin()?;
             let version = db.version()?;
-            let from = *first.get_or_insert(version);
             if version > SCHEMA_VERSION {
                 db.batch("ROLLBACK")?;
                 bail!("schema version {version} is newer than this sshbench ({SCHEMA_VERSION})");
             }
             if version == SCHEMA_VERSION {
-                return db.batch("COMMIT").map(|()| from);
+                return db.batch("COMMIT");
             }
             let v = version as usize;
             let step = (|| {
