@@ -6,8 +6,8 @@ mod common;
 use common::SampleBuilder;
 use sshbench::model::RunStatus;
 use sshbench::model::{
-    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Phases, Sample, Stop, StopReason, Suite,
-    WorkloadSpec,
+    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Phases, Problem, Sample, Stop, StopReason,
+    Suite, WorkloadSpec,
 };
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
@@ -323,13 +323,14 @@ pub fn fixture_db(path: &Path) {
                 for (i, (mode, s, base)) in plan.iter().enumerate() {
                     let mut smp = sample(*mode, s, *base, round, scale);
                     if s.cipher.as_deref() == Some("arcfour256") && dest == "pi@nas2" {
-                        smp.outcome = Outcome::Refused {
-                            message: "no matching cipher found".into(),
-                        };
+                        smp.outcome = Outcome::refused("no matching cipher found".into());
                     }
                     if round == 2 && i == 3 {
-                        smp.outcome =
-                            Outcome::failed(FailureKind::Timeout, "no result within 120 s");
+                        let late = Problem::NoResult {
+                            after_s: 120,
+                            last: None,
+                        };
+                        smp.outcome = Outcome::failed(FailureKind::Timeout, late);
                     }
                     store.add_sample(id, i, round, &smp).unwrap();
                 }
@@ -436,7 +437,7 @@ view_tests! {
 /// The table a fleet run ends with: every host, its state, run and why it failed.
 #[test]
 fn view_fleet_run() {
-    use sshbench::model::{HostStatus, RunOptions};
+    use sshbench::model::{Failure, HostProblem, HostStatus, RunOptions};
     use sshbench::store::{FleetHost, FleetRecord};
     use sshbench::views::export::{self, Format, Style};
     let (_dir, db) = fixture();
@@ -446,7 +447,12 @@ fn view_fleet_run() {
             position,
             destination: destination.into(),
             status: HostStatus::parse(status).unwrap(),
-            error: error.map(str::to_string),
+            problem: error.map(|said| {
+                HostProblem::Fatal(Failure {
+                    kind: FailureKind::Auth,
+                    problem: Problem::quote(said),
+                })
+            }),
             run_id,
         };
     let fleet = FleetRecord {
@@ -1013,7 +1019,7 @@ fn headline_names_a_mode_whose_every_sample_failed() {
         for (i, item) in items.iter().enumerate() {
             let mut s = sample(item.mode, &item.suite, 0.1, round, 1.0);
             if item.mode == Mode::Send {
-                s.outcome = Outcome::failed(FailureKind::Network, closed);
+                s.outcome = Outcome::failed(FailureKind::Network, Problem::quote(closed));
             }
             store.add_sample(id, i, round, &s).unwrap();
         }
@@ -1124,14 +1130,16 @@ fn headline_says_a_reason_shared_by_the_modes_below_once() {
         })
         .collect();
     let id = router_run(&store, &items, "SSH-2.0-OpenSSH_9.2");
-    let shell = "the login shell prints \"Welcome\" before every command";
+    let shell = Problem::NoisyShell {
+        said: "Welcome".into(),
+    };
     for (i, item) in items.iter().enumerate() {
         let mut s = sample(item.mode, &item.suite, 0.1, 1, 1.0);
         s.outcome = Outcome::Unavailable {
-            message: match item.mode {
+            problem: match item.mode {
                 Mode::Send => continue,
-                Mode::SftpPutFile => "the server has no SFTP subsystem".into(),
-                _ => shell.into(),
+                Mode::SftpPutFile => Problem::NoSftp,
+                _ => shell.clone(),
             },
         };
         store.add_sample(id, i, 1, &s).unwrap();
@@ -1151,7 +1159,13 @@ fn headline_says_a_reason_shared_by_the_modes_below_once() {
         said("sftp-put-file"),
         "not measured: the server has no SFTP subsystem"
     );
-    assert_eq!(said("rsync-put-file"), format!("not measured: {shell}"));
+    // The headline wraps the reason; its first line starts it.
+    let shell = sshbench::views::problem::say(&shell);
+    assert!(shell.starts_with("the server's login shell prints \"Welcome\" before"));
+    assert!(
+        format!("not measured: {shell}").starts_with(said("rsync-put-file")),
+        "{out}"
+    );
     assert_eq!(said("rsync-put-tree"), "not measured: as above");
     assert_eq!(said("scp-put-file"), "not measured: as above");
     assert_eq!(out.matches("Welcome").count(), 1, "{out}");

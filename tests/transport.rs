@@ -9,7 +9,7 @@ use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
 use sshbench::model::{AlgoKind, Mode, Suite};
-use sshbench::model::{FailureKind, Outcome, Placement, SampleRequest};
+use sshbench::model::{FailureKind, Outcome, Placement, Problem, SampleRequest};
 use sshbench::sandbox::ALIAS;
 use sshbench::sys::affinity;
 use sshbench::sys::cancel::Cancel;
@@ -213,8 +213,10 @@ fn a_suite_the_server_refuses_is_refused_not_failed() {
         &Cancel::new(),
     );
     match &s.outcome {
-        Outcome::Refused { message } => {
-            assert!(message.contains("no matching cipher"), "{message}")
+        Outcome::Refused {
+            problem: Problem::Said { said },
+        } => {
+            assert!(said.contains("no matching cipher"), "{said}")
         }
         other => panic!("expected refused, got {other:?}"),
     }
@@ -243,9 +245,9 @@ fn a_wrong_identity_is_an_authentication_failure() {
     match &s.outcome {
         Outcome::Failed {
             kind: FailureKind::Auth,
-            message,
+            problem: Problem::Said { said },
         } => {
-            assert!(message.contains("Permission denied"), "{message}")
+            assert!(said.contains("Permission denied"), "{said}")
         }
         other => panic!("expected an auth failure, got {other:?}"),
     }
@@ -700,7 +702,7 @@ fn a_suites_samples_share_one_connection_and_keep_every_figure() {
     let samples = t.measure_group(&group_of(&refused), &cancel, &mut |_, _| {});
     for x in &samples {
         assert!(
-            matches!(&x.outcome, Outcome::Refused { message } if message.contains("no matching cipher")),
+            matches!(&x.outcome, Outcome::Refused { problem: Problem::Said { said } } if said.contains("no matching cipher")),
             "{x:?}"
         );
     }
@@ -793,9 +795,9 @@ fn echo_beside_a_reference_keeps_one_reference_connection_open() {
     let chacha = suite(None, None, Some("chacha20-poly1305@openssh.com"), None);
     let s = t.measure(&echo(&ctr, &chacha), &cancel);
     match &s.outcome {
-        Outcome::Failed { kind, message } => {
+        Outcome::Failed { kind, problem } => {
             assert_eq!(*kind, FailureKind::Remote);
-            assert!(message.contains("echo reference"), "{message}");
+            assert!(matches!(problem, Problem::Reference { .. }), "{problem:?}");
         }
         other => panic!("expected a failure, got {other:?}"),
     }

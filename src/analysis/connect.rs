@@ -94,7 +94,7 @@ mod tests {
             Mode::Connect,
             Outcome::Failed {
                 kind: crate::model::FailureKind::Other,
-                message: String::new(),
+                problem: crate::model::Problem::Interrupted,
             },
         );
         assert_eq!(connect_figure(&failed, Some(0.1)), None);

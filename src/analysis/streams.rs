@@ -121,7 +121,7 @@ mod tests {
         let mut failed = b.clone();
         failed.outcome = Outcome::Failed {
             kind: crate::model::FailureKind::Network,
-            message: "gone".into(),
+            problem: crate::model::Problem::quote("gone"),
         };
         assert_eq!(batch_rate(&[&a, &failed]), None);
     }

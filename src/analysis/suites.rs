@@ -5,7 +5,7 @@
 use super::connect::{common_rest, connect_figure, rest};
 use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
 use super::{Percentiles, Summary, median, percentiles_of, summarize, summarize_figures};
-use crate::model::{CpuWindow, Mode, Outcome, Phases, Rekey, Sample, Suite};
+use crate::model::{CpuWindow, Mode, Outcome, Phases, Problem, Rekey, Sample, Suite};
 
 /// Everything known about one suite in one mode.
 #[derive(Clone, Debug)]
@@ -56,7 +56,7 @@ pub struct SuiteStats {
     /// a suite far below it is not limited by the link.
     pub path_tcp: Option<f64>,
     /// The last failure or refusal message.
-    pub last_error: Option<String>,
+    pub last_error: Option<Problem>,
 }
 
 /// Which side limits a transfer.
@@ -84,21 +84,6 @@ pub enum Bound {
     Rekeying,
     /// Not enough is known (the server does not expose its CPU).
     Unknown,
-}
-
-impl Bound {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Bound::Client => "client CPU",
-            Bound::Server => "server CPU",
-            Bound::Both => "client and server CPU",
-            Bound::Network => "network/window",
-            Bound::Window => "window",
-            Bound::Link => "network",
-            Bound::Rekeying => "rekeying",
-            Bound::Unknown => "?",
-        }
-    }
 }
 
 /// A side counts as the bottleneck when its busiest process uses this much of a core.
@@ -382,10 +367,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
                 .map(|d| d.as_secs_f64())
                 .collect::<Vec<_>>(),
         ),
-        last_error: list
-            .iter()
-            .rev()
-            .find_map(|s| s.outcome.message().map(str::to_string)),
+        last_error: list.iter().rev().find_map(|s| s.outcome.problem().cloned()),
     }
 }
 
@@ -599,6 +581,12 @@ mod tests {
         }
     }
 
+    fn slow() -> Problem {
+        Problem::Said {
+            said: "slow".into(),
+        }
+    }
+
     fn sample(cipher: &str, transfer_ms: u64, outcome: Outcome) -> Sample {
         Sample {
             suite: Suite {
@@ -635,7 +623,7 @@ mod tests {
             sample("a", 100, Outcome::Success),
             sample("b", 200, Outcome::Success),
             sample("a", 300, Outcome::Success),
-            sample("a", 100, Outcome::failed(FailureKind::Timeout, "slow")),
+            sample("a", 100, Outcome::failed(FailureKind::Timeout, slow())),
         ];
         let stats = aggregate(&samples);
         assert_eq!(stats.len(), 2);
@@ -649,7 +637,7 @@ mod tests {
         assert!((f.mean - 5e8).abs() < 1.0, "{}", f.mean);
         // 0.5 s of CPU per 1e8 bytes = 5 s per GB.
         assert!((a.client_cpu.unwrap().median - 5.0).abs() < 1e-9);
-        assert_eq!(a.last_error.as_deref(), Some("slow"));
+        assert_eq!(a.last_error, Some(slow()));
         assert_eq!(stats[1].ok, 1);
     }
 

@@ -29,18 +29,6 @@ pub enum Limit {
     Unknown,
 }
 
-impl Limit {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Limit::Stream => "stream",
-            Limit::PerFile => "per-file",
-            Limit::RequestWindow => "sftp window",
-            Limit::Tool => "tool",
-            Limit::Unknown => "?",
-        }
-    }
-}
-
 /// A workload suite's comparison with its raw stream.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {

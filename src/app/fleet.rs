@@ -7,7 +7,7 @@ use super::progress::Progress;
 use super::run::{HostRun, Shared, build_plan, measure};
 use anyhow::{Context, Result, bail};
 use sshbench::destination::{self, Target};
-use sshbench::model::{HostStatus, RunOptions, RunStatus};
+use sshbench::model::{HostProblem, HostStatus, RunOptions, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{FleetHost, FleetRecord, Store};
 use sshbench::sys::affinity;
@@ -298,12 +298,12 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
         .is_some_and(|r| r.status == RunStatus::Complete)
     {
         host.status = HostStatus::Complete;
-        host.error = None;
+        host.problem = None;
         return Ok(());
     }
     let resumed = run;
     host.status = HostStatus::Running;
-    host.error = None;
+    host.problem = None;
     store.set_fleet_host(work.fleet, host)?;
     let destination = match &resumed {
         Some(r) => Ok(r.target.clone()),
@@ -323,23 +323,32 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
         })
     });
     host.run_id = base.run_id;
-    let (status, error) = match result {
-        Ok((_, Ok(End::Complete))) => (HostStatus::Complete, None),
-        Ok((_, Ok(End::Budget))) => (
-            HostStatus::Budget,
-            Some("its time budget ran out".to_string()),
-        ),
-        Ok((_, Err(Abort::Cancelled))) => (HostStatus::Interrupted, None),
-        Ok((_, Err(Abort::Fatal { message, .. }))) => (HostStatus::Failed, Some(message)),
-        Ok((_, Err(e))) => (HostStatus::Failed, Some(e.to_string())),
-        Err(e) => (HostStatus::Failed, Some(format!("{e:#}"))),
-    };
-    if let Some(e) = &error {
-        progress.say(&format!("{}: {e}", status.as_str()));
+    let (status, problem) = host_end(result);
+    if let Some(why) = fleet_view::why(status, problem.as_ref()) {
+        progress.say(&format!("{}: {why}", status.as_str()));
     }
     host.status = status;
-    host.error = error;
+    host.problem = problem;
     Ok(())
+}
+
+/// A host's state and why, from how its run ended.
+fn host_end(result: Result<(i64, Result<End, Abort>)>) -> (HostStatus, Option<HostProblem>) {
+    let error = |text| Some(HostProblem::Error { text });
+    match result {
+        Ok((_, Ok(End::Complete))) => (HostStatus::Complete, None),
+        Ok((_, Ok(End::Budget))) => (HostStatus::Budget, None),
+        Ok((_, Err(Abort::Cancelled))) => (HostStatus::Interrupted, None),
+        Ok((_, Err(Abort::Fatal(f)))) => (HostStatus::Failed, Some(HostProblem::Fatal(f))),
+        Ok((_, Err(Abort::TooManyFailures(f)))) => {
+            (HostStatus::Failed, Some(HostProblem::TooManyFailures(f)))
+        }
+        Ok((_, Err(Abort::Store(e)))) => (
+            HostStatus::Failed,
+            error(format!("storing a sample: {e:#}")),
+        ),
+        Err(e) => (HostStatus::Failed, error(format!("{e:#}"))),
+    }
 }
 
 /// The fleet's end: its status stored, every host's state on stdout, the exit status.

@@ -6,14 +6,13 @@ use anyhow::{Result, bail};
 use sshbench::cli::FormatArg;
 use sshbench::cli::config::RunConfig;
 use sshbench::destination::Resolved;
-use sshbench::measure::sshlog;
-use sshbench::model::{FailureKind, Mode, Note, RunStatus};
+use sshbench::model::{Failure, FailureKind, Mode, Note, Problem, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
-use sshbench::views::headline;
 use sshbench::views::scope::{Scope, wrap};
 use sshbench::views::show::{self, ShowOptions, SortKey};
+use sshbench::views::{headline, problem};
 use std::time::Duration;
 
 /// The run's end as the user sees it: `Ok(Some(code))` to exit now, `Ok(None)` to print
@@ -36,44 +35,46 @@ pub fn conclude(
             );
             Ok(Some(cancel.exit_code().unwrap_or(130) as u8))
         }
-        Err(Abort::Fatal { kind, message }) => {
-            bail!("{message}\nhint: {}", fatal_hint(kind, &message));
-        }
-        Err(e @ Abort::Store(_)) => bail!(
-            "{e}\nhint: the samples stored before it are kept; `sshbench run --resume` (with \
-             the same --db) goes on from them once the database answers again"
+        Err(Abort::Fatal(f)) => bail!("{}", fatal_error(&f)),
+        Err(Abort::Store(e)) => bail!(
+            "storing a sample: {e:#}\nhint: the samples stored before it are kept; `sshbench \
+             run --resume` (with the same --db) goes on from them once the database answers \
+             again"
         ),
-        Err(
-            e @ Abort::TooManyFailures {
-                kind: FailureKind::Timeout,
-                ..
-            },
-        ) => bail!(
-            "{e}\nhint: a slow server or link may need more time per sample: `--timeout` (in \
-             seconds); `sshbench run --resume` goes on from the samples stored"
+        Err(Abort::TooManyFailures(f)) if f.kind == FailureKind::Timeout => bail!(
+            "{}\nhint: a slow server or link may need more time per sample: `--timeout` (in \
+             seconds); `sshbench run --resume` goes on from the samples stored",
+            problem::too_many(&f)
         ),
-        Err(e) => bail!("{e}"),
+        Err(Abort::TooManyFailures(f)) => bail!("{}", problem::too_many(&f)),
     }
 }
 
+/// A failure that stops a run at once, and what to do about it.
+pub fn fatal_error(f: &Failure) -> String {
+    format!("{}\nhint: {}", problem::say(&f.problem), fatal_hint(f))
+}
+
 /// What to do about a failure that stops a run at once.
-pub fn fatal_hint(kind: FailureKind, message: &str) -> String {
-    let hint = match kind {
+fn fatal_hint(f: &Failure) -> String {
+    let hint = match (f.kind, &f.problem) {
         // ssh offered more keys than the server's MaxAuthTries (an agent holding several,
         // several IdentityFile lines) before the one it takes.
-        FailureKind::Auth if message.contains("Too many authentication failures") => {
+        (_, Problem::TooManyAuthTries { .. }) => {
             "the server gave up before ssh offered the key it accepts: name that key alone \
              (`-o IdentitiesOnly=yes -o IdentityFile=KEY`, or both in ssh_config)"
         }
-        FailureKind::Network => UNREACHABLE_HINT,
-        FailureKind::Command => {
+        (FailureKind::Network, _) => UNREACHABLE_HINT,
+        (FailureKind::Command, _) => {
             "sshbench runs short POSIX commands through the login shell: use an account or key \
              without a forced command (`ForceCommand`, `command=` in authorized_keys); `ssh DEST \
              'echo ok'` should print ok. On a login that allows sftp alone, `--mode \
              connect,sftp-put,sftp-get` measures what sftp moves"
         }
-        FailureKind::HostKey if sshlog::key_changed(message) => return changed_key_hint(message),
-        FailureKind::HostKey => {
+        (_, Problem::KeyChanged { host, types, .. }) => {
+            return changed_key_hint(host.as_deref(), types.is_some());
+        }
+        (FailureKind::HostKey, _) => {
             "connect once with plain `ssh DEST` to verify and record the server's host key"
         }
         _ => {
@@ -87,8 +88,8 @@ pub fn fatal_hint(kind: FailureKind, message: &str) -> String {
 
 /// A changed host key: what to check, and the known_hosts entry to remove once checked
 /// (ssh's sentence names it: `Host key for [HOST]:PORT has changed ...`).
-fn changed_key_hint(message: &str) -> String {
-    if sshlog::key_type_differs(message) {
+fn changed_key_hint(host: Option<&str>, other_type: bool) -> String {
+    if other_type {
         return "ssh asked for another type of key than the one your known_hosts holds for \
                 this server: a HostKeyAlgorithms list (in ssh_config or `-o`) that puts that \
                 type first does this, where without a list (or with a `+`/`-` one) ssh \
@@ -96,9 +97,7 @@ fn changed_key_hint(message: &str) -> String {
                 keys replaced): check the new key's fingerprint with its admin"
             .to_string();
     }
-    let host = (message.strip_prefix("Host key for "))
-        .and_then(|m| m.split_once(" has changed"))
-        .map_or("HOST", |(host, _)| host);
+    let host = host.unwrap_or("HOST");
     format!(
         "the server's host key is not the one your known_hosts holds for it: if its keys were \
          replaced (a reinstall), check the new key's fingerprint with its admin, remove the old \
@@ -194,27 +193,42 @@ mod tests {
 
     #[test]
     fn samples_that_keep_timing_out_point_at_the_timeout() {
-        let timeouts = error_of(Abort::TooManyFailures {
-            kind: FailureKind::Timeout,
-            message: "no result within 120 s; ssh killed".into(),
-        });
+        let failure = |kind, problem| Failure { kind, problem };
+        let timeouts = error_of(Abort::TooManyFailures(failure(
+            FailureKind::Timeout,
+            Problem::NoResult {
+                after_s: 120,
+                last: None,
+            },
+        )));
         assert!(
             timeouts.contains("hint: a slow server or link"),
             "{timeouts}"
         );
-        let other = error_of(Abort::TooManyFailures {
-            kind: FailureKind::ByteCount,
-            message: "5 bytes expected, 4 counted at the far end".into(),
-        });
+        let count = Problem::ByteCount {
+            expected: 5,
+            counted: 4,
+        };
+        let other = error_of(Abort::TooManyFailures(failure(
+            FailureKind::ByteCount,
+            count,
+        )));
         assert!(!other.contains("hint"), "{other}");
+        assert_eq!(
+            other,
+            "10 samples in a row failed; the last: 5 bytes expected, 4 counted at the far end"
+        );
     }
 
     #[test]
     fn a_login_that_runs_no_commands_says_what_to_use_instead() {
-        let err = error_of(Abort::Fatal {
+        let err = error_of(Abort::Fatal(Failure {
             kind: FailureKind::Command,
-            message: "the server ended the session".into(),
-        });
+            problem: Problem::NeverRan {
+                status: 1,
+                printed: None,
+            },
+        }));
         assert!(err.contains("without a forced command"), "{err}");
         assert!(err.contains("`--mode connect,sftp-put,sftp-get`"), "{err}");
     }

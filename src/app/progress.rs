@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::model::{Mode, Sample};
 use sshbench::runner::{Event, streams};
+use sshbench::views::problem;
 use sshbench::views::scope::{display_value, unit, wrap_at};
 use std::io::IsTerminal;
 
@@ -121,8 +122,8 @@ impl Progress {
             Event::GivenUp {
                 modes,
                 rest,
-                message,
-            } => self.say(&given_up_line(modes, rest, message)),
+                problem,
+            } => self.say(&given_up_line(modes, rest, &problem::say(problem))),
         }
     }
 
@@ -160,7 +161,7 @@ fn describe(s: &Sample, verbose: bool) -> String {
         (false, _) if verbose => format!(
             "{}: {}",
             s.outcome.label(),
-            s.outcome.message().unwrap_or("")
+            problem::of_outcome(&s.outcome).unwrap_or_default()
         ),
         (false, _) => s.outcome.label().to_string(),
     };

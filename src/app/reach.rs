@@ -12,7 +12,7 @@ use sshbench::measure::mock::Mock;
 use sshbench::measure::openssh::OpenSsh;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::{self, Login};
-use sshbench::model::{FailureKind, RunOptions};
+use sshbench::model::{Failure, RunOptions};
 use sshbench::sys::cancel::Cancel;
 use std::path::Path;
 use std::time::Duration;
@@ -30,12 +30,7 @@ pub(super) trait Reach: Sync {
 
     /// The login made before a run is stored: the server's window and shell start-up,
     /// or the failure that would stop every sample (its class and ssh's words).
-    fn login(
-        &self,
-        ssh: &Path,
-        srv: &Server,
-        cancel: &Cancel,
-    ) -> Result<Login, (FailureKind, String)>;
+    fn login(&self, ssh: &Path, srv: &Server, cancel: &Cancel) -> Result<Login, Failure>;
 
     /// The transport that takes the run's samples.
     fn transport(
@@ -71,12 +66,7 @@ impl Reach for OverSsh {
         read_offer(ssh, t, r, timeout, progress)
     }
 
-    fn login(
-        &self,
-        ssh: &Path,
-        srv: &Server,
-        cancel: &Cancel,
-    ) -> Result<Login, (FailureKind, String)> {
+    fn login(&self, ssh: &Path, srv: &Server, cancel: &Cancel) -> Result<Login, Failure> {
         window::server_window(ssh, &srv.target, Duration::from_secs(30), cancel)
     }
 
@@ -113,7 +103,7 @@ impl Reach for MockReach {
         Ok(Offered::default())
     }
 
-    fn login(&self, _: &Path, _: &Server, _: &Cancel) -> Result<Login, (FailureKind, String)> {
+    fn login(&self, _: &Path, _: &Server, _: &Cancel) -> Result<Login, Failure> {
         Ok(Login::default())
     }
 

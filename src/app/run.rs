@@ -1,6 +1,6 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
-use super::outcome::{conclude, fatal_hint, keystroke_clock_note, print_results};
+use super::outcome::{conclude, fatal_error, keystroke_clock_note, print_results};
 use super::outcome::{shell_start_note, status_of};
 use super::overlap::Overlap;
 use super::progress::Progress;
@@ -155,7 +155,7 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 fn login_window(sh: &Shared, srv: &Server) -> Result<Login> {
     sh.reach
         .login(sh.ssh, srv, sh.cancel)
-        .map_err(|(kind, message)| anyhow!("{message}\nhint: {}", fatal_hint(kind, &message)))
+        .map_err(|f| anyhow!("{}", fatal_error(&f)))
 }
 
 /// The run's rounds, then the connect checks and the parallel streams, every sample

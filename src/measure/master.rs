@@ -6,7 +6,7 @@
 
 use super::{openssh, rekey, sshlog};
 use crate::destination::Target;
-use crate::model::{FailureKind, Negotiated, Outcome, SampleRequest};
+use crate::model::{Doing, FailureKind, Negotiated, Outcome, Problem, SampleRequest};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::run::{self, Finished};
@@ -87,7 +87,7 @@ impl Master {
         let dir = tempfile::Builder::new()
             .prefix("mux.")
             .tempdir_in(scratch)
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+            .map_err(|e| Outcome::local(Doing::TempDir, e))?;
         let socket = dir.path().join("s");
         let mut args: Vec<String> = ["-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no"]
             .map(String::from)
@@ -107,7 +107,7 @@ impl Master {
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("cannot run ssh: {e}")))?;
+            .map_err(|e| Outcome::local(Doing::RunningSsh, e))?;
         let exited = proc::reap_in_background(child.id());
         let log = read_lines(&mut child, start);
         let mut master = Master {
@@ -149,18 +149,23 @@ impl Master {
                 std::thread::sleep(Duration::from_millis(50));
                 let lines = self.lines();
                 return Err(sshlog::classify(&lines).unwrap_or_else(|| {
-                    let why = proc::last_message(&lines)
-                        .unwrap_or_else(|| "ssh exited before the connection was up".into());
+                    let why = match proc::last_message(&lines) {
+                        Some(said) => Problem::Said { said },
+                        None => Problem::MasterExited,
+                    };
                     Outcome::failed(FailureKind::Network, why)
                 }));
             }
             if cancel.is_cancelled() {
-                return Err(Outcome::failed(FailureKind::Cancelled, "interrupted"));
+                return Err(Outcome::failed(
+                    FailureKind::Cancelled,
+                    Problem::Interrupted,
+                ));
             }
             if start.elapsed() >= timeout {
                 return Err(Outcome::failed(
                     FailureKind::Timeout,
-                    "connection not up in time",
+                    Problem::ConnectionNotUp,
                 ));
             }
             std::thread::sleep(Duration::from_millis(5));

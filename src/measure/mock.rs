@@ -4,7 +4,9 @@
 //! same output every time. Everything that can run for real is tested for real.
 
 use super::Transport;
-use crate::model::{CpuTimes, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest};
+use crate::model::{
+    CpuTimes, FailureKind, Mode, Negotiated, Outcome, Problem, Sample, SampleRequest,
+};
 use crate::sys::cancel::Cancel;
 use std::time::Duration;
 
@@ -52,11 +54,9 @@ impl Transport for Mock {
             ..Sample::new(s.clone(), req.mode, Outcome::Success)
         };
         if cancel.is_cancelled() {
-            sample.outcome = Outcome::failed(FailureKind::Cancelled, "interrupted");
+            sample.outcome = Outcome::failed(FailureKind::Cancelled, Problem::Interrupted);
         } else if s.cipher.as_ref().is_some_and(|c| self.refuse.contains(c)) {
-            sample.outcome = Outcome::Refused {
-                message: "no matching cipher found (mock)".into(),
-            };
+            sample.outcome = Outcome::refused("no matching cipher found (mock)".into());
         } else if req.mode == Mode::Echo {
             // Round trips of `cost / 100` µs, the i-th a little slower (a spread to rank).
             let timed = req.bytes - req.ramp.min(req.bytes);

@@ -44,15 +44,6 @@ pub fn printable(line: &str) -> String {
 /// How much of a server's line an error message quotes.
 pub const SAID_CHARS: usize = 160;
 
-/// A login shell that printed `said` (see [`printable`]) before sshbench's commands, and
-/// what to do about it: the words that say so, and the advice.
-pub fn noisy_shell(said: &str) -> (String, &'static str) {
-    (
-        format!("the server's login shell prints \"{said}\" before every command"),
-        "have its start-up files print only in interactive sessions",
-    )
-}
-
 /// `connect`: the most trivial command, a builtin in every shell.
 pub fn connect_command() -> String {
     "exit 0".to_string()

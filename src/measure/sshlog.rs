@@ -3,7 +3,7 @@
 //! Pure functions over the captured lines, so every message seen in the wild can be
 //! pinned by a unit test.
 
-use crate::model::{FailureKind, Negotiated, Outcome, Phases};
+use crate::model::{FailureKind, KeyTypes, Negotiated, Outcome, Phases, Problem};
 use crate::sys::proc::messages;
 
 /// Extract the negotiated algorithms from `ssh -v` output.
@@ -50,7 +50,9 @@ fn parse_direction(text: &str) -> Direction {
 }
 
 const REFUSALS: &[&str] = &["Unable to negotiate", "no matching"];
-const AUTH: &[&str] = &["Permission denied", "Too many authentication failures"];
+const AUTH: &[&str] = &["Permission denied"];
+/// ssh offered more keys than the server's MaxAuthTries before the one it takes.
+const TOO_MANY_TRIES: &str = "Too many authentication failures";
 const HOST_KEY: &[&str] = &[
     "Host key verification failed",
     "REMOTE HOST IDENTIFICATION HAS CHANGED",
@@ -61,9 +63,8 @@ const HOST_KEY: &[&str] = &[
 const CHANGED_KEY: &str = "has changed and you have requested strict checking";
 
 /// Where the key the server sent is of another type than the one known_hosts holds (a
-/// HostKeyAlgorithms list that puts another type first asks for it): "the server sent
-/// its ED25519 key, known_hosts holds its RSA key".
-fn key_types(msgs: &[&str]) -> Option<String> {
+/// HostKeyAlgorithms list that puts another type first asks for it).
+fn key_types(msgs: &[&str]) -> Option<KeyTypes> {
     let word = |prefix: &str, suffix: &str| {
         msgs.iter().find_map(|m| {
             let rest = m.strip_prefix(prefix)?;
@@ -72,20 +73,22 @@ fn key_types(msgs: &[&str]) -> Option<String> {
     };
     let sent = word("The fingerprint for the ", " key sent by the remote host")?;
     let held = word("Offending ", " key in ")?;
-    (sent != held).then(|| format!("the server sent its {sent} key, {KNOWN_TYPE} {held} key"))
+    (sent != held).then_some(KeyTypes { sent, held })
 }
 
-const KNOWN_TYPE: &str = "known_hosts holds its";
-
-/// Whether a message says the key sent is of another type than the one known.
-pub fn key_type_differs(message: &str) -> bool {
-    message.contains(KNOWN_TYPE)
+/// A changed host key as a problem: ssh's sentence names the host (`Host key for
+/// [HOST]:PORT has changed ...`).
+fn key_changed(said: String, msgs: &[&str]) -> Problem {
+    let host = (said.strip_prefix("Host key for "))
+        .and_then(|m| m.split_once(" has changed"))
+        .map(|(host, _)| host.to_string());
+    Problem::KeyChanged {
+        said,
+        host,
+        types: key_types(msgs),
+    }
 }
 
-/// Whether a failure's message says the server's host key changed.
-pub fn key_changed(message: &str) -> bool {
-    message.contains(CHANGED_KEY) || message.contains(HOST_KEY[1])
-}
 const CLIENT: &[&str] = &[
     "Bad SSH2",
     "Bad key types",
@@ -127,18 +130,20 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
     };
     // A changed host key: ssh's sentence that names the host, not its box of @ signs.
     if let Some(m) = find(&[CHANGED_KEY]).or_else(|| find(&[HOST_KEY[1]])) {
-        let m = match key_types(&msgs) {
-            Some(types) => format!("{}; {types}", m.trim_end_matches('.')),
-            None => m,
-        };
-        return Some(Outcome::failed(FailureKind::HostKey, m));
+        return Some(Outcome::failed(FailureKind::HostKey, key_changed(m, &msgs)));
     }
     // Order matters: a host key refusal reads "no matching host key type found".
     if let Some(m) = find(HOST_KEY[3..].as_ref()) {
-        return Some(Outcome::Refused { message: m });
+        return Some(Outcome::refused(m));
     }
     if let Some(m) = find(REFUSALS) {
-        return Some(Outcome::Refused { message: m });
+        return Some(Outcome::refused(m));
+    }
+    if let Some(said) = find(&[TOO_MANY_TRIES]) {
+        return Some(Outcome::failed(
+            FailureKind::Auth,
+            Problem::TooManyAuthTries { said },
+        ));
     }
     for (needles, kind) in [
         (AUTH, FailureKind::Auth),
@@ -146,8 +151,8 @@ pub fn classify(lines: &[String]) -> Option<Outcome> {
         (CLIENT, FailureKind::Client),
         (NETWORK, FailureKind::Network),
     ] {
-        if let Some(m) = find(needles) {
-            return Some(Outcome::failed(kind, m));
+        if let Some(said) = find(needles) {
+            return Some(Outcome::failed(kind, Problem::Said { said }));
         }
     }
     None
@@ -248,30 +253,56 @@ mod tests {
         );
         let said =
             "Host key for [127.0.0.1]:2222 has changed and you have requested strict checking.";
-        assert_eq!(
-            classify(&log),
-            Some(Outcome::failed(FailureKind::HostKey, said))
-        );
-        assert!(key_changed(said));
-        assert!(!key_type_differs(said));
+        let changed = |said: &str, types| {
+            Outcome::failed(
+                FailureKind::HostKey,
+                Problem::KeyChanged {
+                    said: said.into(),
+                    host: Some("[127.0.0.1]:2222".into()),
+                    types,
+                },
+            )
+        };
+        assert_eq!(classify(&log), Some(changed(said, None)));
         // Another type than the one known: a HostKeyAlgorithms list asked for it.
         let mut typed = log.clone();
         let sent = "The fingerprint for the ED25519 key sent by the remote host is";
         typed.insert(4, sent.into());
         typed.insert(5, "Offending RSA key in /root/.ssh/known_hosts:3".into());
-        let Some(Outcome::Failed { message, .. }) = classify(&typed) else {
-            panic!("not a failure")
+        let types = KeyTypes {
+            sent: "ED25519".into(),
+            held: "RSA".into(),
         };
-        let types =
-            "strict checking; the server sent its ED25519 key, known_hosts holds its RSA key";
-        assert!(message.ends_with(types), "{message}");
-        assert!(key_type_differs(&message));
-        // Without the sentence, the box's line still tells it.
+        assert_eq!(classify(&typed), Some(changed(said, Some(types))));
+        // Without the sentence, the box's line still tells it (without the host).
         let boxed = classify(&log[..4]).unwrap();
-        assert!(
-            matches!(&boxed, Outcome::Failed { kind: FailureKind::HostKey, message } if key_changed(message))
+        assert!(matches!(
+            &boxed,
+            Outcome::Failed {
+                kind: FailureKind::HostKey,
+                problem: Problem::KeyChanged { host: None, .. }
+            }
+        ));
+        let plain = classify(&log[5..]).unwrap();
+        assert!(matches!(
+            &plain,
+            Outcome::Failed {
+                problem: Problem::Said { .. },
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn too_many_authentication_failures_is_its_own_problem() {
+        let said = "Received disconnect from 127.0.0.1 port 22:2: Too many authentication failures";
+        assert_eq!(
+            classify(&lines(said)),
+            Some(Outcome::failed(
+                FailureKind::Auth,
+                Problem::TooManyAuthTries { said: said.into() }
+            ))
         );
-        assert!(!key_changed("Host key verification failed."));
     }
 
     #[test]
@@ -310,7 +341,8 @@ mod tests {
         );
         let out = classify(&log).unwrap();
         assert_eq!(out.label(), "refused");
-        assert!(out.message().unwrap().contains("no matching cipher"));
+        let said = out.problem().and_then(Problem::said).unwrap();
+        assert!(said.contains("no matching cipher"), "{said}");
     }
 
     #[test]
@@ -323,7 +355,12 @@ mod tests {
         );
         assert_eq!(
             classify(&log).unwrap(),
-            Outcome::failed(FailureKind::Network, log[0].trim())
+            Outcome::failed(
+                FailureKind::Network,
+                Problem::Said {
+                    said: log[0].trim().into()
+                }
+            )
         );
     }
 
@@ -361,7 +398,8 @@ mod tests {
             ),
         ] {
             let out = classify(&lines(text)).unwrap();
-            assert_eq!(out, Outcome::failed(kind, text), "{text}");
+            let said = Problem::Said { said: text.into() };
+            assert_eq!(out, Outcome::failed(kind, said), "{text}");
         }
     }
 

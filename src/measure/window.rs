@@ -5,7 +5,7 @@
 
 use super::{remote, sshlog};
 use crate::destination::Target;
-use crate::model::{FailureKind, Outcome};
+use crate::model::{Failure, FailureKind, Outcome};
 use crate::sys::cancel::Cancel;
 use crate::sys::run;
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn server_window(
     target: &Target,
     timeout: Duration,
     cancel: &Cancel,
-) -> Result<Login, (FailureKind, String)> {
+) -> Result<Login, Failure> {
     let mut cmd = Command::new(ssh);
     cmd.args(["-vv", "-T", "-a", "-x"]);
     for o in [
@@ -84,13 +84,13 @@ pub fn server_window(
     };
     let lines: Vec<String> = f.stderr.lines().map(str::to_string).collect();
     if !f.success()
-        && let Some(Outcome::Failed { kind, message }) = sshlog::classify(&lines)
+        && let Some(Outcome::Failed { kind, problem }) = sshlog::classify(&lines)
         && matches!(
             kind,
             FailureKind::Auth | FailureKind::HostKey | FailureKind::Network
         )
     {
-        return Err((kind, message));
+        return Err(Failure { kind, problem });
     }
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     Ok(Login {

@@ -6,6 +6,7 @@ pub mod algos;
 pub mod cpu;
 pub mod note;
 pub mod options;
+pub mod problem;
 pub mod race;
 pub mod rekey;
 pub mod run;
@@ -16,9 +17,10 @@ pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
 pub use note::{Note, ZerosStep};
 pub use options::{
-    Connections, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions, SampleTimes,
-    WorkloadSpec,
+    Connections, DataSize, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions,
+    SampleTimes, WorkloadSpec,
 };
+pub use problem::{Difference, Doing, Failure, HostProblem, KeyTypes, Part, Problem, ProcessEnd};
 pub use race::{EQUAL_WITHIN, FAILED_AFTER, Stop, StopReason};
 pub use rekey::Rekey;
 pub use run::{HostStatus, RunStatus};

@@ -191,20 +191,32 @@ impl WorkloadSpec {
         }
     }
 
-    /// `1 file of 32.0 MiB` or `2000 files of 16 KiB in 20 directories`.
-    pub fn describe(&self, shape: Shape) -> String {
-        let kib = bytes_text;
+    /// What one sample of `shape` moves, as a view words it.
+    pub fn data(&self, shape: Shape) -> DataSize {
         match shape {
-            Shape::File => format!("1 file of {}", kib(self.file_bytes)),
-            Shape::Tree => format!(
-                "{} files of {} in {} director{}",
-                self.tree_files,
-                kib(self.tree_file_bytes),
-                self.tree_dirs(),
-                if self.tree_dirs() == 1 { "y" } else { "ies" }
-            ),
+            Shape::File => DataSize {
+                shape,
+                files: 1,
+                file_bytes: self.file_bytes,
+                dirs: 0,
+            },
+            Shape::Tree => DataSize {
+                shape,
+                files: self.tree_files as u64,
+                file_bytes: self.tree_file_bytes,
+                dirs: self.tree_dirs() as u64,
+            },
         }
     }
+}
+
+/// The data one workload sample moves: a file, or files of a size in directories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataSize {
+    pub shape: Shape,
+    pub files: u64,
+    pub file_bytes: u64,
+    pub dirs: u64,
 }
 
 /// User restrictions on algorithm names, per kind.

@@ -1,9 +1,10 @@
 //! One measurement and its request: what was asked, how it ended, what it observed.
 
 use crate::model::cpu::{self, CpuTimes};
+use crate::model::problem::{Doing, Problem};
 use crate::model::rekey::Rekey;
 use crate::model::suite::{Mode, Negotiated, Suite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// What to measure.
@@ -44,7 +45,7 @@ pub struct Together {
 }
 
 /// Why a sample did not produce data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
     /// The server rejected our key (`Permission denied`).
@@ -116,17 +117,17 @@ pub enum Outcome {
     Success,
     /// The server does not accept this suite: not negotiable, not a failure.
     Refused {
-        message: String,
+        problem: Problem,
     },
     /// What the mode needs is missing on one side (no SFTP subsystem on the server, no
     /// rsync on it or here): no suite of the mode can be measured, and that is not a
     /// failure either.
     Unavailable {
-        message: String,
+        problem: Problem,
     },
     Failed {
         kind: FailureKind,
-        message: String,
+        problem: Problem,
     },
 }
 
@@ -135,11 +136,20 @@ impl Outcome {
         matches!(self, Outcome::Success)
     }
 
-    pub fn failed(kind: FailureKind, message: impl Into<String>) -> Self {
-        Outcome::Failed {
-            kind,
-            message: message.into(),
+    pub fn failed(kind: FailureKind, problem: Problem) -> Self {
+        Outcome::Failed { kind, problem }
+    }
+
+    /// Something on this machine failed while sshbench was `doing` it: the OS's words.
+    /// The server (or the client) refused the suite, in ssh's words.
+    pub fn refused(said: String) -> Self {
+        Outcome::Refused {
+            problem: Problem::Said { said },
         }
+    }
+
+    pub fn local(doing: Doing, error: impl std::fmt::Display) -> Self {
+        Outcome::failed(FailureKind::Client, Problem::local(doing, error))
     }
 
     /// A short label: `ok`, `refused` or the failure kind.
@@ -152,13 +162,13 @@ impl Outcome {
         }
     }
 
-    /// ssh's own error line, or our description of the failure.
-    pub fn message(&self) -> Option<&str> {
+    /// Why a sample was refused or failed, or its mode cannot run.
+    pub fn problem(&self) -> Option<&Problem> {
         match self {
+            Outcome::Refused { problem }
+            | Outcome::Unavailable { problem }
+            | Outcome::Failed { problem, .. } => Some(problem),
             Outcome::Success => None,
-            Outcome::Refused { message }
-            | Outcome::Unavailable { message }
-            | Outcome::Failed { message, .. } => Some(message),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The vocabulary shared by every stage: algorithm kinds, measurement modes and suites.
 
 use super::options::PayloadKind;
+use super::problem::{Difference, Part};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -77,7 +78,8 @@ pub enum Mode {
 }
 
 /// The program a workload mode runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tool {
     Sftp,
     Rsync,
@@ -104,7 +106,8 @@ impl Tool {
 }
 
 /// The data a workload moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Shape {
     /// One large file.
     File,
@@ -331,36 +334,29 @@ pub struct Negotiated {
 }
 
 impl Negotiated {
-    /// Describe every forced part of `want` that differs from what was negotiated.
-    pub fn mismatches(&self, want: &Suite) -> Vec<String> {
+    /// Every forced part of `want` that differs from what was negotiated.
+    pub fn mismatches(&self, want: &Suite) -> Vec<Difference> {
         let mut out = Vec::new();
-        let mut check = |what: &str, wanted: &Option<String>, got: &Option<String>| {
+        let mut check = |part: Part, wanted: &Option<String>, got: &Option<String>| {
             if let Some(w) = wanted {
                 if got.as_deref() != Some(w.as_str()) {
-                    out.push(format!(
-                        "{what}: requested {w}, negotiated {}",
-                        got.as_deref().unwrap_or("(not reported)")
-                    ));
+                    out.push(Difference {
+                        part,
+                        requested: w.clone(),
+                        negotiated: got.clone(),
+                    });
                 }
             }
         };
-        check("key exchange", &want.kex, &self.kex);
-        check("host key", &want.hostkey, &self.hostkey);
-        check("cipher client->server", &want.cipher, &self.cipher_cs);
-        check("cipher server->client", &want.cipher, &self.cipher_sc);
+        check(Part::Kex, &want.kex, &self.kex);
+        check(Part::HostKey, &want.hostkey, &self.hostkey);
+        check(Part::CipherCs, &want.cipher, &self.cipher_cs);
+        check(Part::CipherSc, &want.cipher, &self.cipher_sc);
         // An AEAD cipher's MAC is implicit, so only a forced MAC is checked.
-        check("MAC client->server", &want.mac, &self.mac_cs);
-        check("MAC server->client", &want.mac, &self.mac_sc);
-        check(
-            "compression client->server",
-            &want.compression,
-            &self.compression_cs,
-        );
-        check(
-            "compression server->client",
-            &want.compression,
-            &self.compression_sc,
-        );
+        check(Part::MacCs, &want.mac, &self.mac_cs);
+        check(Part::MacSc, &want.mac, &self.mac_sc);
+        check(Part::CompressionCs, &want.compression, &self.compression_cs);
+        check(Part::CompressionSc, &want.compression, &self.compression_sc);
         out
     }
 }
@@ -420,7 +416,11 @@ mod tests {
         };
         assert_eq!(
             got.mismatches(&want),
-            vec!["cipher server->client: requested aes128-ctr, negotiated aes256-ctr"]
+            vec![Difference {
+                part: Part::CipherSc,
+                requested: "aes128-ctr".into(),
+                negotiated: s("aes256-ctr"),
+            }]
         );
     }
 

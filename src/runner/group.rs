@@ -75,14 +75,14 @@ impl Runner<'_> {
             let mut again = Vec::new();
             for (k, sample) in todo.into_iter().zip(samples) {
                 match verdict(&sample, attempt, self.streak.succeeded) {
-                    (_, Some((kind, message))) => {
-                        if let Some(given_up) = self.without_commands(kind, &sample)? {
+                    (_, Some(failure)) => {
+                        if let Some(given_up) = self.without_commands(failure.kind, &sample)? {
                             results[k] = Some(given_up);
                             continue;
                         }
                         // Recorded, so the database says why the run stopped.
                         let _ = self.sink.record(self.slot(group[k]), round, &sample);
-                        return Err(Abort::Fatal { kind, message });
+                        return Err(Abort::Fatal(failure));
                     }
                     (true, None) => again.push(k),
                     (false, None) => results[k] = Some(sample),
@@ -146,7 +146,7 @@ mod tests {
     use super::super::tests::{VecSink, at_rate, plan, settings};
     use super::super::{Event, run};
     use crate::measure::{GroupProgress, Transport};
-    use crate::model::{Connections, FailureKind, Mode, Outcome, Sample, SampleRequest};
+    use crate::model::{Connections, FailureKind, Mode, Outcome, Problem, Sample, SampleRequest};
     use crate::plan::{Plan, PlanItem};
     use crate::sys::cancel::Cancel;
 
@@ -186,7 +186,8 @@ mod tests {
             let counted = req.bytes > req.ramp && req.until.is_none();
             if req.mode == Mode::Receive && counted && self.fail > 0 {
                 self.fail -= 1;
-                s.outcome = Outcome::failed(FailureKind::Timeout, "no result (test)");
+                s.outcome =
+                    Outcome::failed(FailureKind::Timeout, Problem::quote("no result (test)"));
             }
             s
         }

@@ -23,7 +23,8 @@ pub use retry::{ATTEMPTS, MAX_CONSECUTIVE_FAILURES};
 use crate::analysis::figure;
 use crate::measure::Transport;
 use crate::model::{
-    Connections, FailureKind, Mode, Outcome, RunOptions, Sample, SampleRequest, SampleTimes, Stop,
+    Connections, Failure, Mode, Outcome, Problem, RunOptions, Sample, SampleRequest, SampleTimes,
+    Stop,
 };
 use crate::plan::{Plan, PlanItem};
 use crate::sys::cancel::Cancel;
@@ -95,7 +96,7 @@ pub enum Event<'a> {
     GivenUp {
         modes: &'a [Mode],
         rest: &'a [Mode],
-        message: &'a str,
+        problem: &'a Problem,
     },
 }
 
@@ -107,18 +108,16 @@ pub enum End {
     Budget,
 }
 
-/// Why a run stopped early.
-#[derive(Debug, thiserror::Error)]
+/// Why a run stopped early (worded by the app, which ends the run for its user).
+#[derive(Debug)]
 pub enum Abort {
-    #[error("interrupted")]
     Cancelled,
     /// A failure every further sample would repeat (authentication, host key, an
     /// unreachable server).
-    #[error("{message}")]
-    Fatal { kind: FailureKind, message: String },
-    #[error("{MAX_CONSECUTIVE_FAILURES} samples in a row failed; the last: {message}")]
-    TooManyFailures { kind: FailureKind, message: String },
-    #[error("storing a sample: {0:#}")]
+    Fatal(Failure),
+    /// [`MAX_CONSECUTIVE_FAILURES`] samples in a row failed: the last one's failure.
+    TooManyFailures(Failure),
+    /// Storing a sample failed.
     Store(anyhow::Error),
 }
 
@@ -441,7 +440,7 @@ impl Runner<'_> {
 mod tests {
     use super::*;
     use crate::measure::mock::Mock;
-    use crate::model::{StopReason, Suite};
+    use crate::model::{FailureKind, StopReason, Suite};
     use crate::plan::PlanItem;
     use sizing::{
         ECHO_MAX, ECHO_MIN, ECHO_UNTIMED, ECHO_WARMUP, MAX_BYTES, MIN_BYTES, RAMP_MIN,
@@ -784,9 +783,7 @@ mod tests {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = SlowStart.measure(req, cancel);
             if req.suite.mac.as_deref() == Some("m1") {
-                s.outcome = Outcome::Refused {
-                    message: "no matching MAC found".into(),
-                };
+                s.outcome = Outcome::refused("no matching MAC found".into());
             }
             s
         }
@@ -1363,10 +1360,8 @@ mod tests {
             let name = req.suite.cipher.clone().unwrap_or_default();
             if name == "broken" {
                 let mut s = Mock::default().measure(req, cancel);
-                s.outcome = Outcome::Failed {
-                    kind: FailureKind::Remote,
-                    message: "the remote command died".into(),
-                };
+                let died = Problem::quote("the remote command died");
+                s.outcome = Outcome::failed(FailureKind::Remote, died);
                 return s;
             }
             let calls = self.0.entry(name.clone()).or_default();
@@ -1735,7 +1730,7 @@ mod tests {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             self.1 += 1;
             let mut s = Mock::default().measure(req, cancel);
-            s.outcome = Outcome::failed(self.0, format!("failure {}", self.1));
+            s.outcome = Outcome::failed(self.0, Problem::quote(format!("failure {}", self.1)));
             s
         }
     }
@@ -1755,10 +1750,10 @@ mod tests {
         assert!(
             matches!(
                 r,
-                Err(Abort::Fatal {
+                Err(Abort::Fatal(Failure {
                     kind: FailureKind::Auth,
                     ..
-                })
+                }))
             ),
             "{r:?}"
         );

@@ -2,7 +2,7 @@
 //! further sample would repeat stop the run.
 
 use super::{Abort, Event, Runner};
-use crate::model::{FailureKind, Mode, Outcome, Sample, SampleRequest};
+use crate::model::{Failure, FailureKind, Mode, Outcome, Problem, Sample, SampleRequest};
 
 /// Attempts for a transient failure before it is recorded.
 pub const ATTEMPTS: u32 = 3;
@@ -51,13 +51,13 @@ impl Streak {
     /// stop the run.
     pub fn after(&mut self, outcome: &Outcome) -> Result<(), Abort> {
         match outcome {
-            Outcome::Failed { kind, message } => {
+            Outcome::Failed { kind, problem } => {
                 self.failed_in_a_row += 1;
                 if self.failed_in_a_row >= MAX_CONSECUTIVE_FAILURES {
-                    return Err(Abort::TooManyFailures {
+                    return Err(Abort::TooManyFailures(Failure {
                         kind: *kind,
-                        message: message.clone(),
-                    });
+                        problem: problem.clone(),
+                    }));
                 }
             }
             _ => self.failed_in_a_row = 0,
@@ -74,8 +74,8 @@ pub(super) fn verdict(
     sample: &Sample,
     attempt: u32,
     succeeded: Succeeded,
-) -> (bool, Option<(FailureKind, String)>) {
-    let Outcome::Failed { kind, message } = &sample.outcome else {
+) -> (bool, Option<Failure>) {
+    let Outcome::Failed { kind, problem } = &sample.outcome else {
         return (false, None);
     };
     let fatal = match kind {
@@ -86,7 +86,11 @@ pub(super) fn verdict(
         _ => false,
     };
     if fatal {
-        (false, Some((*kind, message.clone())))
+        let failure = Failure {
+            kind: *kind,
+            problem: problem.clone(),
+        };
+        (false, Some(failure))
     } else {
         (is_transient(*kind) && attempt < ATTEMPTS, None)
     }
@@ -113,16 +117,14 @@ impl Runner<'_> {
         if !(known || others) {
             return Ok(None);
         }
-        let message = (sample.outcome.message()).unwrap_or("this login does not run commands");
+        let problem = (sample.outcome.problem().cloned()).unwrap_or(Problem::NoCommands);
         if !known {
             // The modes that need commands go at the first such failure.
             let first = !self.gone.iter().any(|m| m.needs_commands());
-            self.give_up(|m| (first && m.needs_commands()) || m == failing, message)?;
+            self.give_up(|m| (first && m.needs_commands()) || m == failing, &problem)?;
         }
         let mut given_up = sample.clone();
-        given_up.outcome = Outcome::Unavailable {
-            message: message.to_string(),
-        };
+        given_up.outcome = Outcome::Unavailable { problem };
         Ok(Some(given_up))
     }
 
@@ -156,7 +158,7 @@ impl Runner<'_> {
 
     /// Stop every mode `gone` names. Each such mode's first item stores why as its first
     /// counted sample, which is what reports read.
-    fn give_up(&mut self, gone: impl Fn(Mode) -> bool, message: &str) -> Result<(), Abort> {
+    fn give_up(&mut self, gone: impl Fn(Mode) -> bool, problem: &Problem) -> Result<(), Abort> {
         let mut modes: Vec<Mode> = Vec::new();
         for i in 0..self.items.len() {
             let mode = self.items[i].mode;
@@ -171,7 +173,7 @@ impl Runner<'_> {
             self.gone.push(mode);
             if self.done.insert((self.slot(i), 1)) {
                 let why = Outcome::Unavailable {
-                    message: message.to_string(),
+                    problem: problem.clone(),
                 };
                 let s = Sample::new(self.items[i].suite.clone(), mode, why);
                 self.sink
@@ -192,7 +194,7 @@ impl Runner<'_> {
         (self.progress)(Event::GivenUp {
             modes: &modes,
             rest: &rest,
-            message,
+            problem,
         });
         // The sample that met the login is stored as well.
         self.tally
@@ -227,13 +229,13 @@ impl Runner<'_> {
                 sample: &sample,
                 retrying: retry,
             });
-            if let Some((kind, message)) = fatal {
-                if let Some(given_up) = self.without_commands(kind, &sample)? {
+            if let Some(failure) = fatal {
+                if let Some(given_up) = self.without_commands(failure.kind, &sample)? {
                     return Ok(given_up);
                 }
                 // Recorded, so the database says why the run stopped.
                 let _ = self.sink.record(self.slot(item), round, &sample);
-                return Err(Abort::Fatal { kind, message });
+                return Err(Abort::Fatal(failure));
             }
             if !retry {
                 return Ok(sample);
@@ -260,8 +262,7 @@ mod tests {
         fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
             let mut s = Mock::default().measure(req, cancel);
             if req.mode.needs_commands() || (self.0 && req.mode == Mode::Connect) {
-                s.outcome =
-                    Outcome::failed(FailureKind::Command, "this login does not run commands");
+                s.outcome = Outcome::failed(FailureKind::Command, Problem::NoCommands);
             }
             s
         }
@@ -318,7 +319,7 @@ mod tests {
             .filter(|(_, _, s)| s.mode.needs_commands())
             .map(|(i, r, s)| {
                 let why = Outcome::Unavailable {
-                    message: "this login does not run commands".into(),
+                    problem: Problem::NoCommands,
                 };
                 assert_eq!(s.outcome, why);
                 (*i, *r)
@@ -337,10 +338,10 @@ mod tests {
         assert!(
             matches!(
                 end,
-                Err(Abort::Fatal {
+                Err(Abort::Fatal(Failure {
                     kind: FailureKind::Command,
                     ..
-                })
+                }))
             ),
             "{end:?}"
         );
@@ -402,13 +403,21 @@ mod tests {
     }
 
     fn failed(kind: FailureKind) -> Sample {
-        Sample::new(Suite::default(), Mode::Send, Outcome::failed(kind, "x"))
+        Sample::new(
+            Suite::default(),
+            Mode::Send,
+            Outcome::failed(kind, Problem::quote("x")),
+        )
     }
 
     #[test]
     fn a_login_that_runs_no_commands_stops_the_run_until_something_succeeded() {
         let s = failed(FailureKind::Command);
-        let fatal = (false, Some((FailureKind::Command, "x".into())));
+        let failure = Failure {
+            kind: FailureKind::Command,
+            problem: Problem::quote("x"),
+        };
+        let fatal = (false, Some(failure));
         assert_eq!(verdict(&s, 1, Succeeded::default()), fatal);
         // Once sshbench's commands have run, one such ending is tried again.
         let ran = Succeeded {

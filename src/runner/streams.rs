@@ -7,7 +7,10 @@ use super::sizing::{MAX_BYTES, calibrate, window_for};
 use super::{Abort, Event, Sink};
 use crate::analysis;
 use crate::measure::Transport;
-use crate::model::{Mode, Sample, SampleRequest, SampleTimes, Stream, Suite, Together};
+use crate::model::{
+    Failure, FailureKind, Mode, Problem, Sample, SampleRequest, SampleTimes, Stream, Suite,
+    Together,
+};
 use crate::sys::cancel::Cancel;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -194,10 +197,10 @@ fn batch(
 ) -> Result<Vec<Sample>, Abort> {
     let forks: Option<Vec<_>> = (0..n).map(|_| transport.fork()).collect();
     let Some(forks) = forks else {
-        return Err(Abort::Fatal {
-            kind: crate::model::FailureKind::Other,
-            message: "this transport cannot open concurrent connections".into(),
-        });
+        return Err(Abort::Fatal(Failure {
+            kind: FailureKind::Other,
+            problem: Problem::NoConcurrent,
+        }));
     };
     let go = Instant::now() + HANDSHAKES + Duration::from_secs_f64(rtt * 10.0);
     let req = &SampleRequest {

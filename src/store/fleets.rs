@@ -3,8 +3,8 @@
 
 use super::backend::Value;
 use super::{Store, decode_json, decode_status};
-use crate::model::{HostStatus, RunOptions, RunStatus};
-use anyhow::Result;
+use crate::model::{HostProblem, HostStatus, RunOptions, RunStatus};
+use anyhow::{Result, anyhow};
 use serde::Serialize;
 
 /// One host of a fleet run.
@@ -13,7 +13,8 @@ pub struct FleetHost {
     pub position: usize,
     pub destination: String,
     pub status: HostStatus,
-    pub error: Option<String>,
+    /// Why it did not complete.
+    pub problem: Option<HostProblem>,
     pub run_id: Option<i64>,
 }
 
@@ -28,6 +29,17 @@ pub struct FleetRecord {
     pub ssh: Vec<String>,
     pub jobs: usize,
     pub hosts: Vec<FleetHost>,
+}
+
+/// A host's problem: its typed record, or the prose an older version stored.
+fn host_problem(r: &super::backend::Row) -> Result<Option<HostProblem>> {
+    if let Some(json) = r.text("problem_json")? {
+        return HostProblem::decode(json)
+            .map(Some)
+            .ok_or_else(|| anyhow!("unknown value {json:?} in fleet_hosts.problem_json"));
+    }
+    let text: Option<String> = r.get("error")?;
+    Ok(text.map(|text| HostProblem::Legacy { text }))
 }
 
 impl Store {
@@ -73,13 +85,13 @@ impl Store {
     /// Record a host's state (and its run, once it has one).
     pub fn set_fleet_host(&self, fleet: i64, host: &FleetHost) -> Result<()> {
         self.execute(
-            "UPDATE fleet_hosts SET status = ?3, error = ?4, run_id = ?5
+            "UPDATE fleet_hosts SET status = ?3, error = NULL, problem_json = ?4, run_id = ?5
              WHERE fleet_id = ?1 AND position = ?2",
             &[
                 fleet.into(),
                 host.position.into(),
                 host.status.as_str().into(),
-                host.error.clone().into(),
+                host.problem.as_ref().map(HostProblem::encode).into(),
                 host.run_id.into(),
             ],
         )?;
@@ -120,7 +132,7 @@ impl Store {
                 position: r.get::<i64>("position")?.max(0) as usize,
                 destination: r.get("destination")?,
                 status: decode_status(r, "fleet_hosts.status", HostStatus::parse)?,
-                error: r.get("error")?,
+                problem: host_problem(r)?,
                 run_id: r.get("run_id")?,
             });
             Ok(())
@@ -157,6 +169,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Failure, FailureKind, Problem};
 
     #[test]
     fn a_fleet_keeps_its_hosts_states_and_runs() {
@@ -174,10 +187,23 @@ mod tests {
                 .all(|h| h.status == HostStatus::Pending && h.run_id.is_none())
         );
         f.hosts[1].status = HostStatus::Failed;
-        f.hosts[1].error = Some("Permission denied (publickey)".into());
+        f.hosts[1].problem = Some(HostProblem::Fatal(Failure {
+            kind: FailureKind::Auth,
+            problem: Problem::Said {
+                said: "Permission denied (publickey)".into(),
+            },
+        }));
         store.set_fleet_host(id, &f.hosts[1]).unwrap();
         let back = store.fleet(id).unwrap().unwrap();
         assert_eq!(back.hosts[1], f.hosts[1]);
+        // What an older version wrote reads back as its prose.
+        let sql = "UPDATE fleet_hosts SET problem_json = NULL, error = 'gone' WHERE position = 1";
+        store.execute(sql, &[]).unwrap();
+        let legacy = HostProblem::Legacy {
+            text: "gone".into(),
+        };
+        let back = store.fleet(id).unwrap().unwrap();
+        assert_eq!(back.hosts[1].problem, Some(legacy));
         assert_eq!(back.hosts[0].destination, "a");
         store.set_fleet_status(id, RunStatus::Complete).unwrap();
         assert_eq!(store.latest_unfinished_fleet().unwrap(), None);

@@ -274,8 +274,8 @@ mod tests {
     use super::*;
     use crate::destination::Target;
     use crate::model::{
-        AlgoLists, CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Rekey,
-        RunOptions, RunStatus, Suite, Window,
+        AlgoLists, CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Problem,
+        Rekey, RunOptions, RunStatus, Suite, Window,
     };
     use crate::plan::PlanItem;
     use crate::sys::machine::Machine;
@@ -419,7 +419,13 @@ mod tests {
         store
             .add_sample(id, 0, 0, &sample("aes128-ctr", Outcome::Success))
             .unwrap();
-        let failed = Outcome::failed(FailureKind::ByteCount, "5 bytes expected, 4 counted");
+        let failed = Outcome::failed(
+            FailureKind::ByteCount,
+            Problem::ByteCount {
+                expected: 5,
+                counted: 4,
+            },
+        );
         store
             .add_sample(id, 0, 1, &sample("aes128-ctr", failed.clone()))
             .unwrap();
@@ -645,14 +651,21 @@ mod tests {
         store
             .execute("UPDATE samples SET mode = 'send'", &[])
             .unwrap();
+        let e = read("UPDATE samples SET problem_json = '{\"problem\":\"zap\"}'");
+        assert!(e.contains("samples.problem_json"), "{e}");
+        // Prose an older version stored reads back as it was: ssh's words for a refusal,
+        // a legacy text for a failure.
+        let legacy = "UPDATE samples SET problem_json = NULL, error = 'it broke'";
+        store.execute(legacy, &[]).unwrap();
         let back = store.samples(&[id]).unwrap();
-        assert!(matches!(
-            back[0].sample.outcome,
-            Outcome::Failed {
-                kind: FailureKind::Auth,
-                ..
-            }
-        ));
+        let text = "it broke".to_string();
+        let failed = Outcome::failed(FailureKind::Auth, Problem::Legacy { text });
+        assert_eq!(back[0].sample.outcome, failed);
+        store
+            .execute("UPDATE samples SET outcome = 'refused'", &[])
+            .unwrap();
+        let back = store.samples(&[id]).unwrap();
+        assert_eq!(back[0].sample.outcome, Outcome::refused("it broke".into()));
     }
 
     /// `sandbox` names the local sandbox in reports, unless a destination was stored

@@ -5,8 +5,8 @@
 use super::backend::{Backend, Row, Value};
 use super::{Store, StoredSample};
 use crate::model::{
-    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Rekey, Sample, Stream, Suite,
-    Window,
+    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Problem, Rekey, Sample, Stream,
+    Suite, Window,
 };
 use anyhow::{Result, anyhow, bail};
 use std::collections::HashSet;
@@ -51,8 +51,8 @@ fn key_values(run_id: i64, item: usize, round: u32, s: &Sample) -> Vec<Named> {
         ("outcome", Value::from(outcome)),
         ("failure_kind", Value::from(kind)),
         (
-            "error",
-            Value::from(s.outcome.message().map(str::to_string)),
+            "problem_json",
+            Value::from(s.outcome.problem().map(Problem::encode)),
         ),
     ]
 }
@@ -228,8 +228,21 @@ fn duration(v: Option<f64>) -> Option<Duration> {
     v.map(|t| Duration::from_secs_f64(t.max(0.0)))
 }
 
+/// Why a sample did not succeed: its typed record, or the prose an older version stored
+/// (ssh's own words where the server refused a suite).
+fn problem(r: &Row, refused: bool) -> Result<Problem> {
+    if let Some(json) = r.text("problem_json")? {
+        return Problem::decode(json)
+            .ok_or_else(|| anyhow!("unknown value {json:?} in samples.problem_json"));
+    }
+    let text = r.text("error")?.unwrap_or_default().to_string();
+    Ok(match refused {
+        true => Problem::Said { said: text },
+        false => Problem::Legacy { text },
+    })
+}
+
 fn outcome(r: &Row) -> Result<Outcome> {
-    let message = r.text("error")?.unwrap_or_default().to_string();
     let kind = r.text("failure_kind")?;
     // A failure stored without its kind (no version wrote one so, but the column is
     // nullable) is `other`; a kind or outcome no version wrote is an error.
@@ -240,9 +253,16 @@ fn outcome(r: &Row) -> Result<Outcome> {
     };
     Ok(match r.text("outcome")?.unwrap_or_default() {
         "ok" => Outcome::Success,
-        "refused" => Outcome::Refused { message },
-        "unavailable" => Outcome::Unavailable { message },
-        "failed" => Outcome::Failed { kind, message },
+        "refused" => Outcome::Refused {
+            problem: problem(r, true)?,
+        },
+        "unavailable" => Outcome::Unavailable {
+            problem: problem(r, false)?,
+        },
+        "failed" => Outcome::Failed {
+            kind,
+            problem: problem(r, false)?,
+        },
         other => bail!("unknown value {other:?} in samples.outcome"),
     })
 }

@@ -162,6 +162,12 @@ ALTER TABLE samples ADD COLUMN rekeys_in_window INTEGER;    -- rekeys inside the
 DROP TABLE sample_packs;
 CREATE INDEX samples_by_run_time ON samples (run_id, measured_at);
 "#,
+    // Why a sample was refused or failed as a typed record (`model::Problem`); `error`
+    // keeps what older versions wrote, read back as the problem's legacy text.
+    r#"
+ALTER TABLE samples ADD COLUMN problem_json TEXT;          -- refused/unavailable/failed: why (JSON)
+ALTER TABLE fleet_hosts ADD COLUMN problem_json TEXT;      -- a failed host: why (JSON)
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.

@@ -226,7 +226,7 @@ fn failed_mode(scope: &Scope, mode: Mode) -> FailedMode {
     FailedMode {
         mode,
         failed: stats().map(|s| s.failed).sum(),
-        error: stats().find_map(|s| s.last_error.clone()),
+        error: stats().find_map(|s| s.last_error.as_ref().map(super::problem::say)),
     }
 }
 
@@ -288,7 +288,7 @@ fn relative(share: f64) -> String {
 fn verdict(r: &SuiteRow) -> String {
     match r.bound {
         Some(Bound::Unknown) | None => String::new(),
-        Some(b) => format!(", bound: {}", b.as_str()),
+        Some(b) => format!(", bound: {}", super::verdicts::bound_label(b)),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod headline;
 pub mod html;
 pub mod notes;
 pub mod plan;
+pub mod problem;
 pub mod recommend;
 pub mod rekey;
 pub mod runs;

@@ -16,7 +16,11 @@ pub fn say(note: &PlanNote) -> String {
         }
         PlanNote::Factorized(f) => factorized(f),
         PlanNote::Workload { modes, shape, spec } => {
-            format!("{}: {} per sample", list(modes), spec.describe(*shape))
+            format!(
+                "{}: {} per sample",
+                list(modes),
+                super::workload::data(&spec.data(*shape))
+            )
         }
     }
 }

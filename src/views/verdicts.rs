@@ -75,12 +75,12 @@ pub fn ceiling(c: &PathCeiling, label: &str) -> String {
     } else {
         let why = match (c.bound, c.spare_slower) {
             (Some(b @ (Bound::Client | Bound::Server | Bound::Both)), false) => {
-                format!("limited by {}; no suite had CPU to spare", b.as_str())
+                format!("limited by {}; no suite had CPU to spare", bound_label(b))
             }
             (Some(b @ (Bound::Client | Bound::Server | Bound::Both)), true) => {
                 format!(
                     "limited by {}; those with CPU to spare moved less",
-                    b.as_str()
+                    bound_label(b)
                 )
             }
             (Some(Bound::Rekeying), _) => "limited by its rekeys".to_string(),
@@ -132,6 +132,20 @@ pub fn streams(f: &StreamsFigure) -> String {
         _ => s.push('.'),
     }
     s
+}
+
+/// What limits a transfer, as a table cell and in sentences.
+pub fn bound_label(b: Bound) -> &'static str {
+    match b {
+        Bound::Client => "client CPU",
+        Bound::Server => "server CPU",
+        Bound::Both => "client and server CPU",
+        Bound::Network => "network/window",
+        Bound::Window => "window",
+        Bound::Link => "network",
+        Bound::Rekeying => "rekeying",
+        Bound::Unknown => "?",
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,34 @@
 use super::scope::{Scope, figure_text};
 use super::show::{ModeSection, SuiteRow};
 use crate::analysis::workload::{Limit, PerFile, Verdict, suite_spread};
-use crate::model::{Mode, Suite, Tool};
+use crate::model::options::bytes_text;
+use crate::model::{DataSize, Mode, Shape, Suite, Tool};
 use serde::Serialize;
+
+/// `1 file of 32.0 MiB` or `2000 files of 16 KiB in 20 directories`.
+pub fn data(d: &DataSize) -> String {
+    let size = bytes_text(d.file_bytes);
+    match d.shape {
+        Shape::File => format!("1 file of {size}"),
+        Shape::Tree => format!(
+            "{} files of {size} in {} director{}",
+            d.files,
+            d.dirs,
+            if d.dirs == 1 { "y" } else { "ies" }
+        ),
+    }
+}
+
+/// What limits a workload, as a table cell.
+pub fn limit_label(l: Limit) -> &'static str {
+    match l {
+        Limit::Stream => "stream",
+        Limit::PerFile => "per-file",
+        Limit::RequestWindow => "sftp window",
+        Limit::Tool => "tool",
+        Limit::Unknown => "?",
+    }
+}
 
 /// A workload row's comparison with its raw stream, with its sentence.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -141,7 +167,7 @@ pub fn workload_cells(r: &SuiteRow, mean: String, ci: String, cpu: String) -> Ve
         cpu,
         r.grade.to_string(),
         r.tie().into(),
-        v.map_or("-", |v| v.limit.as_str()).into(),
+        v.map_or("-", |v| limit_label(v.limit)).into(),
     ]
 }
 

@@ -124,7 +124,7 @@ fn runs_and_samples_round_trip_through_postgres() {
     let failed = SampleBuilder::new(Mode::Send, &Suite::default())
         .outcome(Outcome::Failed {
             kind: sshbench::model::FailureKind::Timeout,
-            message: "it's \"slow\"; DROP TABLE runs; --".into(),
+            problem: sshbench::model::Problem::quote("it's \"slow\"; DROP TABLE runs; --"),
         })
         .build();
     store.add_sample(id, 0, 2, &failed).unwrap();

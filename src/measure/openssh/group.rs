@@ -6,7 +6,7 @@
 use super::{OpenSsh, sized_send};
 use crate::measure::master::Master;
 use crate::measure::{GroupProgress, Transport, each};
-use crate::model::{FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest};
+use crate::model::{FailureKind, Mode, Negotiated, Note, Outcome, Problem, Sample, SampleRequest};
 use crate::sys::cancel::Cancel;
 
 /// A connection that samples run over as sessions (`--connections suite`): its master
@@ -73,7 +73,7 @@ impl OpenSsh {
             if self.one_session {
                 return self.measure(r, cancel);
             }
-            let gone = Outcome::failed(FailureKind::Network, "the shared connection ended");
+            let gone = Outcome::failed(FailureKind::Network, Problem::SharedConnectionEnded);
             Sample::new(r.suite.clone(), r.mode, gone)
         })
     }

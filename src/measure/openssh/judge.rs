@@ -6,7 +6,8 @@ use super::POLL;
 use super::streams::StdoutReport;
 use crate::measure::{remote, sshlog};
 use crate::model::{
-    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Sample, SampleRequest, Window,
+    CpuWindow, FailureKind, Mode, Negotiated, Outcome, Problem, ProcessEnd, Sample, SampleRequest,
+    Window,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
@@ -85,17 +86,14 @@ type Check = Result<(), Outcome>;
 fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
     let (exit, lines) = (seen.exit, seen.lines);
     if let Some(kind) = seen.killed {
-        let message = match kind {
-            FailureKind::Cancelled => "interrupted".to_string(),
-            _ => format!(
-                "no result within {:.0} s; ssh killed{}",
-                req.timeout.as_secs_f64(),
-                proc::last_message(lines)
-                    .map(|m| format!(" (last message: {m})"))
-                    .unwrap_or_default()
-            ),
+        let problem = match kind {
+            FailureKind::Cancelled => Problem::Interrupted,
+            _ => Problem::NoResult {
+                after_s: req.timeout.as_secs_f64().round() as u64,
+                last: proc::last_message(lines),
+            },
         };
-        return Err(Outcome::failed(kind, message));
+        return Err(Outcome::failed(kind, problem));
     }
     if exit.code == Some(0) {
         return Ok(());
@@ -103,23 +101,32 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
     if let Some(outcome) = sshlog::classify(lines) {
         return Err(outcome);
     }
-    let how = match (exit.code, exit.signal) {
-        (Some(255), _) => "ssh failed".to_string(),
-        (Some(c), _) => format!("remote command exited with status {c}"),
-        (None, Some(s)) => format!("ssh killed by signal {s}"),
-        (None, None) => "ssh ended abnormally".to_string(),
+    let end = match (exit.code, exit.signal) {
+        (Some(255), _) => ProcessEnd::Ssh,
+        (Some(code), _) => ProcessEnd::Status { code },
+        (None, Some(signal)) => ProcessEnd::Signal { signal },
+        (None, None) => ProcessEnd::Abnormal,
     };
-    let detail = proc::last_message(lines).or_else(|| seen.out.error.clone());
-    if let Some(why) = never_ran(exit.code, seen.out, detail.as_deref()) {
+    let last = proc::last_message(lines);
+    // Without a word on stderr, the remote side's own protocol error is the reason.
+    let remote = (last.is_none()).then(|| seen.out.error.clone()).flatten();
+    if remote.is_none()
+        && let Some(why) = never_ran(exit.code, seen.out, last.as_deref())
+    {
         return Err(Outcome::failed(FailureKind::Command, why));
     }
-    let detail = detail.map(|m| format!(": {m}")).unwrap_or_default();
+    let remote = remote.map(Box::new);
     let kind = if exit.code == Some(255) {
         FailureKind::Network
     } else {
         FailureKind::Remote
     };
-    Err(Outcome::failed(kind, format!("{how}{detail}")))
+    let why = Problem::Ended {
+        end,
+        said: last,
+        remote,
+    };
+    Err(Outcome::failed(kind, why))
 }
 
 /// What the login's shell says when it has no `sh` to run sshbench's commands with:
@@ -137,28 +144,20 @@ const NO_SH: [&str; 5] = [
 /// ran something else. What the server printed instead is its reason (OpenSSH's "This
 /// service allows sftp connections only." for a `ForceCommand internal-sftp` account).
 /// Or its shell said, on stderr, that there is no `sh` (a Windows server).
-fn never_ran(code: Option<i32>, out: &StdoutReport, stderr: Option<&str>) -> Option<String> {
-    let code = code.filter(|&c| c != 255)?;
+fn never_ran(code: Option<i32>, out: &StdoutReport, stderr: Option<&str>) -> Option<Problem> {
+    let status = code.filter(|&c| c != 255)?;
     if out.ready_at.is_some() {
         return None;
     }
     if let Some(said) = stderr {
         let no_sh = NO_SH.iter().any(|n| said.contains(n));
-        return no_sh.then(|| {
-            format!(
-                "the server's shell has no sh for sshbench's commands (status {code}: \
-                 \"{said}\"): this login does not run them"
-            )
+        return no_sh.then(|| Problem::NoSh {
+            status,
+            said: said.to_string(),
         });
     }
-    let said = match out.said.as_deref() {
-        Some(said) => format!("printed \"{said}\""),
-        None => "printed nothing".to_string(),
-    };
-    Some(format!(
-        "the server ended the session (status {code}) before sshbench's command began and \
-         {said}: this login does not run commands"
-    ))
+    let printed = out.said.clone();
+    Some(Problem::NeverRan { status, printed })
 }
 
 /// What ssh negotiated is what was forced.
@@ -168,17 +167,15 @@ pub(crate) fn negotiation(req: &SampleRequest, negotiated: Option<&Negotiated>) 
         .iter()
         .any(|v| v.is_some());
     match negotiated {
-        None if forced => Err(Outcome::failed(
-            FailureKind::Mismatch,
-            "ssh did not report the negotiated algorithms (no 'debug1: kex:' lines)",
-        )),
+        None if forced => Err(Outcome::failed(FailureKind::Mismatch, Problem::NotReported)),
         None => Ok(()),
         Some(n) => {
-            let diffs = n.mismatches(s);
-            if diffs.is_empty() {
+            let differences = n.mismatches(s);
+            if differences.is_empty() {
                 Ok(())
             } else {
-                Err(Outcome::failed(FailureKind::Mismatch, diffs.join("; ")))
+                let why = Problem::Mismatch { differences };
+                Err(Outcome::failed(FailureKind::Mismatch, why))
             }
         }
     }
@@ -190,9 +187,10 @@ fn remote_side(out: &StdoutReport) -> Check {
         return Err(Outcome::failed(FailureKind::Remote, e.clone()));
     }
     if out.ready_at.is_none() {
+        let want = remote::READY.to_string();
         return Err(Outcome::failed(
             FailureKind::Remote,
-            format!("the remote side never printed {}", remote::READY),
+            Problem::NoReady { want },
         ));
     }
     Ok(())
@@ -204,22 +202,21 @@ fn echo_count(req: &SampleRequest, out: &StdoutReport) -> Check {
     if out.end_at.is_some() && out.echoes.len() as u64 == timed {
         return Ok(());
     }
-    Err(Outcome::failed(
-        FailureKind::ByteCount,
-        format!(
-            "{timed} keystrokes expected back, {} timed",
-            out.echoes.len()
-        ),
-    ))
+    let count = Problem::EchoCount {
+        expected: timed,
+        timed: out.echoes.len() as u64,
+    };
+    Err(Outcome::failed(FailureKind::ByteCount, count))
 }
 
 /// Transfers: the far end counted exactly the bytes moved.
 fn byte_count(req: &SampleRequest, expected: u64, seen: &Observed) -> Check {
     let out = seen.out;
     if let Some(e) = seen.write_error {
+        let error = e.to_string();
         return Err(Outcome::failed(
             FailureKind::Network,
-            format!("writing to ssh: {e}"),
+            Problem::Pipe { error },
         ));
     }
     let counted = match req.mode {
@@ -233,28 +230,17 @@ fn byte_count(req: &SampleRequest, expected: u64, seen: &Observed) -> Check {
                 n + req.ramp + if read_ahead { ahead } else { 0 }
             }
             Some(Err(_)) => {
-                return Err(Outcome::failed(
-                    FailureKind::Remote,
-                    format!(
-                        "the server's byte count is not a number: {:?}",
-                        out.count_line.as_deref().unwrap_or("")
-                    ),
-                ));
+                let said = out.count_line.clone().unwrap_or_default();
+                let why = Problem::CountNotNumber { said };
+                return Err(Outcome::failed(FailureKind::Remote, why));
             }
-            None => {
-                return Err(Outcome::failed(
-                    FailureKind::Remote,
-                    "the server reported no byte count",
-                ));
-            }
+            None => return Err(Outcome::failed(FailureKind::Remote, Problem::NoCount)),
         },
         _ => out.received,
     };
     if counted != expected || out.end_at.is_none() {
-        return Err(Outcome::failed(
-            FailureKind::ByteCount,
-            format!("{expected} bytes expected, {counted} counted at the far end"),
-        ));
+        let why = Problem::ByteCount { expected, counted };
+        return Err(Outcome::failed(FailureKind::ByteCount, why));
     }
     Ok(())
 }
@@ -323,11 +309,10 @@ pub(super) fn unverified_host_key(req: &SampleRequest, o: &Outcome) -> Option<(S
     else {
         return None;
     };
-    let message = format!(
-        "ssh could not check the server's {algorithm} key: your known_hosts holds none of \
-         that type for it, or a different one"
-    );
-    Some((algorithm, Outcome::Refused { message }))
+    let problem = Problem::UnverifiedHostKey {
+        algorithm: algorithm.clone(),
+    };
+    Some((algorithm, Outcome::Refused { problem }))
 }
 
 #[cfg(test)]
@@ -350,12 +335,19 @@ mod tests {
             together: None,
             reference: None,
         };
-        let changed = Outcome::failed(FailureKind::HostKey, "@ WARNING: REMOTE HOST ...");
+        let said = |said: &str| Problem::Said { said: said.into() };
+        let changed = Outcome::failed(FailureKind::HostKey, said("@ WARNING: REMOTE HOST ..."));
         let (algorithm, o) = unverified_host_key(&req, &changed).unwrap();
         assert_eq!(algorithm, "ecdsa-sha2-nistp256");
-        assert!(matches!(o, Outcome::Refused { message } if message.contains("known_hosts")));
+        let unverified = Problem::UnverifiedHostKey { algorithm };
+        assert_eq!(
+            o,
+            Outcome::Refused {
+                problem: unverified
+            }
+        );
         // Other failures stay failures; ssh's own choice of host key is the run's concern.
-        let denied = Outcome::failed(FailureKind::Auth, "Permission denied");
+        let denied = Outcome::failed(FailureKind::Auth, said("Permission denied"));
         assert!(unverified_host_key(&req, &denied).is_none());
         req.suite.hostkey = None;
         assert!(unverified_host_key(&req, &changed).is_none());
@@ -371,11 +363,12 @@ mod tests {
 
     #[test]
     fn a_session_that_ended_before_the_ready_line_quotes_the_server() {
-        let why = never_ran(Some(1), &report(Some("sftp only"), false), None).unwrap();
-        assert!(why.contains("(status 1)"), "{why}");
-        assert!(why.contains("printed \"sftp only\""), "{why}");
-        let silent = never_ran(Some(1), &report(None, false), None).unwrap();
-        assert!(silent.contains("printed nothing"), "{silent}");
+        let why = never_ran(Some(1), &report(Some("sftp only"), false), None);
+        let printed = Some("sftp only".to_string());
+        assert_eq!(why, Some(Problem::NeverRan { status: 1, printed }));
+        let silent = never_ran(Some(1), &report(None, false), None);
+        let printed = None;
+        assert_eq!(silent, Some(Problem::NeverRan { status: 1, printed }));
         // ssh's own failure, or a command that began: something else went wrong.
         assert_eq!(never_ran(Some(255), &report(Some("x"), false), None), None);
         assert_eq!(never_ran(None, &report(Some("x"), false), None), None);
@@ -394,7 +387,8 @@ mod tests {
             "ksh: sh: not found",
         ] {
             let why = never_ran(Some(1), &none, Some(said));
-            assert!(why.is_some_and(|w| w.contains(said)), "{said}");
+            let said = said.to_string();
+            assert_eq!(why, Some(Problem::NoSh { status: 1, said }));
         }
         // The command's own failures, before or after its ready line, are not.
         for said in [

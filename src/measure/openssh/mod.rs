@@ -25,7 +25,7 @@ use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::destination::Target;
-use crate::model::{FailureKind, Mode, Note, Outcome, Sample, SampleRequest, WorkloadSpec};
+use crate::model::{Doing, FailureKind, Mode, Note, Outcome, Sample, SampleRequest, WorkloadSpec};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
@@ -164,11 +164,11 @@ impl OpenSsh {
         over: Option<&Shared>,
         file: Option<std::fs::File>,
         sink: Option<&Sink>,
-    ) -> Result<Child, String> {
+    ) -> Result<Child, Outcome> {
         let from_file = file.is_some();
         let stdout = match sink.map(Sink::for_child) {
             Some(Ok(f)) => Stdio::from(f),
-            Some(Err(e)) => return Err(format!("a file for ssh's output: {e}")),
+            Some(Err(e)) => return Err(Outcome::local(Doing::OutputFile, e)),
             None => Stdio::piped(),
         };
         let stdin = match file {
@@ -187,7 +187,7 @@ impl OpenSsh {
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.ssh.display()))
+            .map_err(|e| Outcome::local(Doing::RunningTool, format!("{}: {e}", self.ssh.display())))
     }
 }
 
@@ -223,7 +223,7 @@ impl OpenSsh {
         let mut child = match self.spawn(req, over, file, sink.as_ref()) {
             Ok(c) => c,
             Err(e) => {
-                sample.outcome = Outcome::failed(FailureKind::Client, e);
+                sample.outcome = e;
                 return sample;
             }
         };
@@ -360,9 +360,8 @@ impl OpenSsh {
     /// The scratch directory of the masters' sockets, made on first use.
     fn scratch(&mut self) -> Result<&std::path::Path, Outcome> {
         if self.scratch.is_none() {
-            let made = Scratch::create(SCRATCH_PREFIX).map_err(|e| {
-                Outcome::failed(FailureKind::Client, format!("a scratch directory: {e}"))
-            })?;
+            let made = Scratch::create(SCRATCH_PREFIX)
+                .map_err(|e| Outcome::local(Doing::ScratchDir, e))?;
             self.scratch = Some(made);
         }
         Ok(self.scratch.as_ref().expect("just made").path())

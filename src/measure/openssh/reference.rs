@@ -8,7 +8,7 @@ use super::super::master::Master;
 use super::super::remote;
 use super::streams::wait_ready;
 use crate::destination::Target;
-use crate::model::{FailureKind, Mode, Outcome, SampleRequest, Suite};
+use crate::model::{Doing, FailureKind, Mode, Outcome, Problem, SampleRequest, Suite};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use std::io::BufReader;
@@ -32,9 +32,12 @@ pub(super) struct Reference {
 
 /// Why an echo sample has no reference: a failure of the sample (tried again), never a
 /// refusal of its own suite.
-fn failure(suite: &Suite, why: &str) -> Outcome {
-    let message = format!("the echo reference ({}): {why}", suite.label());
-    Outcome::failed(FailureKind::Remote, message)
+fn failure(suite: &Suite, why: Problem) -> Outcome {
+    let why = Problem::Reference {
+        label: Some(suite.label()),
+        why: Box::new(why),
+    };
+    Outcome::failed(FailureKind::Remote, why)
 }
 
 /// An ssh attached to `master` that runs `exec cat` on the server, its stdin and stdout
@@ -74,8 +77,9 @@ impl Reference {
             reference: None,
         };
         let master = Master::start(ssh, target, &req, scratch, cancel)
-            .map_err(|o| failure(suite, o.message().unwrap_or("no connection")))?;
-        let mut child = attach_cat(ssh, &master).map_err(|e| failure(suite, &e.to_string()))?;
+            .map_err(|o| failure(suite, o.problem().cloned().unwrap_or(Problem::MasterExited)))?;
+        let mut child = attach_cat(ssh, &master)
+            .map_err(|e| failure(suite, Problem::local(Doing::RunningSsh, e)))?;
         let exited = proc::reap_in_background(child.id());
         let stdin = child.stdin.take().expect("stdin piped");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout piped"));
@@ -99,10 +103,12 @@ impl Reference {
                     reference.pipes = Some((stdin, stdout));
                     return Ok(reference);
                 }
-                Ok(None) => return Err(failure(suite, "the session ended before it was ready")),
-                Err(_) if cancel.is_cancelled() => return Err(failure(suite, "interrupted")),
+                Ok(None) => return Err(failure(suite, Problem::SessionEnded)),
+                Err(_) if cancel.is_cancelled() => {
+                    return Err(failure(suite, Problem::Interrupted));
+                }
                 Err(_) if started.elapsed() >= timeout => {
-                    return Err(failure(suite, "the session was not ready in time"));
+                    return Err(failure(suite, Problem::NotReadyInTime));
                 }
                 Err(_) => {}
             }

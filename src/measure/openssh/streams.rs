@@ -5,7 +5,7 @@ use super::reference::Pipes;
 use super::{MAX_LINE, MAX_PRE_READY, MAX_STDERR_LINES, proxy};
 use crate::measure::payload::Payload;
 use crate::measure::{rekey, remote};
-use crate::model::{Mode, SampleRequest};
+use crate::model::{Mode, Problem, SampleRequest};
 use crate::sys::drain::drain;
 use crate::sys::pacer::Pacer;
 use crate::sys::proc;
@@ -58,7 +58,8 @@ pub(super) struct StdoutReport {
     /// Receive: this reading thread's own CPU time at the mark and at the end.
     pub(super) drain_cpu_mark: Option<Duration>,
     pub(super) drain_cpu_end: Option<Duration>,
-    pub(super) error: Option<String>,
+    /// The remote side broke sshbench's protocol.
+    pub(super) error: Option<Problem>,
     /// The last line the server printed before the ready line (connect: at all), made
     /// printable and short: when the command never ran (an sftp-only account, a
     /// restricted shell), it is the server's reason.
@@ -200,10 +201,8 @@ pub(super) fn wait_ready(r: &mut impl std::io::BufRead, report: &mut StdoutRepor
                     report.said = Some(remote::printable(&line));
                 }
                 if noise > MAX_PRE_READY {
-                    report.error = Some(format!(
-                        "more than {MAX_PRE_READY} bytes of output before {}",
-                        remote::READY
-                    ));
+                    let limit = MAX_PRE_READY as u64;
+                    report.error = Some(Problem::NoisyStart { limit });
                     return false;
                 }
             }
@@ -219,21 +218,19 @@ fn keystroke(
     key: u8,
     i: u64,
     total: u64,
-) -> Result<Duration, String> {
+) -> Result<Duration, Problem> {
     let t0 = Instant::now();
-    stdin
-        .write_all(&[key])
-        .map_err(|e| format!("writing to ssh: {e}"))?;
+    stdin.write_all(&[key]).map_err(|e| Problem::Pipe {
+        error: e.to_string(),
+    })?;
     let mut back = [0u8; 1];
     stdout
         .read_exact(&mut back)
-        .map_err(|_| format!("the session ended after {i} of {total} keystrokes"))?;
+        .map_err(|_| Problem::KeysEnded { at: i, total })?;
     let rtt = t0.elapsed();
     if back[0] != key {
-        return Err(format!(
-            "keystroke {i}: sent {:?}, got {:?} back",
-            key as char, back[0] as char
-        ));
+        let (sent, got) = (key, back[0]);
+        return Err(Problem::KeyGarbled { at: i, sent, got });
     }
     Ok(rtt)
 }
@@ -248,15 +245,19 @@ fn type_keys(
     total: u64,
     untimed: u64,
     report: &mut StdoutReport,
-) -> Result<(), String> {
+) -> Result<(), Problem> {
     for i in 0..total {
         let key = b'a' + (i % 26) as u8;
         let rtt = keystroke(stdin, r, key, i, total)?;
         let beside = match reference.as_mut() {
-            Some((rin, rout)) => Some(
-                keystroke(rin, rout, key, i, total)
-                    .map_err(|e| format!("the echo reference: {e}"))?,
-            ),
+            Some((rin, rout)) => {
+                Some(
+                    keystroke(rin, rout, key, i, total).map_err(|e| Problem::Reference {
+                        label: None,
+                        why: Box::new(e),
+                    })?,
+                )
+            }
             None => None,
         };
         if i >= untimed {
@@ -304,7 +305,7 @@ pub(super) fn echo_session(
         drop(stdin);
         let extra = std::io::copy(&mut r, &mut std::io::sink()).unwrap_or(0);
         if extra > 0 && report.error.is_none() {
-            report.error = Some(format!("{extra} unexpected bytes after the last echo"));
+            report.error = Some(Problem::AfterEcho { bytes: extra });
         }
         let _ = tx.send(report);
     });
@@ -324,7 +325,8 @@ pub(super) fn follow_send(
         match proc::read_bounded_line(r, MAX_LINE) {
             Ok(Some(line)) if line == want => Some(Instant::now()),
             Ok(Some(line)) => {
-                report.error = Some(format!("expected {want} from the server, got {line:?}"));
+                let (want, got) = (want.to_string(), line);
+                report.error = Some(Problem::Unexpected { want, got });
                 None
             }
             _ => None,
@@ -353,7 +355,8 @@ fn follow_file_send(r: &mut impl std::io::BufRead, report: &mut StdoutReport, pi
         }
         Ok(Some(line)) => {
             let want = remote::MARK;
-            report.error = Some(format!("expected {want} from the server, got {line:?}"));
+            let (want, got) = (want.to_string(), line);
+            report.error = Some(Problem::Unexpected { want, got });
             return;
         }
         _ => return,

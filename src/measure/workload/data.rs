@@ -3,7 +3,7 @@
 //! copy is the same, file for file and byte for byte.
 
 use super::super::payload::Payload;
-use crate::model::{Shape, WorkloadSpec};
+use crate::model::{Doing, FailureKind, Outcome, Problem, Shape, WorkloadSpec};
 use crate::sys::scratch::Scratch;
 use std::fs;
 use std::io::{BufWriter, Read};
@@ -104,16 +104,16 @@ fn same_content(a: &Path, b: &Path) -> std::io::Result<bool> {
 
 /// Compare a downloaded copy with the source: `Ok((files, bytes))` when every file is
 /// there with the same bytes and nothing else is, else what differs.
-pub fn verify_copy(source: &Path, copy: &Path) -> Result<(u64, u64), String> {
-    let io = |e: std::io::Error| format!("reading the downloaded copy: {e}");
+pub fn verify_copy(source: &Path, copy: &Path) -> Result<(u64, u64), Outcome> {
+    let io = |e: std::io::Error| Outcome::local(Doing::ReadingCopy, e);
     let want = files_under(source).map_err(io)?;
     let got = files_under(copy).map_err(io)?;
     if want != got {
-        return Err(format!(
-            "{} files downloaded, {} expected",
-            got.len(),
-            want.len()
-        ));
+        let files = Problem::Downloaded {
+            files: got.len() as u64,
+            expected: want.len() as u64,
+        };
+        return Err(Outcome::failed(FailureKind::ByteCount, files));
     }
     let mut bytes = 0;
     // A lone file's relative path is empty: the file is the root itself.
@@ -124,7 +124,11 @@ pub fn verify_copy(source: &Path, copy: &Path) -> Result<(u64, u64), String> {
     for rel in &want {
         let (a, b) = (at(source, rel), at(copy, rel));
         if !same_content(&a, &b).unwrap_or(false) {
-            return Err(format!("{} differs from the source", b.display()));
+            let path = b.display().to_string();
+            return Err(Outcome::failed(
+                FailureKind::ByteCount,
+                Problem::CopyDiffers { path },
+            ));
         }
         bytes += fs::metadata(&b).map_err(io)?.len();
     }
@@ -179,23 +183,20 @@ mod tests {
         let mut bytes = fs::read(&victim).unwrap();
         bytes[10] ^= 1;
         fs::write(&victim, &bytes).unwrap();
-        assert!(
-            verify_copy(&data.path(Shape::Tree), &dst)
-                .unwrap_err()
-                .contains("differs")
-        );
+        let problem = |o: Outcome| o.problem().cloned().unwrap();
+        let differs = Problem::CopyDiffers {
+            path: victim.display().to_string(),
+        };
+        let verified = || problem(verify_copy(&data.path(Shape::Tree), &dst).unwrap_err());
+        assert_eq!(verified(), differs);
         fs::remove_file(&victim).unwrap();
-        assert!(
-            verify_copy(&data.path(Shape::Tree), &dst)
-                .unwrap_err()
-                .contains("249 files")
-        );
+        let downloaded = |files| Problem::Downloaded {
+            files,
+            expected: 250,
+        };
+        assert_eq!(verified(), downloaded(249));
         fs::copy(data.path(Shape::Tree).join("d01").join("f0001"), &victim).unwrap();
         fs::write(dst.join("extra"), b"x").unwrap();
-        assert!(
-            verify_copy(&data.path(Shape::Tree), &dst)
-                .unwrap_err()
-                .contains("251 files")
-        );
+        assert_eq!(verified(), downloaded(251));
     }
 }

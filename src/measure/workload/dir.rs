@@ -5,8 +5,7 @@
 use super::super::master::Master;
 use super::super::remote;
 use super::tools::{self, Sftp};
-use crate::model::options::bytes_text;
-use crate::model::{FailureKind, Outcome, Shape, Tool, WorkloadSpec};
+use crate::model::{FailureKind, Outcome, Problem, Shape, Tool, WorkloadSpec};
 use crate::sys::cancel::Cancel;
 use crate::sys::run::Finished;
 use std::time::Duration;
@@ -66,23 +65,22 @@ impl<'a> RemoteDir<'a> {
         if let Some(path) = tools::parse_dir(&f.stdout).filter(|_| f.success()) {
             return Ok(made(path, None));
         }
-        let why = |sftp_said: String| {
-            let said = format!(
-                "could not make a private directory on the server: {}",
-                f.last_line()
-            );
-            Outcome::failed(FailureKind::Remote, format!("{said}{sftp_said}"))
+        let why = |sftp_said: Option<String>| {
+            let said = f.last_line();
+            Outcome::failed(
+                FailureKind::Remote,
+                Problem::NoRemoteDir { said, sftp_said },
+            )
         };
         let never_ran = f.killed_by_deadline.is_none()
             && !matches!(f.exit.code, Some(255 | tools::SETUP_FAILED));
         let Some(sftp) = sftp.filter(|_| never_ran) else {
-            return Err(why(String::new()));
+            return Err(why(None));
         };
         let name = tools::sftp_dir(within);
         let g = sftp.run(&tools::sftp_setup_batch(&name), None, SMALL, cancel)?;
         if !g.success() {
-            let hint = "`--remote-dir` names a directory this login may write in";
-            return Err(why(format!("; nor with sftp: {} ({hint})", g.last_line())));
+            return Err(why(Some(g.last_line())));
         }
         Ok(made(name, Some(sftp)))
     }
@@ -104,13 +102,12 @@ impl<'a> RemoteDir<'a> {
         let parent = self.path.rsplit_once('/').map_or("", |(p, _)| p);
         let parent = if parent.is_empty() { "/" } else { parent };
         Some(Outcome::Unavailable {
-            message: format!(
-                "the server's {parent} has {} free, and a sample of {} needs {}: `--remote-dir` \
-                 a directory with more room, or a smaller `--file-size`/`--tree`",
-                bytes_text(free),
-                spec.describe(shape),
-                bytes_text(need),
-            ),
+            problem: Problem::NoRoom {
+                parent: parent.to_string(),
+                free,
+                need,
+                data: spec.data(shape),
+            },
         })
     }
 
@@ -120,12 +117,9 @@ impl<'a> RemoteDir<'a> {
         let garbled = |m: &str| {
             m.contains("Received message too long") || m.contains("remote shell produces no output")
         };
-        match (&self.shell_says, &failure) {
-            (Some(said), Outcome::Failed { message, .. })
-                if tool == Tool::Sftp && garbled(message) =>
-            {
-                noisy_shell(said)
-            }
+        let said = failure.problem().and_then(Problem::said);
+        match (&self.shell_says, said) {
+            (Some(shell), Some(said)) if tool == Tool::Sftp && garbled(said) => noisy_shell(shell),
             _ => failure,
         }
     }
@@ -151,8 +145,8 @@ impl<'a> RemoteDir<'a> {
     /// `(files, bytes)` of the regular files under `path` (a file or the tree).
     pub fn count(&self, path: &str, shape: Shape, cancel: &Cancel) -> Result<(u64, u64), Outcome> {
         let failed = |f: &Finished| {
-            let why = format!("counting what arrived: {}", f.last_line());
-            Outcome::failed(FailureKind::Remote, why)
+            let said = f.last_line();
+            Outcome::failed(FailureKind::Remote, Problem::Counting { said })
         };
         let Some(sftp) = self.sftp else {
             let f = self.master.run(&tools::count_command(path), SMALL, cancel);
@@ -193,11 +187,7 @@ impl Drop for RemoteDir<'_> {
 /// A login shell that prints before every command: one message for every tool, so that a
 /// run's answer says it once.
 fn noisy_shell(said: &str) -> Outcome {
-    let (prints, advice) = remote::noisy_shell(said);
     Outcome::Unavailable {
-        message: format!(
-            "{prints}, and that breaks scp -O, rsync and an sftp-server the shell starts (for \
-             you too): {advice}"
-        ),
+        problem: Problem::NoisyShell { said: said.into() },
     }
 }

@@ -19,8 +19,8 @@ use super::payload::Payload;
 use super::remote;
 use crate::destination::Target;
 use crate::model::{
-    CpuWindow, FailureKind, Outcome, Sample, SampleRequest, Shape, Tool, Window, Workload,
-    WorkloadSpec,
+    CpuWindow, Doing, FailureKind, Outcome, Problem, Sample, SampleRequest, Shape, Tool, Window,
+    Workload, WorkloadSpec,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc;
@@ -46,9 +46,7 @@ pub struct Workloads {
 /// Why no workload runs on a server that ends a connection after its first session.
 fn one_session_only() -> Outcome {
     Outcome::Unavailable {
-        message: "the server ends a connection after its first session (as tinysshd does), \
-                  and a workload runs several over one"
-            .into(),
+        problem: Problem::OneSession,
     }
 }
 
@@ -72,14 +70,14 @@ fn name(shape: Shape) -> &'static str {
 /// A tool that did not finish cleanly, as an outcome.
 fn tool_failure(tool: Tool, f: &Finished) -> Outcome {
     match f.killed_by_deadline {
-        Some(true) => Outcome::failed(
-            FailureKind::Timeout,
-            format!("{} ran out of time", tool.as_str()),
-        ),
-        Some(false) => Outcome::failed(FailureKind::Cancelled, "interrupted"),
+        Some(true) => Outcome::failed(FailureKind::Timeout, Problem::ToolTimedOut { tool }),
+        Some(false) => Outcome::failed(FailureKind::Cancelled, Problem::Interrupted),
         None => Outcome::failed(
             FailureKind::Remote,
-            format!("{}: {}", tool.as_str(), f.last_line()),
+            Problem::ToolFailed {
+                tool,
+                said: f.last_line(),
+            },
         ),
     }
 }
@@ -117,16 +115,15 @@ impl Workloads {
     /// The client's tool (for scp, whether it takes `-O`), and the local data (written once
     /// per run).
     fn prepare(&mut self, tool: Tool, cancel: &Cancel) -> Result<PathBuf, Outcome> {
-        let path = on_path(tool.as_str()).ok_or_else(|| Outcome::Unavailable {
-            message: format!("{} is not installed on this client", tool.as_str()),
+        let path = on_path(tool.as_str()).ok_or(Outcome::Unavailable {
+            problem: Problem::ToolHere { tool },
         })?;
         if tool == Tool::Scp && self.scp_classic_flag.is_none() {
             self.scp_classic_flag = Some(tools::scp_takes_classic_flag(&path, cancel));
         }
         if self.data.is_none() {
-            let data = LocalData::create(&self.spec, &self.payload).map_err(|e| {
-                Outcome::failed(FailureKind::Client, format!("writing the local data: {e}"))
-            })?;
+            let data = LocalData::create(&self.spec, &self.payload)
+                .map_err(|e| Outcome::local(Doing::LocalData, e))?;
             self.data = Some(data);
         }
         Ok(path)
@@ -158,7 +155,7 @@ impl Workloads {
         let dir = RemoteDir::create(&master, sftp, &self.spec, cancel)?;
         if !dir.has(w.tool) {
             return Err(Outcome::Unavailable {
-                message: format!("{} is not installed on this server", w.tool.as_str()),
+                problem: Problem::ToolThere { tool: w.tool },
             });
         }
         if let Some(why) = dir
@@ -254,7 +251,7 @@ impl Session<'_> {
         let got = self
             .data
             .sample_dir("get.")
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+            .map_err(|e| Outcome::local(Doing::TempDir, e))?;
         let local_copy = got.path().join(name(shape));
         // First: it also finds out whether the server has the tool's server side.
         let baseline = self.baseline()?;
@@ -280,15 +277,16 @@ impl Session<'_> {
         let cpu1 = self.dir.cpu_probe(self.cancel);
         let (files, bytes) = match put {
             true => self.dir.count(&remote, shape, self.cancel)?,
-            false => data::verify_copy(&source, &local_copy)
-                .map_err(|e| Outcome::failed(FailureKind::ByteCount, e))?,
+            false => data::verify_copy(&source, &local_copy)?,
         };
         let want = spec.size(shape);
         if (bytes, files) != want {
-            let why = format!(
-                "{files} files of {bytes} bytes arrived, {} of {} sent",
-                want.1, want.0
-            );
+            let why = Problem::Moved {
+                files,
+                bytes,
+                sent_files: want.1,
+                sent_bytes: want.0,
+            };
             return Err(Outcome::failed(FailureKind::ByteCount, why));
         }
         let cpu = Cpu {
@@ -320,7 +318,7 @@ impl Session<'_> {
         let empty = self
             .data
             .sample_dir("empty.")
-            .map_err(|e| Outcome::failed(FailureKind::Client, format!("temp dir: {e}")))?;
+            .map_err(|e| Outcome::local(Doing::TempDir, e))?;
         let f = match self.w.tool {
             Tool::Sftp => self.sftp(&format!("cd \"{}\"\n", self.dir.path), None)?,
             Tool::Rsync | Tool::Scp => {
@@ -341,7 +339,7 @@ impl Session<'_> {
             || (f.stderr.contains("Connection closed") && self.master.alive());
         if self.w.tool == Tool::Sftp && !f.success() && f.killed_by_deadline.is_none() && closed {
             return Err(Outcome::Unavailable {
-                message: "the server has no SFTP subsystem".into(),
+                problem: Problem::NoSftp,
             });
         }
         if !f.success() {
@@ -353,10 +351,7 @@ impl Session<'_> {
     /// Run one leg; a failure is the sample's outcome.
     fn checked(&self, leg: &Leg, options: Option<&str>) -> Result<Finished, Outcome> {
         let f = match leg.tool {
-            Tool::Sftp => self.sftp(
-                &tools::sftp_batch(leg).map_err(|e| Outcome::failed(FailureKind::Client, e))?,
-                options,
-            )?,
+            Tool::Sftp => self.sftp(&tools::sftp_batch(leg)?, options)?,
             Tool::Rsync | Tool::Scp => self.copy(leg, options)?,
         };
         if f.success() {
@@ -400,10 +395,7 @@ impl Session<'_> {
 
     fn run(&self, cmd: Command) -> Result<Finished, Outcome> {
         run::run(cmd, self.req.timeout, self.cancel).map_err(|e| {
-            Outcome::failed(
-                FailureKind::Client,
-                format!("cannot run {}: {e}", self.tool.display()),
-            )
+            Outcome::local(Doing::RunningTool, format!("{}: {e}", self.tool.display()))
         })
     }
 }

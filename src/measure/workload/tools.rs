@@ -5,7 +5,7 @@
 use super::super::master::Master;
 use super::super::remote;
 use super::data::tree_dir;
-use crate::model::{FailureKind, Outcome, Shape, Tool};
+use crate::model::{Doing, Outcome, Shape, Tool};
 use crate::sys::cancel::Cancel;
 use crate::sys::run::{self, Finished};
 use std::path::Path;
@@ -184,8 +184,7 @@ impl Sftp<'_> {
         timeout: Duration,
         cancel: &Cancel,
     ) -> Result<Finished, Outcome> {
-        let failed =
-            |e: std::io::Error| Outcome::failed(FailureKind::Client, format!("batch file: {e}"));
+        let failed = |e: std::io::Error| Outcome::local(Doing::BatchFile, e);
         let mut file = tempfile::Builder::new()
             .prefix("batch.")
             .tempfile_in(self.scratch)
@@ -201,8 +200,7 @@ impl Sftp<'_> {
         cmd.args(self.master.attach_options())
             .args(["--", &self.master.tool_destination()]);
         run::run(cmd, timeout, cancel).map_err(|e| {
-            let why = format!("cannot run {}: {e}", self.tool.display());
-            Outcome::failed(FailureKind::Client, why)
+            Outcome::local(Doing::RunningTool, format!("{}: {e}", self.tool.display()))
         })
     }
 }
@@ -216,16 +214,16 @@ pub struct Leg<'a> {
     pub remote: &'a str,
 }
 
-fn quoted(p: &Path) -> Result<String, String> {
+fn quoted(p: &Path) -> Result<String, Outcome> {
     let s = p.display().to_string();
     if s.contains(['"', '\n', '\r']) {
-        return Err(format!("{s:?}: a temp path sftp cannot quote"));
+        return Err(Outcome::local(Doing::QuotingPath, format!("{s:?}")));
     }
     Ok(format!("\"{s}\""))
 }
 
 /// An sftp batch file's one command for `leg`.
-pub fn sftp_batch(leg: &Leg) -> Result<String, String> {
+pub fn sftp_batch(leg: &Leg) -> Result<String, Outcome> {
     let local = quoted(leg.local)?;
     let r = if leg.shape == Shape::Tree { " -r" } else { "" };
     Ok(match leg.put {

@@ -5,7 +5,7 @@ pub mod heat;
 pub mod recommend;
 pub mod table;
 
-use crate::model::{AlgoKind, HostStatus, Mode, Suite};
+use crate::model::{AlgoKind, HostProblem, HostStatus, Mode, Suite};
 use crate::offer::catalogue::Grade;
 use crate::offer::grade::Grader;
 use crate::store::{FleetRecord, RunRecord};
@@ -86,7 +86,7 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
                 .run_id
                 .and_then(|id| runs.iter().find(|r| r.id == id))
                 .map_or(0, |r| r.samples),
-            error: h.error.clone(),
+            error: why(h.status, h.problem.as_ref()),
         })
         .collect();
     let count = |s: HostStatus| hosts.iter().filter(|h| h.status == s).count();
@@ -118,6 +118,18 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
     }
     doc.grid(g);
     (doc, view)
+}
+
+/// Why a host did not complete, in words.
+pub fn why(status: HostStatus, problem: Option<&HostProblem>) -> Option<String> {
+    let failure = |f: &crate::model::Failure| crate::views::problem::say(&f.problem);
+    match problem {
+        Some(HostProblem::Fatal(f)) => Some(failure(f)),
+        Some(HostProblem::TooManyFailures(f)) => Some(crate::views::problem::too_many(f)),
+        Some(HostProblem::Error { text } | HostProblem::Legacy { text }) => Some(text.clone()),
+        None if status == HostStatus::Budget => Some("its time budget ran out".into()),
+        None => None,
+    }
 }
 
 /// An error's first line, cut to a table cell's width.

@@ -142,7 +142,7 @@ impl SuiteRow {
             rekey: s.rekey,
             echo: s.echo,
             grade,
-            last_error: s.last_error.clone(),
+            last_error: s.last_error.as_ref().map(crate::views::problem::say),
         }
     }
 
@@ -336,7 +336,10 @@ fn problem_line(s: &SuiteStats) -> String {
         "  {} {}: {what} - {}",
         s.mode,
         suite_label(s.mode, &s.suite),
-        s.last_error.as_deref().unwrap_or("")
+        s.last_error
+            .as_ref()
+            .map(crate::views::problem::say)
+            .unwrap_or_default()
     )
 }
 

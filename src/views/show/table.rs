@@ -142,7 +142,11 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     ]);
     if mode.is_transfer() {
         row.push(r.server_cpu.map_or("-".into(), |c| format!("{c:.2}")));
-        row.push(r.bound.map_or("-", |b| b.as_str()).into());
+        row.push(
+            r.bound
+                .map_or("-", crate::views::verdicts::bound_label)
+                .into(),
+        );
     }
     row
 }

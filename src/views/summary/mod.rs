@@ -170,7 +170,7 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
         ceiling: scope.ceilings.iter().find(|c| c.mode == mode).cloned(),
         unavailable: (scope.stats.iter())
             .find(|s| s.mode == mode && s.unavailable)
-            .and_then(|s| s.last_error.clone()),
+            .and_then(|s| s.last_error.as_ref().map(crate::views::problem::say)),
     }
 }
 

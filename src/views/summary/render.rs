@@ -120,7 +120,9 @@ fn top_table(sec: &ModeSummary, top: usize) -> Grid {
             Mode::Echo => [shown(r.echo.map(|e| e.p90)), shown(r.echo.map(|e| e.p99))],
             Mode::Connect => ["-".into(), "-".into()],
             _ => [
-                r.bound.map_or("-", |b| b.as_str()).into(),
+                r.bound
+                    .map_or("-", crate::views::verdicts::bound_label)
+                    .into(),
                 format!("{} / {}", two(r.client_cpu), two(r.server_cpu)),
             ],
         });
