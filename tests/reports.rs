@@ -385,6 +385,47 @@ fn sshbench(db: &Path, args: &[&str]) -> String {
     common::stdout_of(db, args)
 }
 
+/// A row with implausible figures (a hostile or broken database) never panics a view:
+/// a wall time of 1e300 s makes its sample a failure said so, other figures unknown.
+#[test]
+fn implausible_stored_figures_read_as_unknown_not_a_panic() {
+    let (_dir, db) = fixture();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let first = "(SELECT max(id) FROM samples WHERE round > 0 AND mode = 'send')";
+    let corrupt = format!(
+        "UPDATE samples SET wall_s = 1e300, window_s = -1, server_cpu_s = 1e300, \
+         rtt_s = 1e300, bytes = -5, phases_json = '{{\"tcp\":1e300,\"version\":0,\"kex\":0,\"auth\":0,\"session\":0}}' \
+         WHERE id = {first}"
+    );
+    conn.execute(&corrupt, []).unwrap();
+    let every =
+        "UPDATE samples SET client_window_cpu_s = 1e300, transfer_s = -3 WHERE mode = 'receive'";
+    conn.execute(every, []).unwrap();
+    drop(conn);
+    for args in [
+        &["show"][..],
+        &["show", "--format", "json"],
+        &["summary"],
+        &["recommend"],
+        &["compare", "aes128-ctr", "aes256-gcm@openssh.com"],
+    ] {
+        let out = common::sshbench()
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        let err = common::text(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            out.status.success() || out.status.code() == Some(1),
+            "{args:?}: {err}"
+        );
+    }
+    let json = sshbench(&db, &["show", "--format", "json", "--mode", "send"]);
+    assert!(json.contains("implausible wall_s"), "{json}");
+}
+
 /// One view in every format, each a snapshot of its own.
 fn snapshot_view(name: &str, args: &[&str]) {
     let (_dir, db) = fixture();

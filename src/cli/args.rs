@@ -346,8 +346,8 @@ pub struct AlgosArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: AlgosFormat,
 
-    /// Seconds allowed for connecting and for reading the server's offer.
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    /// Seconds allowed for connecting and for reading the server's offer (1 to 86400).
+    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 }
 
@@ -678,8 +678,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Give up on one sample after this many seconds.
-    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    /// Give up on one sample after this many seconds (1 to 86400).
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 
     #[command(flatten)]

@@ -81,10 +81,21 @@ pub fn shell_start_command() -> String {
 pub fn parse_shell_start(stdout: &str) -> Option<Duration> {
     let line = stdout.lines().find_map(|l| Some(l.split_once(SHELL)?.1))?;
     let mut f = line.split_whitespace();
-    let start: f64 = f.next()?.parse().ok()?;
-    let (up, hz): (f64, f64) = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
+    let start = figure(f.next()?)?;
+    let (up, hz) = (figure(f.next()?)?, figure(f.next()?)?);
     let ran = up - start / hz;
-    (hz > 0.0 && ran.is_finite()).then(|| Duration::from_secs_f64(ran.max(0.0)))
+    (hz > 0.0).then(|| Duration::try_from_secs_f64(ran.max(0.0)).ok())?
+}
+
+/// The largest figure a server's line may give (ticks, seconds, a quota): more, a
+/// negative one, `inf` or `NaN` is a line not to be believed.
+const MAX_FIGURE: f64 = 1e15;
+
+/// A number a server printed, if it is a plausible one.
+fn figure(v: &str) -> Option<f64> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && (0.0..=MAX_FIGURE).contains(x))
 }
 
 /// Marks the server's CPU lines on stderr: `SSHBENCH-CPU0` before the measured part,
@@ -293,25 +304,22 @@ pub fn parse_cpu_probe(line: &str, marker: &str) -> Option<CpuProbe> {
         _ => return None,
     };
     let limit = match (
-        f.get(4).and_then(|q| q.parse::<f64>().ok()),
-        f.get(5).and_then(|p| p.parse::<f64>().ok()),
+        f.get(4).and_then(|q| figure(q)),
+        f.get(5).and_then(|p| figure(p)),
     ) {
         (Some(q), Some(p)) if q > 0.0 && p > 0.0 => Some(q / p),
         _ => None,
     };
-    let hz: f64 = hz.parse().ok().filter(|h: &f64| *h > 0.0)?;
+    let hz: f64 = figure(hz).filter(|h| *h > 0.0)?;
     let secs = |v: &str| -> Option<f64> {
         if let Ok(ticks) = v.parse::<u64>() {
             return Some(ticks as f64 / hz);
         }
         let (days, clock) = match v.split_once('-') {
-            Some((d, c)) => (d.parse::<f64>().ok()?, c),
+            Some((d, c)) => (figure(d)?, c),
             None => (0.0, v),
         };
-        let parts: Vec<f64> = clock
-            .split(':')
-            .map(|p| p.parse::<f64>().ok())
-            .collect::<Option<_>>()?;
+        let parts: Vec<f64> = clock.split(':').map(figure).collect::<Option<_>>()?;
         let s = match parts[..] {
             [m, s] => m * 60.0 + s,
             [h, m, s] => h * 3600.0 + m * 60.0 + s,
@@ -375,8 +383,39 @@ mod tests {
         assert_eq!(parse_shell_start("SSHBENCH-SHELL -"), None);
         assert_eq!(parse_shell_start(""), None);
         assert_eq!(parse_shell_start("SSHBENCH-SHELL 1 x 100"), None);
+        // A hostile login's numbers are not believed, never a panic.
+        for hostile in [
+            "0 1e300 100",
+            "0 inf 100",
+            "0 NaN 100",
+            "0 5 0",
+            "-1e300 5 1e-300",
+        ] {
+            let line = format!("SSHBENCH-SHELL {hostile}");
+            assert_eq!(parse_shell_start(&line), None, "{hostile}");
+        }
         // Every shell passes the command to sh unchanged (no character it would alter).
         assert!(shell_start_command().starts_with("sh -c '"));
+    }
+
+    #[test]
+    fn a_cpu_probe_with_impossible_numbers_is_unknown() {
+        for hostile in [
+            "1 inf 5 100",
+            "1 5 5 NaN",
+            "1 1e300 5 100 1e300 100000",
+            "1 1-inf:00 5 100",
+        ] {
+            let p = parse_cpu_probe(&format!("{CPU0} {hostile}"), CPU0);
+            let known = p.map(|p| (p.sshd, p.shell, p.limit));
+            assert!(
+                known.is_none_or(|(a, b, c)| [a, b, c]
+                    .iter()
+                    .flatten()
+                    .all(|x| x.is_finite() && *x < 1e15)),
+                "{hostile}: {known:?}"
+            );
+        }
     }
 
     #[test]

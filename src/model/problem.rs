@@ -131,6 +131,9 @@ pub enum Problem {
     /// The login shell prints before every command, which breaks scp -O, rsync and an
     /// sftp-server it starts.
     NoisyShell { said: String },
+    /// A stored row held an implausible figure in `column` (a hostile or broken
+    /// database): the sample is not counted.
+    Implausible { column: String },
     /// Prose stored by a version before problems were typed, shown as it was.
     Legacy { text: String },
 }

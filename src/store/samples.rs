@@ -5,8 +5,8 @@
 use super::backend::{Backend, Row, Value};
 use super::{Store, StoredSample};
 use crate::model::{
-    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Problem, Rekey, Sample, Stream,
-    Suite, Window,
+    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Problem, Rekey, Sample,
+    Stream, Suite, Window,
 };
 use anyhow::{Result, anyhow, bail};
 use std::collections::HashSet;
@@ -18,10 +18,16 @@ fn encode_echoes(v: &[f64]) -> Vec<u8> {
     v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
 }
 
+/// A blob holding an implausible round trip reads as no echoes at all.
 fn decode_echoes(b: &[u8]) -> Vec<f64> {
-    b.chunks_exact(4)
+    let v: Vec<f64> = b
+        .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-        .collect()
+        .collect();
+    match v.iter().all(|&x| plausible(x)) {
+        true => v,
+        false => Vec::new(),
+    }
 }
 
 fn secs(d: Duration) -> f64 {
@@ -224,8 +230,28 @@ fn values(run_id: i64, item: usize, round: u32, s: &Sample) -> Result<Vec<Named>
     Ok(v)
 }
 
+/// The largest figure a row may hold (seconds, cores, a ratio): about four months.
+/// Rows are untrusted: a larger, negative or non-finite figure reads as unknown, so that
+/// no report panics on it or ranks it.
+const MAX_FIGURE: f64 = 1e7;
+
+fn plausible(v: f64) -> bool {
+    v.is_finite() && (0.0..=MAX_FIGURE).contains(&v)
+}
+
+/// A figure column, unknown where its value is implausible.
+fn figure(r: &Row, col: &str) -> Result<Option<f64>> {
+    Ok(r.get::<Option<f64>>(col)?.filter(|&v| plausible(v)))
+}
+
 fn duration(v: Option<f64>) -> Option<Duration> {
-    v.map(|t| Duration::from_secs_f64(t.max(0.0)))
+    v.filter(|&t| plausible(t)).map(Duration::from_secs_f64)
+}
+
+/// A count column: negative reads as unknown.
+fn count(r: &Row, col: &str) -> Result<Option<u64>> {
+    Ok(r.get::<Option<i64>>(col)?
+        .and_then(|n| u64::try_from(n).ok()))
 }
 
 /// Why a sample did not succeed: its typed record, or the prose an older version stored
@@ -269,11 +295,8 @@ fn outcome(r: &Row) -> Result<Outcome> {
 
 fn window(r: &Row) -> Result<Option<Window>> {
     Ok(
-        match (r.get::<Option<i64>>("window_bytes")?, r.get("window_s")?) {
-            (Some(b), Some(t)) => Some(Window {
-                bytes: b.max(0) as u64,
-                time: Duration::from_secs_f64(f64::max(t, 0.0)),
-            }),
+        match (count(r, "window_bytes")?, duration(r.get("window_s")?)) {
+            (Some(bytes), Some(time)) => Some(Window { bytes, time }),
             _ => None,
         },
     )
@@ -288,11 +311,11 @@ fn client_peak(w: Option<CpuWindow>) -> Option<f64> {
 /// The client's CPU over the window: all its processes', and the busiest one's where
 /// that is not ssh alone.
 fn client_window_cpu(r: &Row, w: Option<Window>) -> Result<Option<CpuWindow>> {
-    let c: Option<f64> = r.get("client_window_cpu_s")?;
-    let waited: Option<f64> = r.get("client_waited_s")?;
-    let feeder: Option<f64> = r.get("client_feeder_cpu_s")?;
-    let cores: Option<f64> = r.get("client_cores")?;
-    let peak: Option<f64> = r.get("client_peak_cpu_s")?;
+    let c = figure(r, "client_window_cpu_s")?;
+    let waited = figure(r, "client_waited_s")?;
+    let feeder = figure(r, "client_feeder_cpu_s")?;
+    let cores = figure(r, "client_cores")?;
+    let peak = figure(r, "client_peak_cpu_s")?;
     Ok(c.zip(w).map(|(c, w)| CpuWindow {
         waited,
         feeder,
@@ -305,13 +328,16 @@ fn client_window_cpu(r: &Row, w: Option<Window>) -> Result<Option<CpuWindow>> {
 fn server_cpu(r: &Row) -> Result<Option<CpuWindow>> {
     // Every column read whatever the others hold: a reader that asks for the same names
     // in the same order on every row finds each without a lookup (`backend::Columns`).
-    let seconds: Option<f64> = r.get("server_cpu_s")?;
-    let interval: Option<f64> = r.get("server_cpu_interval_s")?;
-    let bytes: Option<i64> = r.get("server_cpu_bytes")?;
-    let peak: Option<f64> = r.get("server_sshd_cpu_s")?;
-    let (limit, throttled) = (r.get("server_cpu_limit")?, r.get("server_throttled")?);
-    let (waited, cores) = (r.get("server_waited_s")?, r.get("server_cores")?);
-    let (Some(c), Some(t), Some(b)) = (seconds, interval, bytes) else {
+    let seconds = figure(r, "server_cpu_s")?;
+    let interval = duration(r.get("server_cpu_interval_s")?);
+    let bytes = count(r, "server_cpu_bytes")?;
+    let peak = figure(r, "server_sshd_cpu_s")?;
+    let (limit, throttled) = (
+        figure(r, "server_cpu_limit")?,
+        figure(r, "server_throttled")?,
+    );
+    let (waited, cores) = (figure(r, "server_waited_s")?, figure(r, "server_cores")?);
+    let (Some(c), Some(interval), Some(bytes)) = (seconds, interval, bytes) else {
         return Ok(None);
     };
     Ok(Some(CpuWindow {
@@ -322,8 +348,8 @@ fn server_cpu(r: &Row) -> Result<Option<CpuWindow>> {
         waited,
         cores,
         feeder: None,
-        interval: Duration::from_secs_f64(t.max(0.0)),
-        bytes: b.max(0) as u64,
+        interval,
+        bytes,
     }))
 }
 
@@ -334,12 +360,23 @@ fn mode(r: &Row) -> Result<Mode> {
 
 pub(super) fn sample(r: &Row) -> Result<Sample> {
     let w = window(r)?;
-    let user: Option<f64> = r.get("client_user_s")?;
-    let sys: Option<f64> = r.get("client_sys_s")?;
-    let rekey = match (r.get::<Option<i64>>("rekey_bytes")?, r.get("rekey_s")?) {
+    // A sample without a plausible wall time cannot be counted: it reads as failed.
+    let wall = duration(r.get("wall_s")?);
+    let outcome = match wall {
+        Some(_) => outcome(r)?,
+        None => Outcome::failed(
+            FailureKind::Other,
+            Problem::Implausible {
+                column: "wall_s".into(),
+            },
+        ),
+    };
+    let user = duration(r.get("client_user_s")?);
+    let sys = duration(r.get("client_sys_s")?);
+    let rekey = match (count(r, "rekey_bytes")?, figure(r, "rekey_s")?) {
         (Some(every), Some(seconds)) => Some(Rekey {
-            every: every.max(0) as u64,
-            seconds: f64::max(seconds, 0.0),
+            every,
+            seconds,
             // Samples stored before it was counted: none (windows were not meant to hold any).
             within: (r.get::<Option<i64>>("rekeys_in_window")?)
                 .map_or(0, |n| n.clamp(0, u32::MAX.into()) as u32),
@@ -359,24 +396,29 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
             data: None,
         },
         mode: mode(r)?,
-        outcome: outcome(r)?,
-        wall: duration(Some(r.get("wall_s")?)).unwrap_or_default(),
+        outcome,
+        wall: wall.unwrap_or_default(),
         transfer: duration(r.get("transfer_s")?),
-        bytes: r.get::<i64>("bytes")?.max(0) as u64,
-        files: r.get::<Option<i64>>("files")?.map(|n| n.max(0) as u64),
+        bytes: count(r, "bytes")?.unwrap_or(0),
+        files: count(r, "files")?,
         window: w,
         rtt: duration(r.get("rtt_s")?),
-        compression_factor: r.get("compression_factor")?,
+        compression_factor: figure(r, "compression_factor")?,
         client_window_cpu: client_window_cpu(r, w)?,
         server_cpu: server_cpu(r)?,
-        phases: json("phases_json")?.and_then(|j| serde_json::from_str(&j).ok()),
+        phases: json("phases_json")?
+            .and_then(|j| serde_json::from_str::<Phases>(&j).ok())
+            .filter(|p| {
+                [p.tcp, p.version, p.kex, p.auth, p.session]
+                    .into_iter()
+                    .all(plausible)
+            }),
         rekey,
         echoes: r.blob("echoes")?.map(decode_echoes).unwrap_or_default(),
         echoes_ref: r.blob("echoes_ref")?.map(decode_echoes).unwrap_or_default(),
-        client_cpu: user.zip(sys).map(|(u, s)| CpuTimes {
-            user: Duration::from_secs_f64(u.max(0.0)),
-            system: Duration::from_secs_f64(s.max(0.0)),
-        }),
+        client_cpu: user
+            .zip(sys)
+            .map(|(user, system)| CpuTimes { user, system }),
         negotiated: json("negotiated_json")?
             .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok())
             .map(Box::new),
@@ -385,7 +427,9 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
             r.get("stream_start_s")?,
             r.get("stream_end_s")?,
         ) {
-            (Some(of), Some(start), Some(end)) => Some(Stream { of, start, end }),
+            (Some(of), Some(start), Some(end)) if plausible(start) && plausible(end) => {
+                Some(Stream { of, start, end })
+            }
             _ => None,
         },
     })

@@ -69,7 +69,8 @@ pub fn say(p: &Problem) -> String {
         | Problem::MasterExited
         | Problem::NoConcurrent
         | Problem::Local { .. }
-        | Problem::Legacy { .. } => session(p),
+        | Problem::Legacy { .. }
+        | Problem::Implausible { .. } => session(p),
     }
 }
 
@@ -156,6 +157,9 @@ fn session(p: &Problem) -> String {
         } => format!("cannot run {error}"),
         Problem::Local { doing, error } => format!("{}: {error}", doing_words(*doing)),
         Problem::Legacy { text } => text.clone(),
+        Problem::Implausible { column } => {
+            format!("the database holds an implausible {column} for this sample")
+        }
 
         _ => unreachable!("say() sends only these here"),
     }

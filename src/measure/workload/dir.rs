@@ -154,14 +154,14 @@ impl<'a> RemoteDir<'a> {
                 .filter(|_| f.success())
                 .ok_or_else(|| failed(&f));
         };
-        let (mut files, mut bytes) = (0, 0);
+        let (mut files, mut bytes) = (0u64, 0u64);
         for batch in tools::sftp_count_batches(path, shape, self.tree_dirs) {
             let f = sftp.run(&batch, None, SMALL, cancel)?;
             if !f.success() {
                 return Err(failed(&f));
             }
             let (n, b) = tools::parse_ls(&f.stdout);
-            (files, bytes) = (files + n, bytes + b);
+            (files, bytes) = (files.saturating_add(n), bytes.saturating_add(b));
         }
         Ok((files, bytes))
     }

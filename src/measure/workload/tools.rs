@@ -47,7 +47,7 @@ pub fn parse_space(stdout: &str) -> Option<u64> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let capacity = fields.iter().position(|f| f.ends_with('%'))?;
     let kib: u64 = fields.get(capacity.checked_sub(1)?)?.parse().ok()?;
-    Some(kib * 1024)
+    kib.checked_mul(1024)
 }
 
 /// The server's directory from the setup's answer, only if it looks like one `mktemp`
@@ -143,10 +143,11 @@ pub fn sftp_count_batches(path: &str, shape: Shape, tree_dirs: u32) -> Vec<Strin
 /// `(files, bytes)` of the regular files in sftp's long listings (`-rw-r--r--  1 0  0
 /// 16384 Dec  4 04:10 name`): size is the fifth field.
 pub fn parse_ls(stdout: &str) -> (u64, u64) {
+    // Saturating: a server's sizes that would wrap add up to a total that cannot match.
     (stdout.lines())
         .filter(|l| l.starts_with('-'))
         .filter_map(|l| l.split_whitespace().nth(4)?.parse::<u64>().ok())
-        .fold((0, 0), |(n, b), size| (n + 1, b + size))
+        .fold((0, 0), |(n, b), size| (n + 1, b.saturating_add(size)))
 }
 
 /// Remove sftp's directory `name` and everything a sample may have left in it; each
@@ -426,6 +427,13 @@ mod tests {
                    -rw-r--r--\n";
         assert_eq!(parse_ls(out), (2, 32768));
         assert_eq!(parse_ls(""), (0, 0));
+        // Sizes that would wrap (a hostile server) saturate instead: no panic, no match.
+        let huge = "-rw-r--r-- 1 u u 18446744073709551615 Jan 1 a\n-rw-r--r-- 1 u u 5 Jan 1 b";
+        assert_eq!(parse_ls(huge), (2, u64::MAX));
+        assert_eq!(
+            parse_space("SSHBENCH-SPACE /dev/x 1 1 18446744073709551615 1% /"),
+            None
+        );
     }
 
     /// An scp from before OpenSSH 9.0 refuses `-O` (BSD's and glibc's wording); a newer
