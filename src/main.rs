@@ -27,7 +27,10 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // A closed stderr must not turn an error into a panic.
-            let _ = writeln!(std::io::stderr().lock(), "sshbench: error: {e:#}");
+            // It may quote a server or a stored row: through the sanitiser.
+            let text = format!("{e:#}");
+            let text = sshbench::views::safe::text(&text);
+            let _ = writeln!(std::io::stderr().lock(), "sshbench: error: {text}");
             ExitCode::from(1)
         }
     }

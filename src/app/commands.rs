@@ -17,6 +17,7 @@ use sshbench::sandbox;
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::views::algos::{self as algos_view, AlgosReport};
+use sshbench::views::safe;
 use std::io::Write;
 use std::time::Duration;
 
@@ -68,7 +69,7 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
         return Ok(0);
     }
     let t = sshbench::views::runs::table(&runs, now);
-    let _ = writeln!(std::io::stdout().lock(), "{t}");
+    let _ = writeln!(std::io::stdout().lock(), "{}", safe::text(&t));
     Ok(0)
 }
 
@@ -145,9 +146,10 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
         server_error,
         algorithms: &rows,
     };
+    // What the server offered is its own text: through the sanitiser.
     let text = match args.format {
-        AlgosFormat::Table => algos_view::render_table(&report),
-        AlgosFormat::Json => algos_view::render_json(&report),
+        AlgosFormat::Table => safe::text(&algos_view::render_table(&report)).into_owned(),
+        AlgosFormat::Json => safe::json(&algos_view::render_json(&report)).into_owned(),
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(if server.is_some() { 0 } else { 1 })

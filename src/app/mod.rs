@@ -3,10 +3,12 @@
 
 /// `eprintln!` that cannot panic: a closed stderr (its reader gone, as in `2>&1 | head`)
 /// must not end a run whose samples are still being measured and stored.
+/// What it prints goes through the sanitiser: it may quote a server or a stored row.
 macro_rules! say_err {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", sshbench::views::safe::text(&text));
     }};
 }
 

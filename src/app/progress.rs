@@ -5,8 +5,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sshbench::analysis;
 use sshbench::model::{Mode, Sample};
 use sshbench::runner::{Event, streams};
-use sshbench::views::problem;
 use sshbench::views::scope::{display_value, unit, wrap_at};
+use sshbench::views::{problem, safe};
 use std::io::IsTerminal;
 
 /// Progress on stderr: a bar on a terminal, one line per sample otherwise.
@@ -63,7 +63,7 @@ impl Progress {
             return;
         }
         match (&self.bar, &self.host) {
-            (Some(b), _) => b.println(fit(msg, terminal_width())),
+            (Some(b), _) => b.println(fit(&safe::text(msg), terminal_width())),
             (None, Some(h)) => say_err!("[{h}] {msg}"),
             (None, None) => say_err!("{msg}"),
         }

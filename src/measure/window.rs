@@ -83,7 +83,9 @@ pub fn server_window(
         return Ok(Login::default());
     };
     let lines: Vec<String> = f.stderr.lines().map(str::to_string).collect();
-    if !f.success()
+    // Only ssh's own failure (status 255) is classed by its words: a session's stderr is
+    // the server's text.
+    if f.exit.code == Some(255)
         && let Some(Outcome::Failed { kind, problem }) = sshlog::classify(&lines)
         && matches!(
             kind,

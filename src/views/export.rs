@@ -2,6 +2,7 @@
 //! tables) plus a JSON value with the raw figures, and [`render`] turns it into a
 //! terminal table, Markdown, CSV or JSON.
 
+use super::safe;
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 use serde::Serialize;
 
@@ -158,13 +159,37 @@ fn markdown_table(g: &Grid) -> String {
     out
 }
 
-/// Render a document; JSON ignores it and prints `json`.
+impl Document {
+    /// Every string of every block through the sanitiser: what a server or a stored row
+    /// said reaches no terminal as escape sequences, whichever view put it where.
+    fn safe(&self) -> Document {
+        let s = |t: &String| safe::text(t).into_owned();
+        let blocks = (self.blocks.iter())
+            .map(|b| match b {
+                Block::Text(t) => Block::Text(s(t)),
+                Block::Code(c) => Block::Code(s(c)),
+                Block::Grid(g) => Block::Grid(Grid {
+                    title: s(&g.title),
+                    headers: g.headers.iter().map(s).collect(),
+                    rows: (g.rows.iter()).map(|r| r.iter().map(s).collect()).collect(),
+                    right: g.right.clone(),
+                }),
+            })
+            .collect();
+        Document { blocks }
+    }
+}
+
+/// Render a document; JSON ignores it and prints `json`. Either way every string is
+/// sanitised ([`safe`]).
 pub fn render(doc: &Document, json: &impl Serialize, format: Format, style: Style) -> String {
+    let doc = &doc.safe();
     match format {
         // Through a `Value`, so that keys come sorted whatever the view's field order.
         Format::Json => {
             let value = serde_json::to_value(json).expect("serializable");
-            serde_json::to_string_pretty(&value).expect("serializable") + "\n"
+            let text = serde_json::to_string_pretty(&value).expect("serializable");
+            safe::json(&text).into_owned() + "\n"
         }
         Format::Csv => {
             // One CSV: the table's title as the first column, so several tables stay

@@ -15,6 +15,7 @@ pub mod problem;
 pub mod recommend;
 pub mod rekey;
 pub mod runs;
+pub mod safe;
 pub mod scope;
 pub mod show;
 pub mod summary;

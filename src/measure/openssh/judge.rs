@@ -98,7 +98,11 @@ fn process_end(req: &SampleRequest, seen: &Observed) -> Check {
     if exit.code == Some(0) {
         return Ok(());
     }
-    if let Some(outcome) = sshlog::classify(lines) {
+    // ssh's own failures end it with 255; any other status is the remote command's, and
+    // what its session printed on stderr is the server's text, never a failure class.
+    if exit.code == Some(255)
+        && let Some(outcome) = sshlog::classify(lines)
+    {
         return Err(outcome);
     }
     let end = match (exit.code, exit.signal) {
