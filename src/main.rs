@@ -9,6 +9,9 @@ mod app;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // No child may inherit the database's password: out of the environment before any
+    // thread starts (the command line has read SSHBENCH_DB).
+    sshbench::sys::secrets::take();
     let result = match cli.command {
         CommandArgs::Run(args) => app::run(*args),
         CommandArgs::Algos(args) => app::algos(args),

@@ -79,3 +79,75 @@ fn assert_no_escapes(stdout: &[u8], stderr: &[u8]) {
         );
     }
 }
+
+/// A password in `SSHBENCH_DB` or in a URL's parameters is never printed: not by
+/// `--help` (which shows the variable's value otherwise), not in an error.
+#[test]
+fn a_database_password_is_never_printed() {
+    let url = "postgres://bench:hunter2@127.0.0.1:1/x?password=hunter2&connect_timeout=2";
+    for args in [&["run", "--help"][..], &["show", "--help"]] {
+        let out = sshbench()
+            .args(args)
+            .env("SSHBENCH_DB", url)
+            .output()
+            .unwrap();
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(all.contains("SSHBENCH_DB"), "{args:?}: {all}");
+        assert!(!all.contains("hunter2"), "{args:?}: {all}");
+    }
+    let out = sshbench().args(["runs", "--db", url]).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("postgres://bench@127.0.0.1:1/x"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+/// No child of sshbench (the sandbox's sshd, ssh, a ProxyCommand) inherits the
+/// database's URL or libpq's variables: each is looked for in every process's
+/// environment while a run goes on (Linux: /proc/PID/environ).
+#[cfg(target_os = "linux")]
+#[test]
+fn no_child_inherits_the_database_s_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("secrets.sqlite");
+    let tag = format!("PGPASSWORD=tag-{}", std::process::id());
+    let mut child = sshbench()
+        .args([
+            "run",
+            "--mode",
+            "connect",
+            "--rounds",
+            "2",
+            "--kex",
+            "curve25519-sha256",
+        ])
+        .env("SSHBENCH_DB", &db)
+        .env("PGPASSWORD", tag.split_once('=').unwrap().1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let own = child.id();
+    let mut seen = std::collections::HashSet::new();
+    let mut db_seen = std::collections::HashSet::new();
+    let db_tag = format!("SSHBENCH_DB={}", db.display());
+    // sshbench's own start-up environment still shows them (as does a child of it
+    // between fork and exec, still sshbench's image); no other program's may.
+    let sshbench = std::fs::canonicalize(env!("CARGO_BIN_EXE_sshbench")).unwrap();
+    let other = |pid: &u32| {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"));
+        *pid != own && exe.is_ok_and(|e| e != sshbench)
+    };
+    while child.try_wait().unwrap().is_none() {
+        seen.extend(common::processes_tagged(&tag).into_iter().filter(other));
+        db_seen.extend(common::processes_tagged(&db_tag).into_iter().filter(other));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(
+        seen.is_empty() && db_seen.is_empty(),
+        "{seen:?} {db_seen:?}"
+    );
+    // The run went to the database the variable named.
+    assert!(db.exists());
+}

@@ -153,7 +153,12 @@ pub struct DbArg {
     /// PostgreSQL is reached over TLS where it offers it, and
     /// `?sslmode=verify-full&sslrootcert=CA.pem` also checks that it is the server named;
     /// a URL without a password takes it from PGPASSWORD or ~/.pgpass, as libpq does.
-    #[arg(long = "db", value_name = "PATH|URL", env = "SSHBENCH_DB")]
+    #[arg(
+        long = "db",
+        value_name = "PATH|URL",
+        env = "SSHBENCH_DB",
+        hide_env_values = true
+    )]
     pub path: Option<String>,
 }
 

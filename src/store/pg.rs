@@ -8,6 +8,7 @@
 //! repeating it is safe.
 
 use super::backend::{Backend, Columns, Row, Value};
+use crate::sys::secrets;
 use anyhow::{Context, Result, bail};
 use bytes::BytesMut;
 use postgres::error::SqlState;
@@ -23,17 +24,35 @@ pub fn is_url(db: &str) -> bool {
     db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
-/// The URL as it may be shown: without its password.
+/// The URL as it may be shown: without its password, whether in the user part
+/// (`user:PASSWORD@host`) or a parameter (`?password=...`, `sslpassword=`, as libpq
+/// takes them), which is left out whole.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((a, h)) => (a, h),
-        None => return url.to_string(),
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (rest, None),
     };
-    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
-    format!("{scheme}://{user}@{host}")
+    let shown = match rest.rsplit_once('@') {
+        Some((auth, host)) => {
+            let user = auth.split_once(':').map_or(auth, |(u, _)| u);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => format!("{scheme}://{rest}"),
+    };
+    let kept: Vec<&str> = (query.unwrap_or_default().split('&'))
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            let key = p.split_once('=').map_or(*p, |(k, _)| k);
+            !key.to_ascii_lowercase().contains("password")
+        })
+        .collect();
+    match kept.is_empty() {
+        true => shown,
+        false => format!("{shown}?{}", kept.join("&")),
+    }
 }
 
 /// Connect, the whole start (TCP, TLS, authentication) within the config's
@@ -139,10 +158,9 @@ impl Postgres {
         let shown = redact(url);
         let reading = || format!("reading the database URL {shown}");
         let connecting = || format!("connecting to the database {shown}");
-        let (plain, tls) =
-            super::pg_tls::split(url, |k| std::env::var(k).ok()).with_context(reading)?;
+        let (plain, tls) = super::pg_tls::split(url, secrets::var).with_context(reading)?;
         let mut config: Config = plain.parse().with_context(reading)?;
-        let password = super::pg_pass::fill(&mut config, |k| std::env::var(k).ok());
+        let password = super::pg_pass::fill(&mut config, secrets::var);
         config.ssl_mode(tls.ssl_mode());
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
@@ -447,6 +465,18 @@ mod tests {
         );
         assert_eq!(redact("postgres://bench@db/x"), "postgres://bench@db/x");
         assert_eq!(redact("postgresql://db/x"), "postgresql://db/x");
+        assert_eq!(
+            redact("postgres://bench@db/x?password=s3cret&sslmode=require"),
+            "postgres://bench@db/x?sslmode=require"
+        );
+        assert_eq!(
+            redact("postgres://db/x?sslmode=verify-full&SSLPassword=k3y"),
+            "postgres://db/x?sslmode=verify-full"
+        );
+        assert_eq!(
+            redact("postgres://u:p@db/x?password=q"),
+            "postgres://u@db/x"
+        );
         assert!(is_url("postgresql://db/x") && !is_url("/tmp/postgres.sqlite"));
     }
 

@@ -13,4 +13,5 @@ pub mod pacer;
 pub mod proc;
 pub mod run;
 pub mod scratch;
+pub mod secrets;
 pub mod sink;
