@@ -358,6 +358,47 @@ fn mode(r: &Row) -> Result<Mode> {
     Mode::parse(mode).ok_or_else(|| anyhow!("unknown value {mode:?} in samples.mode"))
 }
 
+fn suite(r: &Row) -> Result<Suite> {
+    Ok(Suite {
+        kex: r.get("kex")?,
+        hostkey: r.get("hostkey")?,
+        cipher: r.get("cipher")?,
+        mac: r.get("mac")?,
+        compression: r.get("compression")?,
+        tool: r.get("tool_options")?,
+        // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
+        data: None,
+    })
+}
+
+fn rekey(r: &Row) -> Result<Option<Rekey>> {
+    Ok(match (count(r, "rekey_bytes")?, figure(r, "rekey_s")?) {
+        (Some(every), Some(seconds)) => Some(Rekey {
+            every,
+            seconds,
+            // Samples stored before it was counted: none (windows were not meant to hold any).
+            within: (r.get::<Option<i64>>("rekeys_in_window")?)
+                .map_or(0, |n| n.clamp(0, u32::MAX.into()) as u32),
+        }),
+        _ => None,
+    })
+}
+
+fn stream(r: &Row) -> Result<Option<Stream>> {
+    Ok(
+        match (
+            r.get::<Option<u32>>("streams")?,
+            r.get("stream_start_s")?,
+            r.get("stream_end_s")?,
+        ) {
+            (Some(of), Some(start), Some(end)) if plausible(start) && plausible(end) => {
+                Some(Stream { of, start, end })
+            }
+            _ => None,
+        },
+    )
+}
+
 pub(super) fn sample(r: &Row) -> Result<Sample> {
     let w = window(r)?;
     // A sample without a plausible wall time cannot be counted: it reads as failed.
@@ -373,28 +414,10 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
     };
     let user = duration(r.get("client_user_s")?);
     let sys = duration(r.get("client_sys_s")?);
-    let rekey = match (count(r, "rekey_bytes")?, figure(r, "rekey_s")?) {
-        (Some(every), Some(seconds)) => Some(Rekey {
-            every,
-            seconds,
-            // Samples stored before it was counted: none (windows were not meant to hold any).
-            within: (r.get::<Option<i64>>("rekeys_in_window")?)
-                .map_or(0, |n| n.clamp(0, u32::MAX.into()) as u32),
-        }),
-        _ => None,
-    };
+    let rekey = rekey(r)?;
     let json = |col: &str| -> Result<Option<String>> { r.get(col) };
     Ok(Sample {
-        suite: Suite {
-            kex: r.get("kex")?,
-            hostkey: r.get("hostkey")?,
-            cipher: r.get("cipher")?,
-            mac: r.get("mac")?,
-            compression: r.get("compression")?,
-            tool: r.get("tool_options")?,
-            // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
-            data: None,
-        },
+        suite: suite(r)?,
         mode: mode(r)?,
         outcome,
         wall: wall.unwrap_or_default(),
@@ -422,16 +445,7 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
         negotiated: json("negotiated_json")?
             .and_then(|j| serde_json::from_str::<Negotiated>(&j).ok())
             .map(Box::new),
-        stream: match (
-            r.get::<Option<u32>>("streams")?,
-            r.get("stream_start_s")?,
-            r.get("stream_end_s")?,
-        ) {
-            (Some(of), Some(start), Some(end)) if plausible(start) && plausible(end) => {
-                Some(Stream { of, start, end })
-            }
-            _ => None,
-        },
+        stream: stream(r)?,
     })
 }
 
