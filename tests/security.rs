@@ -151,3 +151,108 @@ fn no_child_inherits_the_database_s_secrets() {
     // The run went to the database the variable named.
     assert!(db.exists());
 }
+
+/// Host key checking is judged on what ssh will do (`ssh -G` after the options and the
+/// config), not on how an option is spelt: every weakening is refused before anything
+/// connects.
+#[test]
+fn every_spelling_of_weakened_host_key_checking_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    std::fs::write(&config, "Host box\n  HostName 127.0.0.1\n  Port 1\n").unwrap();
+    let mut weak_config = dir.path().join("weak_config");
+    std::fs::write(
+        &weak_config,
+        "Host box\n  HostName 127.0.0.1\n  StrictHostKeyChecking no\n",
+    )
+    .unwrap();
+    for (options, file) in [
+        (&["-o", "StrictHostKeyChecking=false"][..], &config),
+        (&["-o", "StrictHostKeyChecking=\"no\""], &config),
+        (&["-o", "stricthostkeychecking \"accept-new\""], &config),
+        (&["-o", "UserKnownHostsFile=/dev//null"], &config),
+        (&["-o", "UserKnownHostsFile=none"], &config),
+        (&[], &weak_config),
+    ] {
+        let out = sshbench()
+            .args(["run", "-F"])
+            .arg(file)
+            .args(options)
+            .args(["box", "--db"])
+            .arg(dir.path().join("never.sqlite"))
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{options:?}: {err}");
+        assert!(
+            err.contains("never weakens host key checking"),
+            "{options:?}: {err}"
+        );
+    }
+    weak_config = config;
+    let out = sshbench()
+        .args(["run", "-F"])
+        .arg(&weak_config)
+        .args(["box", "--mode", "connect", "--timeout", "2", "--db"])
+        .arg(dir.path().join("never.sqlite"))
+        .output()
+        .unwrap();
+    // The same destination with checking on goes as far as connecting (nothing listens).
+    assert!(
+        !text(&out.stderr).contains("never weakens"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A run writes nothing to known_hosts, though the user's config asks ssh to record the
+/// server's other host keys (`UpdateHostKeys yes`) and the server has three types: every
+/// ssh sshbench starts is told not to.
+#[test]
+fn known_hosts_is_byte_for_byte_the_same_after_a_run() {
+    let sb = common::sandbox(sshbench::model::AlgoLists::new());
+    let dir = tempfile::tempdir().unwrap();
+    let config = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let known_file = (config.lines())
+        .find_map(|l| l.trim().strip_prefix("UserKnownHostsFile "))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    let all = std::fs::read_to_string(&known_file).unwrap();
+    let types: std::collections::HashSet<&str> = all
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert!(types.len() >= 3, "{all}");
+    // Only the ed25519 key is known; ssh may learn the others.
+    let known = dir.path().join("known_hosts");
+    let ed25519: String = (all.lines())
+        .filter(|l| l.contains(" ssh-ed25519 "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&known, &ed25519).unwrap();
+    let learning = config
+        .replace(&known_file, &known.display().to_string())
+        .replace("UpdateHostKeys no", "UpdateHostKeys yes");
+    let cfg = dir.path().join("ssh_config");
+    std::fs::write(&cfg, learning).unwrap();
+    let out = sshbench()
+        .args(["run", "-F"])
+        .arg(&cfg)
+        .arg(sshbench::sandbox::ALIAS)
+        .args([
+            "--mode",
+            "connect,send",
+            "--rounds",
+            "1",
+            "--hostkeys",
+            "ssh-ed25519",
+        ])
+        .args(["--kex", "curve25519-sha256", "--ciphers", "aes128-ctr"])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com", "--db"])
+        .arg(dir.path().join("kh.sqlite"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&known).unwrap(), ed25519);
+}

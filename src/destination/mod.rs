@@ -5,7 +5,7 @@ mod hosts;
 mod options;
 
 pub use hosts::{fleet, parse_hosts};
-pub use options::ssh_args;
+pub use options::{NO_HOST_KEY_UPDATES, ssh_args};
 
 use crate::model::AlgoKind;
 use crate::model::AlgoLists;
@@ -180,6 +180,42 @@ pub struct Resolved {
     /// ticks typed keystrokes leave; `None` when off or unknown to this client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keystroke_interval_ms: Option<u32>,
+    /// `StrictHostKeyChecking` as ssh will apply it (`true`, `ask`, `accept-new`,
+    /// `false`), whatever spelling set it.
+    #[serde(skip)]
+    pub strict_host_keys: String,
+    /// The `UserKnownHostsFile` entries as ssh will read them.
+    #[serde(skip)]
+    pub known_hosts: Vec<String>,
+}
+
+/// How a destination's settings would weaken host key checking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weakened {
+    /// `StrictHostKeyChecking no`: any key accepted, a changed one too.
+    Unchecked,
+    /// `StrictHostKeyChecking accept-new`: an unknown key accepted and written down.
+    AcceptNew,
+    /// No known_hosts file to check against (`/dev/null`, `none`).
+    NoKnownHosts,
+}
+
+impl Resolved {
+    /// Whether ssh, as configured for this destination, would accept a key it cannot
+    /// check: judged on the values `ssh -G` resolved, not on how they were spelt.
+    pub fn weakened(&self) -> Option<Weakened> {
+        match self.strict_host_keys.as_str() {
+            "false" | "no" | "off" => return Some(Weakened::Unchecked),
+            "accept-new" => return Some(Weakened::AcceptNew),
+            _ => {}
+        }
+        let nowhere = |f: &String| {
+            f == "none"
+                || std::fs::canonicalize(f).is_ok_and(|p| p == std::path::Path::new("/dev/null"))
+        };
+        (!self.known_hosts.is_empty() && self.known_hosts.iter().all(nowhere))
+            .then_some(Weakened::NoKnownHosts)
+    }
 }
 
 /// Parse `ssh -G` output (lower-case `key value` lines).
@@ -194,6 +230,10 @@ pub fn parse_ssh_g(text: &str) -> Resolved {
             "port" => r.port = value.parse().unwrap_or(22),
             "user" => r.user = value.to_string(),
             "proxyjump" | "proxycommand" if value != "none" => r.via_proxy = true,
+            "stricthostkeychecking" => r.strict_host_keys = value.to_string(),
+            "userknownhostsfile" => {
+                r.known_hosts = value.split_whitespace().map(str::to_string).collect()
+            }
             // `yes` is the default interval, `no` none, else the interval itself.
             "obscurekeystroketiming" => {
                 r.keystroke_interval_ms = match value {
@@ -233,7 +273,21 @@ pub fn resolve(ssh: &Path, target: &Target) -> Result<Resolved> {
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
-    Ok(parse_ssh_g(&String::from_utf8_lossy(&out.stdout)))
+    let resolved = parse_ssh_g(&String::from_utf8_lossy(&out.stdout));
+    if let Some(w) = resolved.weakened() {
+        let how = match w {
+            Weakened::Unchecked => "sets StrictHostKeyChecking no",
+            Weakened::AcceptNew => "sets StrictHostKeyChecking accept-new",
+            Weakened::NoKnownHosts => "has no known_hosts file (UserKnownHostsFile /dev/null)",
+        };
+        bail!(
+            "{}: its ssh configuration (with -o and -F) {how}: sshbench never weakens host key \
+             checking; connect once with plain `ssh DEST` to verify and record the server's \
+             host key, and keep checking on",
+            target.destination
+        );
+    }
+    Ok(resolved)
 }
 
 #[cfg(test)]

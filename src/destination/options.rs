@@ -29,7 +29,17 @@ const SET_BY_SSHBENCH: &[(&str, &str)] = &[
         "nothing: sshbench never prompts; key-based login must work unattended",
     ),
     ("requesttty", "nothing: sessions run without a terminal"),
+    (
+        "updatehostkeys",
+        "nothing: sshbench never adds keys to known_hosts",
+    ),
 ];
+
+/// Set on every ssh that connects, before the user's options (ssh takes an option's first
+/// value): ssh would otherwise add the server's other host keys to `known_hosts`
+/// (OpenSSH's default since 8.5 where the key was known), and sshbench writes nothing
+/// there.
+pub const NO_HOST_KEY_UPDATES: &str = "UpdateHostKeys=no";
 
 /// Split `Option=value` or `Option value` into a lower-case name and the value.
 fn split(option: &str) -> Option<(String, &str)> {

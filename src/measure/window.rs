@@ -4,7 +4,7 @@
 //! OpenSSH's fixed session window.
 
 use super::{remote, sshlog};
-use crate::destination::Target;
+use crate::destination::{NO_HOST_KEY_UPDATES, Target};
 use crate::model::{Failure, FailureKind, Outcome};
 use crate::sys::cancel::Cancel;
 use crate::sys::run;
@@ -71,6 +71,7 @@ pub fn server_window(
         "ControlPath=none",
         "RequestTTY=no",
         "RemoteCommand=none",
+        NO_HOST_KEY_UPDATES,
     ] {
         cmd.args(["-o", o]);
     }

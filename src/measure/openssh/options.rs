@@ -1,5 +1,6 @@
 //! The `ssh` options every sample's connection is opened with, before the user's own.
 
+use crate::destination::NO_HOST_KEY_UPDATES;
 use crate::model::SampleRequest;
 
 /// The options of every connection a sample opens, before the user's own: verbose (the
@@ -23,6 +24,7 @@ pub fn session_options(req: &SampleRequest) -> Vec<String> {
         "RequestTTY=no",
         "RemoteCommand=none",
         "PermitLocalCommand=no",
+        NO_HOST_KEY_UPDATES,
     ] {
         opt(fixed.to_string());
     }

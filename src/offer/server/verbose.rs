@@ -123,6 +123,7 @@ pub fn probe_via_ssh(
     let out = std::process::Command::new(ssh)
         .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
         .args(["-o", "ControlPath=none", "-o", "RemoteCommand=none"])
+        .args(["-o", crate::destination::NO_HOST_KEY_UPDATES])
         .arg("-o")
         .arg(format!("ConnectTimeout={}", timeout.as_secs().max(1)))
         .args(&target.ssh_options)
