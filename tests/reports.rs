@@ -503,6 +503,7 @@ fn view_fleet_run() {
         options: RunOptions::default(),
         ssh: Vec::new(),
         jobs: 2,
+        sealed: false,
         hosts: vec![
             host(0, "pi@nas", "complete", Some(1), None),
             host(1, "pi@nas2", "complete", Some(3), None),

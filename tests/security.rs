@@ -134,13 +134,19 @@ fn no_child_inherits_the_database_s_secrets() {
     // sshbench's own start-up environment still shows them (as does a child of it
     // between fork and exec, still sshbench's image); no other program's may.
     let sshbench = std::fs::canonicalize(env!("CARGO_BIN_EXE_sshbench")).unwrap();
-    let other = |pid: &u32| {
+    // Its program read first, its environment after: a process seen between fork and
+    // exec (sshbench's image, sshbench's memory) is not taken for the program it became.
+    let holds = |pid: u32, tag: &str| {
         let exe = std::fs::read_link(format!("/proc/{pid}/exe"));
-        *pid != own && exe.is_ok_and(|e| e != sshbench)
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        pid != own
+            && exe.is_ok_and(|e| e != sshbench)
+            && env.split(|b| *b == 0).any(|kv| kv == tag.as_bytes())
     };
     while child.try_wait().unwrap().is_none() {
-        seen.extend(common::processes_tagged(&tag).into_iter().filter(other));
-        db_seen.extend(common::processes_tagged(&db_tag).into_iter().filter(other));
+        seen.extend((common::processes_tagged(&tag).into_iter()).filter(|&p| holds(p, &tag)));
+        db_seen
+            .extend((common::processes_tagged(&db_tag).into_iter()).filter(|&p| holds(p, &db_tag)));
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert!(child.wait().unwrap().success());
@@ -255,4 +261,78 @@ fn known_hosts_is_byte_for_byte_the_same_after_a_run() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_to_string(&known).unwrap(), ed25519);
+}
+
+/// A run and a fleet planted in a database (another user's, or a row changed behind
+/// sshbench's back) carry no seal of this user's key: `--resume` refuses them, a bare
+/// `--resume` never picks them, and the ProxyCommand they hold never runs.
+#[test]
+fn resume_runs_nothing_planted_in_the_database() {
+    use sshbench::destination::Target;
+    use sshbench::store::{NewRun, Store};
+    use sshbench::sys::seal::Sealer;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, data) = (dir.path().join("shared.sqlite"), dir.path().join("data"));
+    let marker = dir.path().join("ran");
+    let planted = Target::parse("victim").unwrap().with_ssh_args(vec![
+        "-o".into(),
+        format!("ProxyCommand=touch {}", marker.display()),
+    ]);
+    let new_run = |store: &Store| {
+        let machine = sshbench::sys::machine::Machine::default();
+        let run = NewRun {
+            destination: "victim",
+            target: &planted,
+            resolved: None,
+            client_version: "OpenSSH_9.2p1",
+            server_version: None,
+            server_strict_kex: None,
+            machine: &machine,
+            options: &common::OPTIONS,
+            plan: &[],
+            seed: 1,
+            client_defaults: &Default::default(),
+        };
+        store.create_run(&run).unwrap()
+    };
+    // Another user's key, and this user's (where the binary finds it: XDG_DATA_HOME).
+    let theirs = Store::open(&db)
+        .unwrap()
+        .sealed_with(Sealer::at(&dir.path().join("their.key")).unwrap());
+    let planted_run = new_run(&theirs);
+    let ssh = [
+        "-o".to_string(),
+        format!("ProxyCommand=touch {}", marker.display()),
+    ];
+    theirs
+        .create_fleet(&["victim".into()], &common::OPTIONS, &ssh, 1)
+        .unwrap();
+    let mine = Store::open(&db)
+        .unwrap()
+        .sealed_with(Sealer::at(&data.join("sshbench/seal.key")).unwrap());
+    let changed_run = new_run(&mine);
+    drop((theirs, mine));
+    let sql =
+        "UPDATE runs SET target_json = replace(target_json, 'victim', 'victim2') WHERE id = ?1";
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(conn.execute(sql, [changed_run]).unwrap(), 1);
+    drop(conn);
+    let resume = |id: Option<i64>| {
+        let mut c = sshbench();
+        c.env("XDG_DATA_HOME", &data).args(["run", "--resume"]);
+        if let Some(id) = id {
+            c.arg(id.to_string());
+        }
+        let out = c.arg("--db").arg(&db).output().unwrap();
+        (out.status.code(), text(&out.stderr))
+    };
+    for id in [planted_run, changed_run] {
+        let (code, err) = resume(Some(id));
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("carries no seal of your key"), "{err}");
+    }
+    let (code, err) = resume(None);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no interrupted run to resume"), "{err}");
+    assert!(!marker.exists(), "the planted ProxyCommand ran");
 }

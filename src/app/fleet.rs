@@ -70,7 +70,7 @@ pub fn start(sh: &Shared) -> Result<u8> {
     if sets.len() > 1 {
         one_name_per_server(sh, &hosts)?;
     }
-    let store = Store::connect(sh.db)?;
+    let store = super::sealed_store(sh.db)?;
     let id = store.create_fleet(&hosts, &cfg.options, &cfg.ssh_args, sets.len())?;
     let fleet = store.fleet(id)?.context("the fleet just stored")?;
     drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
@@ -106,7 +106,7 @@ pub fn to_resume(db: &str) -> Result<Option<FleetRecord>> {
     if !sshbench::store::is_url(db) && !Path::new(db).exists() {
         return Ok(None);
     }
-    let store = Store::connect(db)?;
+    let store = super::sealed_store(db)?;
     let Some((fleet, started)) = store.latest_unfinished_fleet()? else {
         return Ok(None);
     };
@@ -121,6 +121,14 @@ pub fn to_resume(db: &str) -> Result<Option<FleetRecord>> {
 
 /// Finish a stored fleet run: its unfinished hosts with its own options.
 pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
+    if !fleet.sealed {
+        bail!(
+            "fleet run {} was not stored by your sshbench on this machine, or was changed \
+             since (it carries no seal of your key): its hosts and ssh options are not run \
+             again from the database; start a new fleet run",
+            fleet.id
+        );
+    }
     let options = fleet.options.clone();
     let ssh = fleet.ssh.clone();
     let left = fleet
@@ -131,9 +139,13 @@ pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
     let sets = cpu_sets(Some(fleet.jobs), left.max(1), false)?;
     if !sh.cfg.quiet {
         say_err!(
-            "resuming fleet run {} ({left} of {} hosts left)",
+            "resuming fleet run {} ({left} of {} hosts left; ssh options: {})",
             fleet.id,
-            fleet.hosts.len()
+            fleet.hosts.len(),
+            match ssh.is_empty() {
+                true => "none".to_string(),
+                false => ssh.join(" "),
+            }
         );
     }
     drive(sh, fleet, options, ssh, sets)
@@ -250,7 +262,7 @@ fn worker(work: &Work, cpus: Option<&[usize]>) -> Result<()> {
         // Every ssh this thread starts, and every thread feeding one, inherits this.
         affinity::pin_thread(cpus).context("giving a host CPUs of its own")?;
     }
-    let store = Store::connect(work.sh.db)?;
+    let store = super::sealed_store(work.sh.db)?;
     loop {
         if work.sh.cancel.is_cancelled() {
             return Ok(());
@@ -305,10 +317,13 @@ fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> 
     host.status = HostStatus::Running;
     host.problem = None;
     store.set_fleet_host(work.fleet, host)?;
-    let destination = match &resumed {
+    // A host's run goes on where it went only if this user's sshbench stored it; else the
+    // fleet's own (sealed) host and ssh options are used. Either is checked as arguments.
+    let destination = match resumed.as_ref().filter(|r| r.sealed) {
         Some(r) => Ok(r.target.clone()),
         None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
-    };
+    }
+    .and_then(|t| t.check_stored().map(|()| t));
     let fleet = work.fleet;
     let mut base = host.clone();
     let result = destination.and_then(|d| {
@@ -353,7 +368,7 @@ fn host_end(result: Result<(i64, Result<End, Abort>)>) -> (HostStatus, Option<Ho
 
 /// The fleet's end: its status stored, every host's state on stdout, the exit status.
 fn finish(sh: &Shared, id: i64) -> Result<u8> {
-    let store = Store::connect(sh.db)?;
+    let store = super::sealed_store(sh.db)?;
     let fleet = store.fleet(id)?.context("the fleet being finished")?;
     let all = |s: HostStatus| fleet.hosts.iter().all(|h| h.status == s);
     let any = |s: HostStatus| fleet.hosts.iter().any(|h| h.status == s);

@@ -55,6 +55,20 @@ fn db_location(given: &Option<String>) -> Result<String> {
     }
 }
 
+/// The store of a command that starts or resumes runs, with this user's sealing key:
+/// new runs and fleets are sealed, and only sealed ones are resumed (`sys::seal`).
+/// Without a key (no home directory to keep it in) runs go on unsealed, and say so.
+fn sealed_store(db: &str) -> Result<store::Store> {
+    let store = store::Store::connect(db)?;
+    match sshbench::sys::seal::Sealer::of_user() {
+        Ok(sealer) => Ok(store.sealed_with(sealer)),
+        Err(e) => {
+            say_err!("note: {e:#}; runs stored now cannot be resumed");
+            Ok(store)
+        }
+    }
+}
+
 /// The store `db` names, which must hold results already (`what` says what to do
 /// otherwise): a SQLite file is never created by a command that only reads.
 fn open_existing(db: &Option<String>, what: &str) -> Result<store::Store> {

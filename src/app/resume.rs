@@ -2,7 +2,7 @@
 //! with, checking that it can go on here, and reopening it with the samples it keeps.
 
 use super::progress::Progress;
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use sshbench::destination::Target;
 use sshbench::model::{Outcome, RunOptions, RunStatus, Sample};
 use sshbench::store::{self, RunRecord, Store};
@@ -14,7 +14,7 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<RunRecord> {
     if !store::is_url(db) && !Path::new(db).exists() {
         bail!("nothing to resume: the database {db} does not exist");
     }
-    let store = Store::connect(db)?;
+    let store = super::sealed_store(db)?;
     let id = match id {
         Some(id) => id,
         None => store
@@ -26,6 +26,19 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<RunRecord> {
         .ok_or_else(|| anyhow!("no run {id} in {}", store.describe()))?;
     if run.status == RunStatus::Complete {
         bail!("run {id} is already complete");
+    }
+    if !run.sealed {
+        bail!(
+            "run {id} was not stored by your sshbench on this machine, or was changed since \
+             (it carries no seal of your key): its destination and ssh options are not run \
+             again from the database; start a new run with the destination and options you \
+             mean"
+        );
+    }
+    if !run.target.is_sandbox {
+        run.target
+            .check_stored()
+            .with_context(|| format!("run {id} cannot be resumed"))?;
     }
     check_placement(id, &run.options, &run.target)?;
     Ok(run)
@@ -65,8 +78,15 @@ pub(super) fn reopen(store: &Store, run: &RunRecord, progress: &Progress) -> Res
         .filter(|s| !matches!(s.sample.outcome, Outcome::Failed { .. }))
         .map(|s| (s.item, s.round, s.sample))
         .collect();
+    let to = match run.target.is_sandbox {
+        true => run.destination.clone(),
+        false => std::iter::once(run.target.destination.as_str())
+            .chain(run.target.ssh_options.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     progress.say(&format!(
-        "resuming run {} ({} samples already stored)",
+        "resuming run {} of {to} ({} samples already stored)",
         run.id,
         previous.len()
     ));

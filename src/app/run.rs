@@ -385,7 +385,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             None => None,
         },
     };
-    let store = Store::connect(&db)?;
+    let store = super::sealed_store(&db)?;
     let host = HostRun {
         destination,
         resumed: resumed.as_ref(),

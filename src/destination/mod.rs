@@ -43,8 +43,11 @@ impl Target {
         if dest.starts_with('-') {
             bail!("destination {dest:?} starts with '-'; ssh would take it for an option");
         }
-        if dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            bail!("destination {dest:?} contains whitespace or control characters");
+        if let Some(c) = dest.chars().find(|&c| !destination_char(c)) {
+            bail!(
+                "destination {dest:?} contains {c:?}: a destination is [user@]host[:port] or an \
+                 ssh_config alias, of letters, digits and . _ - + % : [ ] @"
+            );
         }
         let (user, hostport) = match dest.rsplit_once('@') {
             Some((u, h)) if !u.is_empty() => (Some(u), h),
@@ -73,6 +76,33 @@ impl Target {
         })
     }
 
+    /// Check a stored target as its arguments are checked on the command line: a row of
+    /// a database is not the user's word. Its destination as [`Target::parse`] takes
+    /// it, its ssh options only `-F FILE`, `-p PORT` and `-o` options [`ssh_args`]
+    /// accepts.
+    pub fn check_stored(&self) -> Result<()> {
+        let d = &self.destination;
+        if d.is_empty() || d.starts_with('-') || !d.chars().all(destination_char) {
+            bail!("the stored destination {d:?} is not one sshbench would take");
+        }
+        let mut args = self.ssh_options.chunks(2);
+        for pair in args.by_ref() {
+            match pair {
+                [flag, file] if flag == "-F" => {
+                    ssh_args(Some(Path::new(file)), &[])?;
+                }
+                [flag, port] if flag == "-p" => {
+                    parse_port(port)?;
+                }
+                [flag, option] if flag == "-o" => {
+                    ssh_args(None, std::slice::from_ref(option))?;
+                }
+                other => bail!("the stored ssh options {other:?} are not ones sshbench writes"),
+            }
+        }
+        Ok(())
+    }
+
     /// The same destination with ssh's own options (`-F`, `-o`, checked by
     /// [`ssh_args`]) after the ones it already has: ssh keeps the first value it is
     /// given, so a destination's own `host:port` wins over `-p` and `-o Port`.
@@ -92,6 +122,12 @@ impl Target {
             via_proxy: false,
         }
     }
+}
+
+/// A character a destination may hold: what host names, IPv4 and IPv6 addresses (with a
+/// zone), user names and ports are made of. Nothing a shell or ssh would read otherwise.
+fn destination_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "._-+%:[]@".contains(c)
 }
 
 /// The stored destination of the local sandbox in its default setup.

@@ -29,6 +29,13 @@ pub struct FleetRecord {
     pub ssh: Vec<String>,
     pub jobs: usize,
     pub hosts: Vec<FleetHost>,
+    /// Its options, ssh options and hosts carry this user's seal (see `sys::seal`).
+    pub sealed: bool,
+}
+
+/// What a fleet's seal covers: what `--resume` would run again.
+fn sealed_parts<'a>(options: &'a str, ssh: &'a str, hosts: &'a str) -> [&'a str; 4] {
+    ["fleet", options, ssh, hosts]
 }
 
 /// A host's problem: its typed record, or the prose an older version stored.
@@ -53,15 +60,17 @@ impl Store {
     ) -> Result<i64> {
         let options_json = serde_json::to_string(options)?;
         let ssh_json = serde_json::to_string(ssh)?;
+        let seal = self.seal(&sealed_parts(&options_json, &ssh_json, &hosts.join("\n")));
         self.begin_bulk()?;
         let created = (|| {
             let id = self.db.borrow_mut().insert(
-                "INSERT INTO fleets (status, options_json, ssh_json, jobs)
-                 VALUES ('running', ?1, ?2, ?3)",
+                "INSERT INTO fleets (status, options_json, ssh_json, jobs, seal)
+                 VALUES ('running', ?1, ?2, ?3, ?4)",
                 &[
                     options_json.as_str().into(),
                     ssh_json.as_str().into(),
                     jobs.into(),
+                    seal.into(),
                 ],
             )?;
             for (i, h) in hosts.iter().enumerate() {
@@ -107,10 +116,13 @@ impl Store {
 
     pub fn fleet(&self, id: i64) -> Result<Option<FleetRecord>> {
         let mut fleet = None;
+        let mut seal: Option<(String, String, Option<String>)> = None;
         self.query(
             "SELECT * FROM fleets WHERE id = ?1",
             &[id.into()],
             &mut |r| {
+                let text = |c| Ok::<_, anyhow::Error>(r.text(c)?.unwrap_or_default().to_string());
+                seal = Some((text("options_json")?, text("ssh_json")?, r.get("seal")?));
                 fleet = Some(FleetRecord {
                     id: r.get("id")?,
                     started_at: r.get("started_at")?,
@@ -119,6 +131,7 @@ impl Store {
                     ssh: decode_json(r, "fleets.ssh_json")?,
                     jobs: r.get::<i64>("jobs")?.max(1) as usize,
                     hosts: Vec::new(),
+                    sealed: false,
                 });
                 Ok(())
             },
@@ -137,21 +150,33 @@ impl Store {
             });
             Ok(())
         })?;
+        if let Some((options, ssh, seal)) = seal {
+            let hosts: Vec<&str> = fleet.hosts.iter().map(|h| h.destination.as_str()).collect();
+            let hosts = hosts.join("\n");
+            let parts = sealed_parts(&options, &ssh, &hosts);
+            fleet.sealed = self.verifies(&parts, seal.as_deref());
+        }
         Ok(Some(fleet))
     }
 
-    /// The newest fleet run that did not finish every host, and when it started.
+    /// The newest fleet run that did not finish every host, and when it started, among
+    /// those this user's sshbench stored (sealed).
     pub fn latest_unfinished_fleet(&self) -> Result<Option<(i64, String)>> {
-        let mut found = None;
+        let mut found: Vec<(i64, String)> = Vec::new();
         self.query(
-            "SELECT id, started_at FROM fleets WHERE status <> 'complete' ORDER BY id DESC LIMIT 1",
+            "SELECT id, started_at FROM fleets WHERE status <> 'complete' ORDER BY id DESC",
             &[],
             &mut |r| {
-                found = Some((r.get("id")?, r.get("started_at")?));
+                found.push((r.get("id")?, r.get("started_at")?));
                 Ok(())
             },
         )?;
-        Ok(found)
+        for (id, started) in found {
+            if self.fleet(id)?.is_some_and(|f| f.sealed) {
+                return Ok(Some((id, started)));
+            }
+        }
+        Ok(None)
     }
 
     /// The fleet a run was measured in, if any.
@@ -174,7 +199,10 @@ mod tests {
     #[test]
     fn a_fleet_keeps_its_hosts_states_and_runs() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("f.sqlite")).unwrap();
+        let sealer = crate::sys::seal::Sealer::at(&dir.path().join("key")).unwrap();
+        let store = Store::open(&dir.path().join("f.sqlite"))
+            .unwrap()
+            .sealed_with(sealer);
         let hosts = ["a".to_string(), "pi@b:2222".to_string()];
         let options = RunOptions::default();
         let id = store.create_fleet(&hosts, &options, &[], 2).unwrap();

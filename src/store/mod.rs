@@ -28,6 +28,7 @@ use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
 
 use crate::destination;
 use crate::model::{PayloadKind, Sample};
+use crate::sys::seal::Sealer;
 use anyhow::{Context, Result, anyhow, bail};
 use backend::{Backend, Row, Value};
 use std::cell::RefCell;
@@ -91,6 +92,9 @@ pub struct StoredSample {
 /// The runs and samples, in whichever backend holds them.
 pub struct Store {
     db: RefCell<Box<dyn Backend>>,
+    /// This user's key: seals what new runs and fleets store that `--resume` would run
+    /// again, and tells which stored ones this user's sshbench wrote.
+    sealer: Option<Sealer>,
 }
 
 impl Store {
@@ -111,12 +115,32 @@ impl Store {
     fn over(backend: Box<dyn Backend>) -> Result<Store> {
         let store = Store {
             db: RefCell::new(backend),
+            sealer: None,
         };
         let shown = store.describe();
         store
             .migrate()
             .with_context(|| format!("preparing the database {shown}"))?;
         Ok(store)
+    }
+
+    /// Seal new runs and fleets with `sealer`, and check stored ones against it.
+    pub fn sealed_with(mut self, sealer: Sealer) -> Store {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// Whether `seal` is this user's over `parts`; false without a key or a seal.
+    pub(super) fn verifies(&self, parts: &[&str], seal: Option<&str>) -> bool {
+        match (&self.sealer, seal) {
+            (Some(s), Some(seal)) => s.verifies(parts, seal),
+            _ => false,
+        }
+    }
+
+    /// This user's seal over `parts`, when the store has the key.
+    pub(super) fn seal(&self, parts: &[&str]) -> Option<String> {
+        self.sealer.as_ref().map(|s| s.seal(parts))
     }
 
     /// Where the store is (a file's path, a URL without its password).
@@ -279,6 +303,7 @@ mod tests {
     };
     use crate::plan::PlanItem;
     use crate::sys::machine::Machine;
+    use crate::sys::seal::Sealer;
     use rusqlite::{Connection, params};
     use std::collections::HashSet;
     use std::time::Duration;
@@ -409,7 +434,8 @@ mod tests {
     fn round_trips_runs_and_samples() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/dir/db.sqlite");
-        let store = Store::open(&path).unwrap();
+        let sealer = Sealer::at(&dir.path().join("seal.key")).unwrap();
+        let store = Store::open(&path).unwrap().sealed_with(sealer);
         let machine = Machine::default();
         let plan = vec![PlanItem {
             mode: Mode::Send,
@@ -608,6 +634,35 @@ mod tests {
             })
             .unwrap();
         assert_eq!(picked.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// `--resume` picks and trusts only what this user's sshbench stored: a run stored
+    /// without this user's key (another user, a shared database's planted row), or one
+    /// whose destination was changed since, is not sealed and never picked.
+    #[test]
+    fn only_runs_this_user_sealed_are_picked_to_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db.sqlite");
+        let key = |name: &str| Sealer::at(&dir.path().join(name)).unwrap();
+        let machine = Machine::default();
+        let mine = Store::open(&db).unwrap().sealed_with(key("mine"));
+        let id = mine.create_run(&new_run(&machine, &[])).unwrap();
+        assert!(mine.run(id).unwrap().unwrap().sealed);
+        assert_eq!(mine.latest_unfinished().unwrap(), Some(id));
+        // Another user's run, newer: not theirs to resume here, and never picked.
+        let theirs = Store::open(&db).unwrap().sealed_with(key("theirs"));
+        let other = theirs.create_run(&new_run(&machine, &[])).unwrap();
+        assert!(!mine.run(other).unwrap().unwrap().sealed);
+        assert_eq!(mine.latest_unfinished().unwrap(), Some(id));
+        // A row changed behind sshbench's back loses its seal.
+        let planted = r#"{"label":"x","ssh_options":["-o","ProxyCommand=touch /tmp/p"],"destination":"x","is_sandbox":false}"#;
+        let sql = "UPDATE runs SET target_json = ?1 WHERE id = ?2";
+        mine.execute(sql, &[planted.into(), id.into()]).unwrap();
+        assert!(!mine.run(id).unwrap().unwrap().sealed);
+        assert_eq!(mine.latest_unfinished().unwrap(), None);
+        // Without a key nothing is sealed.
+        let keyless = Store::open(&db).unwrap();
+        assert!(keyless.runs().unwrap().iter().all(|r| !r.sealed));
     }
 
     /// A stored value this version does not know is an error naming its column and the

@@ -46,6 +46,14 @@ pub struct RunRecord {
     /// How the run measured where it departed from the usual (a login without
     /// commands timed over sftp, a connection per sample), each noted once.
     pub notes: Vec<Note>,
+    /// Its destination, ssh options and options carry this user's seal: this user's
+    /// sshbench stored them on this machine, unchanged since (see `sys::seal`).
+    pub sealed: bool,
+}
+
+/// What a run's seal covers: what `--resume` would run again.
+fn sealed_parts<'a>(target: &'a str, options: &'a str) -> [&'a str; 3] {
+    ["run", target, options]
 }
 
 impl RunRecord {
@@ -73,27 +81,33 @@ pub struct NewRun<'a> {
 
 impl Store {
     pub fn create_run(&self, r: &NewRun) -> Result<i64> {
+        let (target, options) = (
+            serde_json::to_string(r.target)?,
+            serde_json::to_string(r.options)?,
+        );
+        let seal = self.seal(&sealed_parts(&target, &options));
         let values: Vec<Value> = vec![
             r.destination.into(),
-            serde_json::to_string(r.target)?.into(),
+            target.into(),
             r.resolved.map(|x| x.0).into(),
             r.resolved.map(|x| i64::from(x.1)).into(),
             r.resolved.map(|x| x.2).into(),
             r.client_version.into(),
             r.server_version.into(),
             serde_json::to_string(r.machine)?.into(),
-            serde_json::to_string(r.options)?.into(),
+            options.into(),
             serde_json::to_string(r.plan)?.into(),
             (r.seed as i64).into(),
             env!("CARGO_PKG_VERSION").into(),
             serde_json::to_string(r.client_defaults)?.into(),
             r.server_strict_kex.into(),
+            seal.into(),
         ];
         self.db.borrow_mut().insert(
             "INSERT INTO runs (status, destination, target_json, resolved_host, resolved_port,
                 resolved_user, client_version, server_version, machine_json, options_json,
-                plan_json, seed, sshbench_version, client_defaults_json, server_strict_kex)
-             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                plan_json, seed, sshbench_version, client_defaults_json, server_strict_kex, seal)
+             VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             &values,
         )
     }
@@ -114,7 +128,12 @@ impl Store {
         Ok(())
     }
 
-    fn run_from_row(row: &Row) -> Result<RunRecord> {
+    fn run_from_row(&self, row: &Row) -> Result<RunRecord> {
+        let sealed = {
+            let target = row.text("target_json")?.unwrap_or_default();
+            let options = row.text("options_json")?.unwrap_or_default();
+            self.verifies(&sealed_parts(target, options), row.text("seal")?)
+        };
         let plan: String = row.get("plan_json")?;
         let machine: String = row.get("machine_json")?;
         let defaults: Option<String> = row.get("client_defaults_json")?;
@@ -149,6 +168,7 @@ impl Store {
                 Some(j) => Note::decode_all(&j).context("reading runs.notes_json")?,
                 None => Vec::new(),
             },
+            sealed,
         })
     }
 
@@ -161,7 +181,7 @@ impl Store {
         );
         let mut runs = Vec::new();
         self.query(&sql, params, &mut |row| {
-            runs.push(Self::run_from_row(row)?);
+            runs.push(self.run_from_row(row)?);
             Ok(())
         })?;
         Ok(runs)
@@ -177,15 +197,21 @@ impl Store {
     }
 
     /// The newest run that did not finish (interrupted, killed while running, stopped
-    /// by failures such as a dropped network, or by its time budget).
+    /// by failures such as a dropped network, or by its time budget) among those this
+    /// user's sshbench stored (sealed): a shared database's other rows are never picked.
     pub fn latest_unfinished(&self) -> Result<Option<i64>> {
         let mut id = None;
         self.query(
-            "SELECT id FROM runs WHERE status IN ('running', 'interrupted', 'failed', 'budget')
-             ORDER BY id DESC LIMIT 1",
+            "SELECT id, target_json, options_json, seal FROM runs
+             WHERE status IN ('running', 'interrupted', 'failed', 'budget') ORDER BY id DESC",
             &[],
             &mut |row| {
-                id = Some(row.get("id")?);
+                let target = row.text("target_json")?.unwrap_or_default();
+                let options = row.text("options_json")?.unwrap_or_default();
+                let sealed = self.verifies(&sealed_parts(target, options), row.text("seal")?);
+                if id.is_none() && sealed {
+                    id = Some(row.get("id")?);
+                }
                 Ok(())
             },
         )?;

@@ -167,6 +167,8 @@ CREATE INDEX samples_by_run_time ON samples (run_id, measured_at);
     r#"
 ALTER TABLE samples ADD COLUMN problem_json TEXT;          -- refused/unavailable/failed: why (JSON)
 ALTER TABLE fleet_hosts ADD COLUMN problem_json TEXT;      -- a failed host: why (JSON)
+ALTER TABLE runs ADD COLUMN seal TEXT;                     -- HMAC of target and options under its user's key (resume trusts only its own)
+ALTER TABLE fleets ADD COLUMN seal TEXT;                   -- ... of options, ssh options and hosts
 "#,
 ];
 

@@ -13,5 +13,6 @@ pub mod pacer;
 pub mod proc;
 pub mod run;
 pub mod scratch;
+pub mod seal;
 pub mod secrets;
 pub mod sink;
