@@ -336,3 +336,76 @@ fn resume_runs_nothing_planted_in_the_database() {
     assert!(err.contains("no interrupted run to resume"), "{err}");
     assert!(!marker.exists(), "the planted ProxyCommand ran");
 }
+
+/// A stored row that would write lines of its own into an `ssh_config` block (a
+/// destination or an algorithm's name with a line break) is refused with a message naming
+/// its column; no block carries what it says.
+#[test]
+fn recommend_never_writes_what_a_row_planted() {
+    use sshbench::model::{Mode, Suite};
+    use sshbench::store::{NewRun, Store};
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("planted.sqlite");
+    let store = Store::open(&db).unwrap();
+    let machine = sshbench::sys::machine::Machine::default();
+    let id = store
+        .create_run(&NewRun {
+            destination: "nas",
+            target: &common::TARGET,
+            resolved: None,
+            client_version: "OpenSSH_9.2p1",
+            server_version: None,
+            server_strict_kex: Some(true),
+            machine: &machine,
+            options: &common::OPTIONS,
+            plan: &[],
+            seed: 1,
+            client_defaults: &Default::default(),
+        })
+        .unwrap();
+    let ctr = Suite {
+        cipher: Some("aes128-ctr".into()),
+        mac: Some("hmac-sha2-256-etm@openssh.com".into()),
+        ..Suite::default()
+    };
+    for round in 1..=3 {
+        let s = common::SampleBuilder::new(Mode::Send, &ctr)
+            .wall(Duration::from_millis(300))
+            .transfer(1 << 24, 1 << 23, Duration::from_millis(100))
+            .build();
+        store.add_sample(id, 0, round, &s).unwrap();
+    }
+    drop(store);
+    let recommend = || {
+        let out = sshbench()
+            .args(["recommend", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, out, err) = recommend();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Host nas"), "{out}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    for (sql, column) in [
+        (
+            "UPDATE runs SET destination = 'nas' || char(10) || '  ProxyCommand touch /tmp/p'",
+            "runs.destination",
+        ),
+        (
+            "UPDATE runs SET destination = 'nas'; UPDATE samples SET cipher = 'aes128-ctr' || char(10) || '  ProxyCommand x'",
+            "samples.cipher",
+        ),
+    ] {
+        conn.execute_batch(sql).unwrap();
+        let (code, out, err) = recommend();
+        assert_eq!(code, Some(1), "{out}{err}");
+        assert!(err.contains(column), "{err}");
+        assert!(
+            !out.contains("ProxyCommand") && !err.contains("\n  ProxyCommand"),
+            "{out}{err}"
+        );
+    }
+}

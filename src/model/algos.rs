@@ -28,6 +28,11 @@ impl AlgoLists {
     }
 
     /// The names of one kind; `None` when unknown.
+    /// Every name of every list.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.lists.values().flatten().map(String::as_str)
+    }
+
     pub fn get(&self, kind: AlgoKind) -> Option<&[String]> {
         self.lists.get(&kind).map(Vec::as_slice)
     }

@@ -12,6 +12,7 @@ pub mod rekey;
 pub mod run;
 pub mod sample;
 pub mod suite;
+pub mod text;
 
 pub use algos::AlgoLists;
 pub use cpu::CpuTimes;

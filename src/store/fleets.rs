@@ -2,7 +2,7 @@
 //! so that `--resume` finishes a whole fleet after Ctrl-C or `kill -9`.
 
 use super::backend::Value;
-use super::{Store, decode_json, decode_status};
+use super::{Store, decode_json, decode_label, decode_status};
 use crate::model::{HostProblem, HostStatus, RunOptions, RunStatus};
 use anyhow::{Result, anyhow};
 use serde::Serialize;
@@ -143,7 +143,7 @@ impl Store {
         self.query(sql, &[id.into()], &mut |r| {
             fleet.hosts.push(FleetHost {
                 position: r.get::<i64>("position")?.max(0) as usize,
-                destination: r.get("destination")?,
+                destination: decode_label(r, "fleet_hosts.destination")?,
                 status: decode_status(r, "fleet_hosts.status", HostStatus::parse)?,
                 problem: host_problem(r)?,
                 run_id: r.get("run_id")?,

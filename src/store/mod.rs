@@ -59,6 +59,18 @@ fn decode_status<T>(row: &Row, column: &str, parse: fn(&str) -> Option<T>) -> Re
     parse(&v).ok_or_else(|| anyhow!("unknown value {v:?} in {column}"))
 }
 
+/// A stored label (a destination, a host) that reports print and write into ssh_config
+/// blocks: one printable line, else an error naming the column (a destination with a line
+/// break would write lines of its own into a `Host` block).
+fn decode_label(row: &Row, column: &str) -> Result<String> {
+    let name = column.rsplit('.').next().unwrap_or(column);
+    let v: String = row.get(name)?;
+    match crate::model::text::plain_line(&v) {
+        true => Ok(v),
+        false => bail!("a value sshbench never writes in {column}: {v:?}"),
+    }
+}
+
 /// A stored JSON record, decoded once into its type; an error names the column.
 fn decode_json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Result<T> {
     let name = column.rsplit('.').next().unwrap_or(column);

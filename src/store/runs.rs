@@ -3,7 +3,7 @@
 //! itself later (the server's window, the path's TCP rate, stops, notes).
 
 use super::backend::{Row, Value};
-use super::{Store, decode_json, decode_status};
+use super::{Store, decode_json, decode_label, decode_status};
 use crate::destination::Target;
 use crate::model::{AlgoLists, Note, RunOptions, RunStatus, Stop};
 use crate::plan::PlanItem;
@@ -79,6 +79,21 @@ pub struct NewRun<'a> {
     pub client_defaults: &'a AlgoLists,
 }
 
+/// The client's unforced lists: recommendations write their names into `ssh_config`, so
+/// one that is not an algorithm's name is an error; lists no version could read, none.
+fn client_defaults(json: Option<String>) -> Result<AlgoLists> {
+    let lists: AlgoLists = json
+        .and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default();
+    if let Some(bad) = lists
+        .names()
+        .find(|n| !crate::model::text::algorithm_name(n))
+    {
+        bail!("a value sshbench never writes in runs.client_defaults_json: {bad:?}");
+    }
+    Ok(lists)
+}
+
 impl Store {
     pub fn create_run(&self, r: &NewRun) -> Result<i64> {
         let (target, options) = (
@@ -142,7 +157,7 @@ impl Store {
             started_at: row.get("started_at")?,
             finished_at: row.get("finished_at")?,
             status: decode_status(row, "runs.status", RunStatus::parse)?,
-            destination: row.get("destination")?,
+            destination: decode_label(row, "runs.destination")?,
             target: decode_json(row, "runs.target_json")?,
             client_version: row.get("client_version")?,
             server_version: row.get("server_version")?,
@@ -157,9 +172,7 @@ impl Store {
             seed: row.get::<i64>("seed")? as u64,
             samples: row.get("n_samples")?,
             last_sample_at: row.get("last_sample_at")?,
-            client_defaults: defaults
-                .and_then(|j| serde_json::from_str(&j).ok())
-                .unwrap_or_default(),
+            client_defaults: client_defaults(defaults)?,
             stops: match row.get::<Option<String>>("stops_json")? {
                 Some(j) => serde_json::from_str(&j).context("reading a run's stops")?,
                 None => Vec::new(),

@@ -358,13 +358,25 @@ fn mode(r: &Row) -> Result<Mode> {
     Mode::parse(mode).ok_or_else(|| anyhow!("unknown value {mode:?} in samples.mode"))
 }
 
+/// An algorithm's name as stored: recommendations write it into `ssh_config` lists, so
+/// anything but a name's characters is an error naming the column.
+fn algorithm(r: &Row, col: &str) -> Result<Option<String>> {
+    let v: Option<String> = r.get(col)?;
+    match v {
+        Some(name) if !crate::model::text::algorithm_name(&name) => {
+            bail!("a value sshbench never writes in samples.{col}: {name:?}")
+        }
+        v => Ok(v),
+    }
+}
+
 fn suite(r: &Row) -> Result<Suite> {
     Ok(Suite {
-        kex: r.get("kex")?,
-        hostkey: r.get("hostkey")?,
-        cipher: r.get("cipher")?,
-        mac: r.get("mac")?,
-        compression: r.get("compression")?,
+        kex: algorithm(r, "kex")?,
+        hostkey: algorithm(r, "hostkey")?,
+        cipher: algorithm(r, "cipher")?,
+        mac: algorithm(r, "mac")?,
+        compression: algorithm(r, "compression")?,
         tool: r.get("tool_options")?,
         // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
         data: None,

@@ -3,21 +3,8 @@
 //! bidirectional and invisible format characters are written as `\u{..}` escapes, so no
 //! escape sequence sets a title, moves the cursor or reorders a line.
 
+use crate::model::text::hidden;
 use std::borrow::Cow;
-
-/// Whether `c` must not reach a terminal as itself.
-fn hidden(c: char) -> bool {
-    match c {
-        '\n' | '\t' => false,
-        c if c.is_control() => true,
-        // Arabic letter mark, zero-width and directional marks, the bidi embeddings,
-        // overrides and isolates, word joiner and invisible operators, the BOM, and the
-        // interlinear annotation characters.
-        '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' => true,
-        '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}' => true,
-        _ => false,
-    }
-}
 
 /// `s` with every hidden character escaped (borrowed when there is none).
 pub fn text(s: &str) -> Cow<'_, str> {
