@@ -409,3 +409,29 @@ fn recommend_never_writes_what_a_row_planted() {
         );
     }
 }
+
+/// A destination holds only what a host name, user and port are made of, on the command
+/// line and in a hosts file alike: shell metacharacters never reach ssh or a shell.
+#[test]
+fn destinations_with_shell_metacharacters_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = dir.path().join("hosts.txt");
+    std::fs::write(&hosts, "nas\na;touch${IFS}/tmp/x\n").unwrap();
+    for args in [
+        vec!["run", "--", "a;touch${IFS}/tmp/x"],
+        vec!["run", "--", "$(reboot)@nas"],
+        vec!["run", "--", "-oProxyCommand=touch /tmp/x"],
+        vec!["run", "--hosts", hosts.to_str().unwrap()],
+    ] {
+        let out = sshbench()
+            .args(&args)
+            .arg("--db")
+            .arg(dir.path().join("never.sqlite"))
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("destination") || err.contains("hosts"), "{args:?}: {err}");
+        assert!(!dir.path().join("never.sqlite").exists(), "{args:?}");
+    }
+}
