@@ -435,3 +435,88 @@ fn destinations_with_shell_metacharacters_are_refused() {
         assert!(!dir.path().join("never.sqlite").exists(), "{args:?}");
     }
 }
+
+/// Reports read a database as it is: someone else's SQLite file is refused untouched (no
+/// tables of sshbench's added, no WAL journal), a device or a directory is not a
+/// database, and a database an older sshbench wrote is upgraded only when asked to.
+#[test]
+fn databases_that_are_not_sshbench_s_are_left_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("theirs.sqlite");
+    let conn = rusqlite::Connection::open(&theirs).unwrap();
+    conn.execute_batch("CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1);")
+        .unwrap();
+    drop(conn);
+    let before = std::fs::read(&theirs).unwrap();
+    let view = |args: &[&str], db: &std::path::Path| {
+        let out = sshbench().args(args).arg("--db").arg(db).output().unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    for args in [&["runs"][..], &["show"], &["run", "--mode", "connect"]] {
+        let (code, _, err) = view(args, &theirs);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("a database of something else"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(&theirs).unwrap(), before);
+    assert!(!dir.path().join("theirs.sqlite-wal").exists());
+    for not_a_file in [std::path::Path::new("/dev/null"), dir.path()] {
+        let (code, _, err) = view(&["runs"], not_a_file);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+    assert!(!std::path::Path::new("/dev/null-journal").exists());
+    // sshbench's own database, as an older version left it: read only once upgraded.
+    let ours = dir.path().join("ours.sqlite");
+    drop(sshbench::store::Store::open(&ours).unwrap());
+    let version = |v: Option<i64>| {
+        let conn = rusqlite::Connection::open(&ours).unwrap();
+        if let Some(v) = v {
+            conn.pragma_update(None, "user_version", v).unwrap();
+        }
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap()
+    };
+    let current = version(None);
+    version(Some(current - 1));
+    let (code, _, err) = view(&["runs"], &ours);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("sshbench db upgrade"), "{err}");
+    assert_eq!(version(None), current - 1, "a report changed the database");
+    version(Some(current));
+    let (code, _, err) = view(&["db", "upgrade"], &ours);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = view(&["runs"], &ours);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// A database this user may only read (its file and its directory read-only, the WAL's
+/// shared memory gone) is still shown. As root, which every permission lets through,
+/// the reports run as `nobody` (through `runuser`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_read_only_database_can_be_viewed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = ro.join("db.sqlite");
+    drop(sshbench::store::Store::open(&db).unwrap());
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let root = nix::unistd::geteuid().is_root();
+    let mut cmd = if root {
+        // Where nobody may run it: a copy of the binary beside the database.
+        let bin = dir.path().join("sshbench");
+        std::fs::copy(env!("CARGO_BIN_EXE_sshbench"), &bin).unwrap();
+        let mut c = std::process::Command::new("runuser");
+        c.args(["-u", "nobody", "--"]).arg(bin);
+        c
+    } else {
+        sshbench()
+    };
+    let out = cmd.args(["runs", "--db"]).arg(&db).output().unwrap();
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("no runs stored"), "{err}");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

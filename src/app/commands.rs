@@ -23,7 +23,18 @@ use std::time::Duration;
 
 /// `sshbench db copy`.
 pub fn db(args: DbArgs) -> Result<u8> {
-    let DbCommand::Copy { from, to, runs } = args.command;
+    let (from, to, runs) = match args.command {
+        DbCommand::Copy { from, to, runs } => (from, to, runs),
+        DbCommand::Upgrade { db } => {
+            let db = super::db_location(&db.path)?;
+            if !store::is_url(&db) && !std::path::Path::new(&db).exists() {
+                bail!("no database to upgrade: {db} does not exist");
+            }
+            let store = Store::connect(&db)?;
+            say_err!("{} is up to date", store.describe());
+            return Ok(0);
+        }
+    };
     if from == to {
         bail!(
             "FROM and TO are the same database: {}",
@@ -54,6 +65,8 @@ pub fn db(args: DbArgs) -> Result<u8> {
 pub fn runs(args: RunsArgs) -> Result<u8> {
     let store = open_existing(&args.db.path, "`sshbench run` creates it")?;
     if let Some(id) = args.delete {
+        // Deleting writes: the database opened to read is opened again to write.
+        let store = Store::connect(&super::db_location(&args.db.path)?)?;
         if !store.delete_run(id)? {
             bail!("no run {id} in {}", store.describe());
         }

@@ -76,7 +76,7 @@ fn open_existing(db: &Option<String>, what: &str) -> Result<store::Store> {
     if !store::is_url(&db) && !std::path::Path::new(&db).exists() {
         bail!("no results yet: {db} does not exist; {what}");
     }
-    store::Store::connect(&db)
+    store::Store::connect_to_read(&db)
 }
 
 /// Hosts files beyond any fleet (a stray binary file given by mistake).

@@ -771,4 +771,10 @@ pub enum DbCommand {
         #[arg(long = "run", value_name = "ID")]
         runs: Vec<i64>,
     },
+    /// Bring a database an older sshbench wrote up to this version's schema. Reports
+    /// read a database as it is and never change it; `run` upgrades its own too.
+    Upgrade {
+        #[command(flatten)]
+        db: DbArg,
+    },
 }

@@ -124,6 +124,29 @@ impl Store {
         }
     }
 
+    /// Open `db` to read it only (reports): a SQLite file read-only, never created,
+    /// migrated or changed; a PostgreSQL database as it is, which must be of this
+    /// sshbench's schema.
+    pub fn connect_to_read(db: &str) -> Result<Store> {
+        let backend: Box<dyn Backend> = match pg::is_url(db) {
+            true => Box::new(pg::Postgres::connect(db)?),
+            false => Box::new(sqlite::Sqlite::open_to_read(Path::new(db))?),
+        };
+        let store = Store {
+            db: RefCell::new(backend),
+            sealer: None,
+        };
+        let version = store.db.borrow_mut().version()?;
+        if version != SCHEMA_VERSION {
+            bail!(
+                "the database {} has schema version {version}, this sshbench reads \
+                 {SCHEMA_VERSION}: `sshbench db upgrade --db URL` brings an older one up to date",
+                store.describe()
+            );
+        }
+        Ok(store)
+    }
+
     fn over(backend: Box<dyn Backend>) -> Result<Store> {
         let store = Store {
             db: RefCell::new(backend),

@@ -9,21 +9,74 @@ use rusqlite::{Connection, OpenFlags, params_from_iter};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The schema version of the existing SQLite file `path`, read without changing it:
+/// refused unless it is a regular file and either sshbench's database (any version) or an
+/// empty one (version 0 and no tables), never someone else's that would gain sshbench's
+/// tables and a WAL journal.
+fn existing_version(path: &Path) -> Result<i64> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {shown}"))?;
+    if !meta.is_file() {
+        bail!("--db {shown} is not a regular file; give a database file's path or a new one");
+    }
+    let conn = read_only(path)?;
+    let read = || -> rusqlite::Result<(i64, i64)> {
+        let version = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok((version, tables))
+    };
+    let (version, tables) = read().with_context(|| format!("{shown} is not a SQLite database"))?;
+    if version == 0 && tables > 0 {
+        bail!(
+            "{shown} is a database of something else (it has tables, none of them \
+             sshbench's); sshbench keeps its results in its own: give another --db"
+        );
+    }
+    if version > SCHEMA_VERSION {
+        bail!(
+            "the database {shown} has schema version {version}, newer than this sshbench \
+             understands ({SCHEMA_VERSION}); upgrade sshbench or use another --db"
+        );
+    }
+    Ok(version)
+}
+
+/// A read-only connection to `path`. A WAL database whose shared-memory file is gone
+/// needs it made, which a directory this user may not write forbids: such a file is read
+/// as immutable (no one can be writing it where no one may make that file either).
+fn read_only(path: &Path) -> Result<Connection> {
+    let shown = path.display();
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)
+        .with_context(|| format!("opening the database {shown}"))?;
+    let readable = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0));
+    match readable {
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_READONLY_DIRECTORY
+                || e.code == rusqlite::ErrorCode::CannotOpen =>
+        {
+            let encoded = percent_encoding::utf8_percent_encode(
+                &path.display().to_string(),
+                percent_encoding::NON_ALPHANUMERIC,
+            )
+            .to_string()
+            .replace("%2F", "/");
+            let uri = format!("file:{encoded}?immutable=1");
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                .with_context(|| format!("opening the database {shown}"))
+        }
+        _ => Ok(conn),
+    }
+}
+
 /// Check that `path` can be used, without creating or changing anything.
 pub fn check(path: &Path) -> Result<()> {
-    if path.exists() {
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .with_context(|| format!("opening the database {}", path.display()))?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .with_context(|| format!("{} is not an sshbench database", path.display()))?;
-        if version > SCHEMA_VERSION {
-            bail!(
-                "the database {} has schema version {version}, newer than this sshbench \
-                 understands ({SCHEMA_VERSION}); upgrade sshbench or use another --db",
-                path.display()
-            );
-        }
+    if path.exists() || path.is_symlink() {
+        existing_version(path)?;
         if nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).is_err() {
             bail!("the database {} is not writable", path.display());
         }
@@ -62,6 +115,26 @@ pub struct Sqlite {
 }
 
 impl Sqlite {
+    /// Open an existing database to read it only: nothing is created, migrated or
+    /// switched to WAL. It must be of this sshbench's schema.
+    pub fn open_to_read(path: &Path) -> Result<Sqlite> {
+        let shown = path.display();
+        let version = existing_version(path)?;
+        if version < SCHEMA_VERSION {
+            bail!(
+                "the database {shown} was written by an older sshbench (schema {version}, this \
+                 one reads {SCHEMA_VERSION}); `sshbench db upgrade --db {shown}` brings it up \
+                 to date (so does any `sshbench run` with it)"
+            );
+        }
+        let conn = read_only(path)?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        Ok(Sqlite {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
     /// Open (creating the file and its directory if needed).
     pub fn open(path: &Path) -> Result<Sqlite> {
         check(path)?;
