@@ -34,7 +34,11 @@ fn main() -> ExitCode {
             let text = format!("{e:#}");
             let text = sshbench::views::safe::text(&text);
             let _ = writeln!(std::io::stderr().lock(), "sshbench: error: {text}");
-            ExitCode::from(1)
+            // A bad command line exits 2, as clap's own refusals do.
+            match e.downcast_ref::<sshbench::cli::Usage>() {
+                Some(_) => ExitCode::from(2),
+                None => ExitCode::from(1),
+            }
         }
     }
 }

@@ -19,6 +19,9 @@ fn an_out_of_range_timeout_is_a_usage_error() {
         assert!(err.contains("--timeout"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // A value checked after parsing is a usage error too.
+    let out = sshbench().args(["run", "--rounds", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
 /// A login whose session prints escape sequences (setting the terminal's title, clearing
@@ -431,7 +434,10 @@ fn destinations_with_shell_metacharacters_are_refused() {
             .unwrap();
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains("destination") || err.contains("hosts"), "{args:?}: {err}");
+        assert!(
+            err.contains("destination") || err.contains("hosts"),
+            "{args:?}: {err}"
+        );
         assert!(!dir.path().join("never.sqlite").exists(), "{args:?}");
     }
 }
@@ -455,7 +461,10 @@ fn databases_that_are_not_sshbench_s_are_left_as_they_are() {
     for args in [&["runs"][..], &["show"], &["run", "--mode", "connect"]] {
         let (code, _, err) = view(args, &theirs);
         assert_eq!(code, Some(1), "{args:?}: {err}");
-        assert!(err.contains("a database of something else"), "{args:?}: {err}");
+        assert!(
+            err.contains("a database of something else"),
+            "{args:?}: {err}"
+        );
     }
     assert_eq!(std::fs::read(&theirs).unwrap(), before);
     assert!(!dir.path().join("theirs.sqlite-wal").exists());
@@ -473,7 +482,8 @@ fn databases_that_are_not_sshbench_s_are_left_as_they_are() {
         if let Some(v) = v {
             conn.pragma_update(None, "user_version", v).unwrap();
         }
-        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).unwrap()
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            .unwrap()
     };
     let current = version(None);
     version(Some(current - 1));

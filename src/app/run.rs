@@ -339,7 +339,7 @@ fn note_reconnects(n: u32, progress: &Progress) {
 
 /// `sshbench run`. The exit code for a run stopped by a signal is 128 + signal.
 pub fn run(args: RunArgs) -> Result<u8> {
-    let cfg = RunConfig::from_args(args)?;
+    let cfg = RunConfig::from_args(args).map_err(sshbench::cli::Usage)?;
     let db = db_location(&cfg.db)?;
     store::check(&db)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;

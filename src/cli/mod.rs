@@ -3,6 +3,13 @@
 
 pub mod args;
 pub mod config;
+
+/// A command line that asks for something impossible (a bad value, options that do not
+/// go together), found after parsing: the binary exits 2 for it, as for what clap
+/// refuses.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct Usage(pub anyhow::Error);
 pub mod reports;
 pub mod workload;
 
