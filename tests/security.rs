@@ -530,3 +530,55 @@ fn a_read_only_database_can_be_viewed() {
     assert!(err.contains("no runs stored"), "{err}");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A list or hosts file that never ends (`/dev/zero`) is refused at its limit, at once.
+#[test]
+fn endless_list_and_hosts_files_are_refused_at_their_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["run", "--ciphers", "@/dev/zero"][..],
+        &["run", "--hosts", "/dev/zero"],
+    ] {
+        let start = std::time::Instant::now();
+        let out = sshbench()
+            .args(args)
+            .arg("--db")
+            .arg(dir.path().join("never.sqlite"))
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {err}");
+        assert!(err.contains("is it the right file?"), "{args:?}: {err}");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "{args:?}"
+        );
+    }
+}
+
+/// Through a ProxyCommand, a server that sends its version and then nothing (no KEXINIT)
+/// would hold `ssh -vv` forever: the offer probe has a deadline of its own.
+#[test]
+fn a_server_that_stalls_behind_a_proxy_does_not_hang_algos() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    let stall = "ProxyCommand sh -c 'printf \"SSH-2.0-stall\\r\\n\"; exec sleep 600'";
+    std::fs::write(
+        &config,
+        format!("Host box\n  HostName 127.0.0.1\n  {stall}\n"),
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let out = sshbench()
+        .args(["algos", "-F"])
+        .arg(&config)
+        .args(["box", "--timeout", "2"])
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+}

@@ -84,13 +84,7 @@ const MAX_HOSTS_FILE: u64 = 16 << 20;
 
 /// The text of a hosts file (`--hosts`), refusing one far too big to be one.
 fn hosts_file_text(path: &std::path::Path) -> Result<String> {
-    use anyhow::Context;
-    let name = path.display();
-    let meta = std::fs::metadata(path).with_context(|| format!("reading the hosts file {name}"))?;
-    if meta.len() > MAX_HOSTS_FILE {
-        bail!("the hosts file {name} is over 16 MiB; is it the right file?");
-    }
-    std::fs::read_to_string(path).with_context(|| format!("reading the hosts file {name}"))
+    sshbench::sys::files::read_limited(path, MAX_HOSTS_FILE, "the hosts file")
 }
 
 fn style() -> Style {

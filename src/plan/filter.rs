@@ -7,7 +7,7 @@
 //! measures everything by default, so `-` and `^` are the useful prefixes.
 
 use crate::model::{AlgoKind, FilterSpec};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use std::path::Path;
 
 /// Parse a filter argument; `@FILE` is read here (the only I/O in this module).
@@ -43,8 +43,8 @@ pub fn parse(text: &str) -> Result<FilterSpec> {
 
 /// A list file: one name per line (or comma-separated), `#` starts a comment.
 fn read_list_file(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the algorithm list {}", path.display()))?;
+    // A list of every algorithm there is fits in a few KiB.
+    let text = crate::sys::files::read_limited(path, 1 << 20, "the algorithm list")?;
     let names: Vec<&str> = text
         .lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())

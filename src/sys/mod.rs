@@ -5,6 +5,7 @@
 pub mod affinity;
 pub mod cancel;
 pub mod drain;
+pub mod files;
 pub mod gift;
 pub mod instances;
 pub mod load;

@@ -110,6 +110,10 @@ pub fn parse_ssh_vv(lines: &[String], server: Option<&str>) -> Option<ServerOffe
     })
 }
 
+/// How long past its ConnectTimeout the `ssh -vv` probe may take (a proxy's own start,
+/// the key exchange) before it is killed.
+const PROBE_GRACE: Duration = Duration::from_secs(10);
+
 /// Read the server's proposal through the user's own ssh path (`ssh -vv`), for
 /// destinations behind ProxyJump/ProxyCommand; `server` is its `hostname:port` as
 /// `ssh -G` resolves them. Key exchange happens before authentication, so this works
@@ -120,8 +124,8 @@ pub fn probe_via_ssh(
     server: &str,
     timeout: Duration,
 ) -> Result<ServerOffer, ProbeError> {
-    let out = std::process::Command::new(ssh)
-        .args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
+    let mut cmd = std::process::Command::new(ssh);
+    cmd.args(["-vv", "-T", "-o", "BatchMode=yes", "-o", "ControlMaster=no"])
         .args(["-o", "ControlPath=none", "-o", "RemoteCommand=none"])
         .args(["-o", crate::destination::NO_HOST_KEY_UPDATES])
         .arg("-o")
@@ -129,18 +133,23 @@ pub fn probe_via_ssh(
         .args(&target.ssh_options)
         .arg("--")
         .arg(&target.destination)
-        .arg("exit 0")
-        .stdin(std::process::Stdio::null())
-        .output()
+        .arg("exit 0");
+    // A server (or proxy) that stalls after its KEXINIT holds ssh past ConnectTimeout:
+    // the whole probe has a deadline of its own, and ssh dies with sshbench.
+    crate::sys::proc::die_with_parent(&mut cmd);
+    let deadline = timeout + PROBE_GRACE;
+    let quiet = crate::sys::cancel::Cancel::new();
+    let out = crate::sys::run::run(cmd, deadline, &quiet)
         .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
+    let lines: Vec<String> = out
+        .stderr
         .lines()
         .take(20_000)
         .map(|l| l.chars().take(4096).collect())
         .collect();
     // An ssh that ran `exit 0` reached the server, whatever name it logged for it (a
     // canonicalized host name, say): its last proposal is the server's.
-    let reached = out.status.success();
+    let reached = out.success();
     let offer = parse_ssh_vv(&lines, Some(server))
         .or_else(|| parse_ssh_vv(&lines, None).filter(|_| reached));
     offer.ok_or_else(|| {
