@@ -207,14 +207,15 @@ pub fn memory_copies(streams: u32) -> u32 {
 /// about 128 MiB per `cat` (fewer processes per byte), then of the 4-block file, then
 /// `head -c` of the remainder only, because `head -c` copies 8 KiB at a time and costs
 /// the server's core a third of a fast cipher's rate ("Fast receive"). Temp files are
-/// removed on exit and on signals. (The names are ones the CPU probe does not use: it
-/// sets `k`, `n`, `r`, `s` and others.)
+/// removed on exit and on signals, by a function that quotes their names when it runs
+/// (a `$TMPDIR` with spaces removes nothing else). (The names are ones the CPU probe does
+/// not use: it sets `k`, `n`, `r`, `s` and others.)
 pub fn receive_command(bytes: u64, copies: u32) -> String {
     let memory = if copies >= 2 {
         let names = vec!["\"$g\""; copies as usize].join(" ");
         format!(
             "if [ -d /dev/shm ] && [ -w /dev/shm ] && h=$(mktemp /dev/shm/sshbench.XXXXXX 2>/dev/null); then \
-             trap \"rm -f $f $g $h\" 0; if cat {names} > \"$h\" 2>/dev/null && exec 3< \"$h\"; then \
+             if cat {names} > \"$h\" 2>/dev/null && exec 3< \"$h\"; then \
              if [ -r /proc/$$/fd/3 ]; then src=/proc/$$/fd/3; ssz=$((gsz * {copies})); else exec 3<&-; fi; fi; \
              rm -f \"$h\"; fi; "
         )
@@ -223,7 +224,7 @@ pub fn receive_command(bytes: u64, copies: u32) -> String {
     };
     sh(&format!(
         "f=$(mktemp \"${{TMPDIR:-/tmp}}/sshbench.XXXXXX\") || exit 97; g=\"$f.4\"; \
-         trap \"rm -f $f $g\" 0; trap \"exit 1\" 1 2 13 15; \
+         h=; sbclean() {{ rm -f \"$f\" \"$g\" ${{h:+\"$h\"}}; }}; trap sbclean 0; trap \"exit 1\" 1 2 13 15; \
          cat > \"$f\" || exit 97; cat \"$f\" \"$f\" \"$f\" \"$f\" > \"$g\" || exit 97; \
          set -- $(wc -c < \"$g\"); gsz=$1; [ \"$gsz\" -gt 0 ] || exit 97; src=$g; ssz=$gsz; \
          {memory}whole=$(({bytes} / ssz)); rest=$(({bytes} % ssz)); parts=$((rest / gsz)); rest=$((rest % gsz)); \
@@ -396,6 +397,37 @@ mod tests {
         }
         // Every shell passes the command to sh unchanged (no character it would alter).
         assert!(shell_start_command().starts_with("sh -c '"));
+    }
+
+    /// A `$TMPDIR` with a space: the script's clean-up removes its own files and nothing
+    /// that the split name would have named (`.../a` beside `.../a b`).
+    #[test]
+    fn the_receive_script_cleans_up_only_its_own_files() {
+        use std::io::{Read, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("a b");
+        std::fs::create_dir(&tmp).unwrap();
+        let decoy = dir.path().join("a");
+        std::fs::write(&decoy, "keep").unwrap();
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(receive_command(10_000, 1))
+            .env("TMPDIR", &tmp)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let block = vec![7u8; RECEIVE_BLOCK];
+        child.stdin.take().unwrap().write_all(&block).unwrap();
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        assert!(child.wait().unwrap().success());
+        let ready = format!("{READY}\n");
+        assert!(out.starts_with(ready.as_bytes()));
+        assert_eq!(out.len() - ready.len(), 10_000);
+        assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "keep");
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     }
 
     #[test]
