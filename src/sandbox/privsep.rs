@@ -21,20 +21,34 @@ pub(super) struct Privsep {
 }
 
 impl Privsep {
-    fn run_dir() -> PathBuf {
+    /// The run directory, only where root owns it and no one else may write in it: the
+    /// markers there decide what `userdel` and `rmdir` remove, so a directory anyone can
+    /// write in (a temp directory) is never a fallback.
+    fn run_dir() -> Result<PathBuf> {
+        use std::os::unix::fs::MetadataExt;
         ["/run", "/var/run"]
             .iter()
             .map(PathBuf::from)
-            .find(|p| p.is_dir())
-            .unwrap_or_else(std::env::temp_dir)
+            .find(|p| {
+                fs::metadata(p).is_ok_and(|m| m.is_dir() && m.uid() == 0 && m.mode() & 0o022 == 0)
+            })
+            .context("no /run or /var/run that only root may write in, for the sandbox's markers")
     }
 
-    fn marker(what: &str) -> PathBuf {
-        Self::run_dir().join(format!("sshbench-created-{what}"))
+    fn marker(what: &str) -> Result<PathBuf> {
+        Ok(Self::run_dir()?.join(format!("sshbench-created-{what}")))
+    }
+
+    fn write_marker(what: &str, text: &str) -> Result<()> {
+        write_marker_at(&Self::marker(what)?, text)
+    }
+
+    fn read_marker(what: &str) -> Option<String> {
+        read_marker_at(&Self::marker(what).ok()?)
     }
 
     fn open_lock(name: &str) -> Result<File> {
-        let path = Self::run_dir().join(name);
+        let path = Self::run_dir()?.join(name);
         OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -64,7 +78,7 @@ impl Privsep {
     pub fn create_dir(&mut self, dir: &Path) -> Result<()> {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
-        fs::write(Self::marker("dir"), dir.display().to_string())?;
+        Self::write_marker("dir", &dir.display().to_string())?;
         Ok(())
     }
 
@@ -83,14 +97,14 @@ impl Privsep {
         if !status.success() {
             bail!("useradd {name} failed; create the sshd privilege-separation user by hand");
         }
-        fs::write(Self::marker("user"), name)?;
+        Self::write_marker("user", name)?;
         Ok(())
     }
 
     /// Whether no sshd process is alive, allowing our own sessions, killed just before,
     /// a moment to go.
     fn no_sshd_left() -> bool {
-        let created = Self::marker("dir").exists() || Self::marker("user").exists();
+        let created = Self::read_marker("dir").is_some() || Self::read_marker("user").is_some();
         if !created {
             return false;
         }
@@ -117,19 +131,73 @@ impl Privsep {
         // Converting our shared lock succeeds only when no other sandbox holds one.
         let last = flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok();
         if last && Self::no_sshd_left() {
-            if let Ok(dir) = fs::read_to_string(Self::marker("dir")) {
-                let _ = fs::remove_dir(dir.trim());
-                let _ = fs::remove_file(Self::marker("dir"));
+            let remove = |what| Self::marker(what).map(fs::remove_file);
+            if let Some(dir) = Self::read_marker("dir") {
+                let _ = fs::remove_dir(dir);
+                let _ = remove("dir");
             }
-            if let Ok(name) = fs::read_to_string(Self::marker("user")) {
-                let _ = Command::new("userdel").arg(name.trim()).status();
-                let _ = fs::remove_file(Self::marker("user"));
+            // Only a name useradd could have made: a marker is a file's word, not root's.
+            let plain = |n: &str| {
+                n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+            };
+            if let Some(name) = Self::read_marker("user").filter(|n| !n.is_empty() && plain(n)) {
+                let _ = Command::new("userdel").arg("--").arg(name).status();
+                let _ = remove("user");
             }
         }
         // Dropping the files releases both locks.
     }
 }
 
+/// Write a marker, never through a link someone put in its place.
+fn write_marker_at(path: &Path, text: &str) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    std::io::Write::write_all(&mut f, text.as_bytes())?;
+    Ok(())
+}
+
+/// A marker's text, read without following a link and at most a line long.
+fn read_marker_at(path: &Path) -> Option<String> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(f, 4096), &mut text).ok()?;
+    Some(text.trim().to_string())
+}
+
 fn flock(f: &File, op: libc::c_int) -> Result<()> {
     crate::sys::scratch::flock(f, op).context("locking the sshd privilege-separation lock file")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A marker is never written or read through a link someone put in its place (it
+    /// decides what `userdel` and `rmdir` remove).
+    #[test]
+    fn markers_are_not_followed_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere");
+        fs::write(&target, "root").unwrap();
+        let link = dir.path().join("sshbench-created-user");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_marker_at(&link, "victim").is_err());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "root");
+        assert_eq!(read_marker_at(&link), None);
+        let plain = dir.path().join("sshbench-created-dir");
+        write_marker_at(&plain, "/run/sshd\n").unwrap();
+        assert_eq!(read_marker_at(&plain).as_deref(), Some("/run/sshd"));
+    }
 }
