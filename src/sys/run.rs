@@ -59,6 +59,8 @@ fn read_bounded(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
 /// Run `cmd` (stdin closed) until it exits, `timeout` passes or `cancel` fires.
 pub fn run(mut cmd: Command, timeout: Duration, cancel: &Cancel) -> std::io::Result<Finished> {
     let start = Instant::now();
+    // This thread waits for it: the child goes if sshbench is killed meanwhile.
+    proc::die_with_parent(&mut cmd);
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -180,8 +180,10 @@ impl OpenSsh {
             Some(o) => self.attached_args(req, o.master, from_file),
             None => self.args(req),
         };
-        Command::new(&self.ssh)
-            .args(args)
+        let mut cmd = Command::new(&self.ssh);
+        // The sample's thread waits for it: ssh goes if sshbench is killed meanwhile.
+        proc::die_with_parent(&mut cmd);
+        cmd.args(args)
             .stdin(stdin)
             .stdout(stdout)
             .stderr(Stdio::piped())

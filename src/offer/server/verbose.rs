@@ -135,8 +135,7 @@ pub fn probe_via_ssh(
         .arg(&target.destination)
         .arg("exit 0");
     // A server (or proxy) that stalls after its KEXINIT holds ssh past ConnectTimeout:
-    // the whole probe has a deadline of its own, and ssh dies with sshbench.
-    crate::sys::proc::die_with_parent(&mut cmd);
+    // the whole probe has a deadline of its own (and `run` has ssh die with sshbench).
     let deadline = timeout + PROBE_GRACE;
     let quiet = crate::sys::cancel::Cancel::new();
     let out = crate::sys::run::run(cmd, deadline, &quiet)
