@@ -16,5 +16,6 @@ mod postgres;
 mod privsep;
 mod report_html;
 mod shells;
+mod ssh_audit;
 mod tinyssh;
 mod workloads;

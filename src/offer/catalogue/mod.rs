@@ -99,6 +99,47 @@ pub(super) const SHA1_MAC: &str = "SHA-1 based MAC, deprecated";
 pub(super) const EAM: &str = "encrypt-and-MAC; prefer the -etm variant";
 pub(super) const ETM: &str = "encrypt-then-MAC with a strong hash";
 
+/// Where sshbench grades a name looser than ssh-audit (which warns about or fails
+/// everything here, and which `tests/system/ssh_audit.rs` runs against a real sshd), and
+/// why: each stays allowed by default, post-quantum key exchanges ranked first.
+pub const LOOSER_THAN_SSH_AUDIT: &[(&str, &str)] = &[
+    (
+        "curve25519-sha256",
+        "no post-quantum protection, but no known weakness: the fallback every client \
+         and server shares",
+    ),
+    (
+        "curve25519-sha256@libssh.org",
+        "the same as curve25519-sha256",
+    ),
+    (
+        "diffie-hellman-group14-sha256",
+        "112-bit strength and no post-quantum protection: what older servers offer, \
+         graded acceptable as NIST SP 800-57 allows to 2030",
+    ),
+    (
+        "diffie-hellman-group16-sha512",
+        "no post-quantum protection, no known weakness",
+    ),
+    (
+        "diffie-hellman-group18-sha512",
+        "no post-quantum protection, no known weakness",
+    ),
+    (
+        "diffie-hellman-group-exchange-sha256",
+        "no post-quantum protection, no known weakness",
+    ),
+    (
+        "ecdh-sha2-nistp256",
+        "NIST curves: distrust of their origin, no known weakness; FIPS setups need them",
+    ),
+    ("ecdh-sha2-nistp384", "as ecdh-sha2-nistp256"),
+    ("ecdh-sha2-nistp521", "as ecdh-sha2-nistp256"),
+    ("ecdsa-sha2-nistp256", "as ecdh-sha2-nistp256"),
+    ("ecdsa-sha2-nistp384", "as ecdh-sha2-nistp256"),
+    ("ecdsa-sha2-nistp521", "as ecdh-sha2-nistp256"),
+];
+
 /// Every name known to sshbench: the handshake's, then the session's.
 pub fn entries() -> impl Iterator<Item = &'static Entry> {
     handshake::HANDSHAKE.iter().chain(session::SESSION)

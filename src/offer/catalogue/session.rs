@@ -73,19 +73,22 @@ pub static SESSION: &[Entry] = &[
     e("hmac-sha2-256-etm@openssh.com", M, TOP, ETM),
     e("hmac-sha2-512-etm@openssh.com", M, TOP, ETM),
     e("umac-128-etm@openssh.com", M, TOP, ETM),
+    // Legacy as ssh-audit warns about them: a 64-bit tag (forgeries within reach of a
+    // long session), and encrypt-and-MAC, which MACs the plaintext (the MAC may leak
+    // about it, and the ciphertext is decrypted before it is checked).
     e(
         "umac-64-etm@openssh.com",
         M,
-        OK,
+        OLD,
         "encrypt-then-MAC with a 64-bit tag",
     ),
-    e("hmac-sha2-256", M, OK, EAM),
-    e("hmac-sha2-512", M, OK, EAM),
-    e("umac-128@openssh.com", M, OK, EAM),
+    e("hmac-sha2-256", M, OLD, EAM),
+    e("hmac-sha2-512", M, OLD, EAM),
+    e("umac-128@openssh.com", M, OLD, EAM),
     e(
         "umac-64@openssh.com",
         M,
-        OK,
+        OLD,
         "encrypt-and-MAC with a 64-bit tag",
     ),
     e("hmac-sha1", M, OLD, SHA1_MAC),
