@@ -337,6 +337,36 @@ fn resume_runs_nothing_planted_in_the_database() {
     let (code, err) = resume(None);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("no interrupted run to resume"), "{err}");
+    // Sealed, but holding what the command line would refuse (a row of an older version,
+    // or one this user's key was stolen for): checked as arguments all the same.
+    let mut options = common::OPTIONS.clone();
+    options.workload.rsync_options = vec![format!("--rsh=touch {}", marker.display())];
+    let mine = Store::open(&db)
+        .unwrap()
+        .sealed_with(Sealer::at(&data.join("sshbench/seal.key")).unwrap());
+    let machine = sshbench::sys::machine::Machine::default();
+    let sealed = mine
+        .create_run(&NewRun {
+            destination: "victim",
+            target: &Target::parse("victim").unwrap(),
+            resolved: None,
+            client_version: "OpenSSH_9.2p1",
+            server_version: None,
+            server_strict_kex: None,
+            machine: &machine,
+            options: &options,
+            plan: &[],
+            seed: 1,
+            client_defaults: &Default::default(),
+        })
+        .unwrap();
+    drop(mine);
+    let (code, err) = resume(Some(sealed));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("cannot be resumed") && err.contains("--rsync-options"),
+        "{err}"
+    );
     assert!(!marker.exists(), "the planted ProxyCommand ran");
 }
 

@@ -129,6 +129,8 @@ pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
             fleet.id
         );
     }
+    sshbench::cli::workload::check_stored(&fleet.options.workload)
+        .with_context(|| format!("fleet run {} cannot be resumed", fleet.id))?;
     let options = fleet.options.clone();
     let ssh = fleet.ssh.clone();
     let left = fleet

@@ -40,6 +40,8 @@ pub(super) fn load_resumed(db: &str, id: Option<i64>) -> Result<RunRecord> {
             .check_stored()
             .with_context(|| format!("run {id} cannot be resumed"))?;
     }
+    sshbench::cli::workload::check_stored(&run.options.workload)
+        .with_context(|| format!("run {id} cannot be resumed"))?;
     check_placement(id, &run.options, &run.target)?;
     Ok(run)
 }

@@ -51,15 +51,34 @@ fn check_options(tool: &str, text: &str, flags: &[(&str, bool)]) -> Result<Strin
     Ok(words.join(" "))
 }
 
+/// The tool options `--sftp-options` takes, and whether each takes a number.
+const SFTP: [(&str, bool); 2] = [("-R", true), ("-B", true)];
+/// The tool options `--rsync-options` takes.
+const RSYNC: [(&str, bool); 4] = [
+    ("--whole-file", false),
+    ("--no-whole-file", false),
+    ("--inplace", false),
+    ("--block-size", true),
+];
+
+/// Check a stored run's workload options as the command line checks them: a database
+/// row is not the user's word, and these reach sftp, rsync and the server's shell.
+pub fn check_stored(spec: &WorkloadSpec) -> Result<()> {
+    for o in &spec.sftp_options {
+        check_options("sftp", o, &SFTP)?;
+    }
+    for o in &spec.rsync_options {
+        check_options("rsync", o, &RSYNC)?;
+    }
+    if let Some(dir) = &spec.remote_dir {
+        remote_dir(dir)?;
+    }
+    Ok(())
+}
+
 pub fn spec(a: &WorkloadArgs) -> Result<WorkloadSpec> {
     let (tree_files, tree_file_bytes) = parse_tree(&a.tree)?;
-    let sftp = [("-R", true), ("-B", true)];
-    let rsync = [
-        ("--whole-file", false),
-        ("--no-whole-file", false),
-        ("--inplace", false),
-        ("--block-size", true),
-    ];
+    let (sftp, rsync) = (SFTP, RSYNC);
     Ok(WorkloadSpec {
         file_bytes: parse_size(&a.file_size)?,
         tree_files,
