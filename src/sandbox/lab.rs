@@ -30,6 +30,51 @@ fn need_root(what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether the process that made a lab object named `sshbench-PID-ID` still runs: not
+/// for one a `kill -9`ed sshbench left behind. (A PID reused since keeps its object: only
+/// what is surely orphaned goes.)
+fn maker_alive(name: &str) -> bool {
+    let Some(pid) = (name.strip_prefix("sshbench-"))
+        .and_then(|rest| rest.split_once('-'))
+        .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        .filter(|&pid| pid > 0)
+    else {
+        return true;
+    };
+    let probe = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None);
+    !matches!(probe, Err(nix::errno::Errno::ESRCH))
+}
+
+/// Remove the cgroups and network namespaces a `kill -9`ed sshbench left (Drop never
+/// ran): each named for a process no longer running. A cgroup that still holds a
+/// process stays (`rmdir` refuses it); called before a lab makes its own.
+pub fn sweep_leftovers() {
+    let named = |dir: &Path| -> Vec<PathBuf> {
+        fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("sshbench-") && !maker_alive(n))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for cgroups in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup"] {
+        for dir in named(Path::new(cgroups)) {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+    for ns in named(Path::new("/run/netns")) {
+        if let Some(name) = ns.file_name().and_then(|n| n.to_str()) {
+            let _ = Command::new("ip").args(["netns", "del", name]).output();
+        }
+    }
+}
+
 /// A CPU-limited cgroup.
 pub struct Cgroup {
     dir: PathBuf,
@@ -41,6 +86,7 @@ impl Cgroup {
         if !(cores > 0.0 && cores <= 64.0) {
             bail!("the CPU limit must be between 0 and 64 cores, not {cores}");
         }
+        sweep_leftovers();
         let name = format!("sshbench-{}-{}", std::process::id(), fastrand::u32(..));
         let period: u64 = 100_000;
         let quota = ((cores * period as f64) as u64).max(1000);
@@ -112,6 +158,7 @@ pub struct Netns {
 impl Netns {
     pub fn create(rate_kbit: Option<u32>) -> Result<Netns> {
         need_root("--sandbox-rate")?;
+        sweep_leftovers();
         let id = fastrand::u16(..);
         let name = format!("sshbench-{}-{id}", std::process::id());
         let (host_dev, ns_dev) = (format!("sbh{id}"), format!("sbn{id}"));

@@ -538,3 +538,37 @@ fn a_dropbear_server_s_small_window_bounds_uploads_until_it_is_raised() {
     let gain = large["mean"].as_f64().unwrap() / small["mean"].as_f64().unwrap();
     assert!(gain > 1.3, "a larger window moved {gain:.2}x");
 }
+
+/// What a `kill -9`ed sshbench left (a cgroup and a network namespace named for a
+/// process that is gone) is swept when the next lab starts; a live process's stays.
+#[test]
+fn a_lab_sweeps_what_a_killed_sshbench_left() {
+    need_root();
+    let _serial = serial();
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = format!("sshbench-{dead}-1");
+    let live = format!("sshbench-{}-77", std::process::id());
+    for name in [&stale, &live] {
+        let made = Command::new("ip")
+            .args(["netns", "add", name])
+            .status()
+            .unwrap();
+        assert!(made.success(), "ip netns add {name}");
+    }
+    let cgroups = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("cpu.cfs_quota_us").exists() || p.join("cgroup.controllers").exists())
+        .unwrap();
+    std::fs::create_dir(cgroups.join(&stale)).unwrap();
+    let lab = sshbench::sandbox::lab::Netns::create(None).unwrap();
+    let listed = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+    let _ = Command::new("ip").args(["netns", "del", &live]).status();
+    drop(lab);
+    assert!(!listed.contains(&stale), "{listed}");
+    assert!(listed.contains(&live), "{listed}");
+    assert!(!cgroups.join(&stale).exists());
+}
