@@ -19,9 +19,16 @@ fn an_out_of_range_timeout_is_a_usage_error() {
         assert!(err.contains("--timeout"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
-    // A value checked after parsing is a usage error too.
-    let out = sshbench().args(["run", "--rounds", "0"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // A value checked after parsing is a usage error too, for every command.
+    for args in [
+        &["run", "--rounds", "0"][..],
+        &["run", "--ciphers", "rot13", "--db", "/nonexistent/x.sqlite"],
+        &["show", "--since", "garbage"],
+        &["compare", "run:x", "run:y"],
+    ] {
+        let out = sshbench().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+    }
 }
 
 /// A login whose session prints escape sequences (setting the terminal's title, clearing

@@ -51,7 +51,9 @@ pub fn load(
     recommend: Option<(Goal, Grade, Order)>,
 ) -> Result<Option<Vec<HostFigures>>> {
     let text = hosts_file(selection)?;
-    let Some((hosts, since)) = args::fleet(selection, text.as_deref())? else {
+    let Some((hosts, since)) =
+        args::fleet(selection, text.as_deref()).map_err(sshbench::cli::Usage)?
+    else {
         return Ok(None);
     };
     let store = open_existing(&selection.db.path, MEASURE_FIRST)?;

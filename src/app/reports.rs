@@ -4,7 +4,9 @@
 use super::{emit, fleet_reports as fleet, open_existing};
 use anyhow::{Context, Result, bail};
 use sshbench::cli::reports as args;
-use sshbench::cli::{CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs};
+use sshbench::cli::{
+    CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs, Usage,
+};
 use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
 use sshbench::store::{RunRecord, Selection, Store, StoredSample};
@@ -49,7 +51,7 @@ fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
 
 /// The stored results a report command covers: its selection, from its database.
 fn load_selected(selection: &SelectionArgs) -> Result<Loaded> {
-    let sel = args::selection(selection)?;
+    let sel = args::selection(selection).map_err(Usage)?;
     load(&open_existing(&selection.db.path, MEASURE_FIRST)?, &sel)
 }
 
@@ -109,7 +111,8 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
 
 /// `sshbench compare`.
 pub fn compare(a: CompareArgs) -> Result<u8> {
-    let (sel_a, sel_b) = (args::compare_side(&a.a)?, args::compare_side(&a.b)?);
+    let side = |s: &str| args::compare_side(s).map_err(Usage);
+    let (sel_a, sel_b) = (side(&a.a)?, side(&a.b)?);
     let store = open_existing(&a.db.path, MEASURE_FIRST)?;
     let (la, lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
     let (mut sa, mut sb) = (la.scope(), lb.scope());

@@ -375,7 +375,8 @@ pub fn run(args: RunArgs) -> Result<u8> {
         options.sandbox_cpus = super::server::sandbox_placement(options.sandbox_cpus, &progress);
         // Filters that name nothing the client knows fail here, before a sandbox starts
         // or a server is probed.
-        build_plan(&client, None, cfg.destination.is_none(), &options)?;
+        build_plan(&client, None, cfg.destination.is_none(), &options)
+            .map_err(sshbench::cli::Usage)?;
     }
     // A resumed run goes where it went, with the ssh options it had.
     let destination: Option<Target> = match &resumed {
