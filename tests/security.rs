@@ -27,7 +27,12 @@ fn an_out_of_range_timeout_is_a_usage_error() {
         &["compare", "run:x", "run:y"],
     ] {
         let out = sshbench().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
     }
 }
 

@@ -128,6 +128,11 @@ impl Store {
     /// migrated or changed; a PostgreSQL database as it is, which must be of this
     /// sshbench's schema.
     pub fn connect_to_read(db: &str) -> Result<Store> {
+        // An empty database (a new file, a new PostgreSQL database) has nothing to
+        // change: sshbench's tables are made in it, as a run would, and it reads empty.
+        if !pg::is_url(db) && sqlite::existing_version(Path::new(db))? == 0 {
+            return Store::connect(db);
+        }
         let backend: Box<dyn Backend> = match pg::is_url(db) {
             true => Box::new(pg::Postgres::connect(db)?),
             false => Box::new(sqlite::Sqlite::open_to_read(Path::new(db))?),
@@ -136,6 +141,20 @@ impl Store {
             db: RefCell::new(backend),
             sealer: None,
         };
+        if pg::is_url(db) {
+            let tables = store.tables()?;
+            if tables.is_empty() {
+                drop(store);
+                return Store::connect(db);
+            }
+            if !tables.iter().any(|t| t == "sshbench_schema") {
+                bail!(
+                    "{} is a database of something else (it has tables, none of them \
+                     sshbench's); sshbench keeps its results in its own: give another --db",
+                    store.describe()
+                );
+            }
+        }
         let version = store.db.borrow_mut().version()?;
         if version != SCHEMA_VERSION {
             bail!(
@@ -145,6 +164,18 @@ impl Store {
             );
         }
         Ok(store)
+    }
+
+    /// The tables of a PostgreSQL database's schema, read without changing anything.
+    fn tables(&self) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        let sql = "SELECT table_name::text AS name FROM information_schema.tables \
+                   WHERE table_schema = current_schema()";
+        self.query(sql, &[], &mut |r| {
+            names.push(r.get("name")?);
+            Ok(())
+        })?;
+        Ok(names)
     }
 
     fn over(backend: Box<dyn Backend>) -> Result<Store> {

@@ -13,7 +13,7 @@ use std::time::Duration;
 /// refused unless it is a regular file and either sshbench's database (any version) or an
 /// empty one (version 0 and no tables), never someone else's that would gain sshbench's
 /// tables and a WAL journal.
-fn existing_version(path: &Path) -> Result<i64> {
+pub(super) fn existing_version(path: &Path) -> Result<i64> {
     let shown = path.display();
     let meta = std::fs::metadata(path).with_context(|| format!("reading {shown}"))?;
     if !meta.is_file() {

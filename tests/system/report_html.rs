@@ -155,7 +155,14 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
     let db = dir.path().join("db.sqlite");
     full_db(
         &db,
-        &["aes128-gcm@openssh.com", "aes128-ctr", HOSTILE, "3des-cbc"],
+        // A hostile name never gets as far as an algorithm's column (the store refuses
+        // it: tests/security.rs); the banner is the hostile text here.
+        &[
+            "aes128-gcm@openssh.com",
+            "aes128-ctr",
+            "aes256-ctr",
+            "3des-cbc",
+        ],
         4,
         3,
     );
@@ -168,7 +175,7 @@ fn report_loads_in_chromium_with_charts_and_no_console_errors() {
     for fetch in ["src=\"http", "href=\"http", "@import", "url(http"] {
         assert!(!page.contains(fetch), "{fetch} in the page");
     }
-    // The hostile name and banner are text, everywhere.
+    // The hostile banner is text, everywhere.
     assert!(!page.contains("<script>alert"), "unescaped hostile name");
     assert!(
         page.contains("&lt;script&gt;alert("),
