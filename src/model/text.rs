@@ -21,9 +21,10 @@ pub fn hidden(c: char) -> bool {
 /// comma or whitespace; what servers and clients use is letters, digits and `@._+-`),
 /// and so written into an `ssh_config` list as it is.
 pub fn algorithm_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@._+-".contains(c))
+    // By byte: reports check every stored sample's names, 100,000 rows and more.
+    let name_byte =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'@' | b'.' | b'_' | b'+' | b'-');
+    !s.is_empty() && s.bytes().all(name_byte)
 }
 
 /// Whether a one-line label (a destination, a host) holds only what prints as itself:

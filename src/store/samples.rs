@@ -56,6 +56,8 @@ fn key_values(run_id: i64, item: usize, round: u32, s: &Sample) -> Vec<Named> {
         ("mac", Value::from(s.suite.mac.clone())),
         ("outcome", Value::from(outcome)),
         ("failure_kind", Value::from(kind)),
+        // Only older versions wrote prose here; it is read back as a legacy problem.
+        ("error", Value::Null),
         (
             "problem_json",
             Value::from(s.outcome.problem().map(Problem::encode)),
