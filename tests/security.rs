@@ -624,3 +624,41 @@ fn a_server_that_stalls_behind_a_proxy_does_not_hang_algos() {
     );
     assert_eq!(out.status.code(), Some(1), "{err}");
 }
+
+/// Ctrl-C while `run` waits on a server that stalls behind a proxy ends the run at once,
+/// not at the offer probe's deadline.
+#[test]
+fn ctrl_c_during_the_offer_probe_ends_the_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ssh_config");
+    let stall = "ProxyCommand sh -c 'printf \"SSH-2.0-stall\\r\\n\"; exec sleep 600'";
+    std::fs::write(
+        &config,
+        format!("Host box\n  HostName 127.0.0.1\n  {stall}\n"),
+    )
+    .unwrap();
+    let mut child = sshbench()
+        .args(["run", "-F"])
+        .arg(&config)
+        .args(["box", "--timeout", "20", "--db"])
+        .arg(dir.path().join("never.sqlite"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let sent = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > std::time::Duration::from_secs(8) {
+            let _ = child.kill();
+            panic!("still running 8 s after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(!status.success());
+}

@@ -4,8 +4,12 @@
 //! atomic, and the runner, the transport and the sandbox check it between steps. This
 //! keeps teardown (killing the in-flight ssh, stopping the sandbox sshd) in ordinary code.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The token the process's signals set, once [`Cancel::from_signals`] made it: the
+/// signals are the process's, whichever stage waits on a child when they come.
+static SIGNALLED: OnceLock<Cancel> = OnceLock::new();
 
 /// A cheap, clonable cancellation token.
 #[derive(Clone, Debug, Default)]
@@ -29,7 +33,14 @@ impl Cancel {
         ] {
             signal_hook::flag::register_usize(sig, Arc::clone(&token.signal), sig as usize)?;
         }
+        let _ = SIGNALLED.set(token.clone());
         Ok(token)
+    }
+
+    /// The token the process's signals cancel, where [`Cancel::from_signals`] made one;
+    /// else one that never is (a signal then ends the process as it would anyway).
+    pub fn of_process() -> Self {
+        SIGNALLED.get().cloned().unwrap_or_default()
     }
 
     /// Cancel as if `signal` had been received.

@@ -135,10 +135,11 @@ pub fn probe_via_ssh(
         .arg(&target.destination)
         .arg("exit 0");
     // A server (or proxy) that stalls after its KEXINIT holds ssh past ConnectTimeout:
-    // the whole probe has a deadline of its own (and `run` has ssh die with sshbench).
+    // the whole probe has a deadline of its own, and answers the process's Ctrl-C at once
+    // (`run` has ssh die with sshbench too).
     let deadline = timeout + PROBE_GRACE;
-    let quiet = crate::sys::cancel::Cancel::new();
-    let out = crate::sys::run::run(cmd, deadline, &quiet)
+    let cancel = crate::sys::cancel::Cancel::of_process();
+    let out = crate::sys::run::run(cmd, deadline, &cancel)
         .map_err(|e| ProbeError::Io(format!("running {}: {e}", ssh.display())))?;
     let lines: Vec<String> = out
         .stderr
