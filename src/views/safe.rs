@@ -8,31 +8,26 @@ use std::borrow::Cow;
 
 /// `s` with every hidden character escaped (borrowed when there is none).
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(hidden) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match hidden(c) {
-            true => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            false => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    escaped(s, |c| format!("\\u{{{c:x}}}"))
 }
 
 /// JSON text with every hidden character inside its strings as a JSON escape (serde
-/// escapes C0 itself; DEL, C1 and the format characters it leaves as they are).
+/// escapes C0 itself; DEL, C1 and the format characters it leaves as they are). Outside
+/// a string JSON holds only whitespace, punctuation and literals: a hidden character can
+/// only be inside one, where `\uXXXX` is what it means (all of them are below U+10000).
 pub fn json(s: &str) -> Cow<'_, str> {
+    escaped(s, |c| format!("\\u{c:04x}"))
+}
+
+/// `s` with each hidden character written as `escape` gives its code point.
+fn escaped(s: &str, escape: fn(u32) -> String) -> Cow<'_, str> {
     if !s.chars().any(hidden) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match hidden(c) {
-            // Outside a string JSON holds only whitespace, punctuation and literals: a
-            // hidden character can only be inside one, where `\uXXXX` is what it means.
-            true => out.push_str(&format!("\\u{:04x}", c as u32)),
+            true => out.push_str(&escape(c as u32)),
             false => out.push(c),
         }
     }
