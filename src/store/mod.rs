@@ -130,12 +130,12 @@ impl Store {
     pub fn connect_to_read(db: &str) -> Result<Store> {
         // An empty database (a new file, a new PostgreSQL database) has nothing to
         // change: sshbench's tables are made in it, as a run would, and it reads empty.
-        if !pg::is_url(db) && sqlite::existing_version(Path::new(db))? == 0 {
-            return Store::connect(db);
-        }
         let backend: Box<dyn Backend> = match pg::is_url(db) {
             true => Box::new(pg::Postgres::connect(db)?),
-            false => Box::new(sqlite::Sqlite::open_to_read(Path::new(db))?),
+            false => match sqlite::existing_version(Path::new(db))? {
+                0 => return Store::connect(db),
+                v => Box::new(sqlite::Sqlite::open_to_read(Path::new(db), v)?),
+            },
         };
         let store = Store {
             db: RefCell::new(backend),

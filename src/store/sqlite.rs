@@ -115,11 +115,11 @@ pub struct Sqlite {
 }
 
 impl Sqlite {
-    /// Open an existing database to read it only: nothing is created, migrated or
-    /// switched to WAL. It must be of this sshbench's schema.
-    pub fn open_to_read(path: &Path) -> Result<Sqlite> {
+    /// Open an existing database of schema `version` (from [`existing_version`]) to read
+    /// it only: nothing is created, migrated or switched to WAL. It must be of this
+    /// sshbench's schema.
+    pub fn open_to_read(path: &Path, version: i64) -> Result<Sqlite> {
         let shown = path.display();
-        let version = existing_version(path)?;
         if version < SCHEMA_VERSION {
             bail!(
                 "the database {shown} was written by an older sshbench (schema {version}, this \
