@@ -287,7 +287,7 @@ fn known_hosts_is_byte_for_byte_the_same_after_a_run() {
 #[test]
 fn resume_runs_nothing_planted_in_the_database() {
     use sshbench::destination::Target;
-    use sshbench::store::{NewRun, Store};
+    use sshbench::store::Store;
     use sshbench::sys::seal::Sealer;
     let dir = tempfile::tempdir().unwrap();
     let (db, data) = (dir.path().join("shared.sqlite"), dir.path().join("data"));
@@ -296,23 +296,7 @@ fn resume_runs_nothing_planted_in_the_database() {
         "-o".into(),
         format!("ProxyCommand=touch {}", marker.display()),
     ]);
-    let new_run = |store: &Store| {
-        let machine = sshbench::sys::machine::Machine::default();
-        let run = NewRun {
-            destination: "victim",
-            target: &planted,
-            resolved: None,
-            client_version: "OpenSSH_9.2p1",
-            server_version: None,
-            server_strict_kex: None,
-            machine: &machine,
-            options: &common::OPTIONS,
-            plan: &[],
-            seed: 1,
-            client_defaults: &Default::default(),
-        };
-        store.create_run(&run).unwrap()
-    };
+    let new_run = |store: &Store| stored_run(store, &planted, &common::OPTIONS, None);
     // Another user's key, and this user's (where the binary finds it: XDG_DATA_HOME).
     let theirs = Store::open(&db)
         .unwrap()
@@ -359,22 +343,7 @@ fn resume_runs_nothing_planted_in_the_database() {
     let mine = Store::open(&db)
         .unwrap()
         .sealed_with(Sealer::at(&data.join("sshbench/seal.key")).unwrap());
-    let machine = sshbench::sys::machine::Machine::default();
-    let sealed = mine
-        .create_run(&NewRun {
-            destination: "victim",
-            target: &Target::parse("victim").unwrap(),
-            resolved: None,
-            client_version: "OpenSSH_9.2p1",
-            server_version: None,
-            server_strict_kex: None,
-            machine: &machine,
-            options: &options,
-            plan: &[],
-            seed: 1,
-            client_defaults: &Default::default(),
-        })
-        .unwrap();
+    let sealed = stored_run(&mine, &Target::parse("victim").unwrap(), &options, None);
     drop(mine);
     let (code, err) = resume(Some(sealed));
     assert_eq!(code, Some(1), "{err}");
@@ -391,27 +360,12 @@ fn resume_runs_nothing_planted_in_the_database() {
 #[test]
 fn recommend_never_writes_what_a_row_planted() {
     use sshbench::model::{Mode, Suite};
-    use sshbench::store::{NewRun, Store};
+    use sshbench::store::Store;
     use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("planted.sqlite");
     let store = Store::open(&db).unwrap();
-    let machine = sshbench::sys::machine::Machine::default();
-    let id = store
-        .create_run(&NewRun {
-            destination: "nas",
-            target: &common::TARGET,
-            resolved: None,
-            client_version: "OpenSSH_9.2p1",
-            server_version: None,
-            server_strict_kex: Some(true),
-            machine: &machine,
-            options: &common::OPTIONS,
-            plan: &[],
-            seed: 1,
-            client_defaults: &Default::default(),
-        })
-        .unwrap();
+    let id = stored_run(&store, &common::TARGET, &common::OPTIONS, Some(true));
     let ctr = Suite {
         cipher: Some("aes128-ctr".into()),
         mac: Some("hmac-sha2-256-etm@openssh.com".into()),
@@ -601,18 +555,25 @@ fn endless_list_and_hosts_files_are_refused_at_their_limit() {
     }
 }
 
-/// Through a ProxyCommand, a server that sends its version and then nothing (no KEXINIT)
-/// would hold `ssh -vv` forever: the offer probe has a deadline of its own.
-#[test]
-fn a_server_that_stalls_behind_a_proxy_does_not_hang_algos() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("ssh_config");
+/// An ssh_config in `dir` whose `box` is reached through a ProxyCommand that sends an
+/// SSH version and then nothing (no KEXINIT), for ten minutes.
+fn stalling_box(dir: &std::path::Path) -> std::path::PathBuf {
+    let config = dir.join("ssh_config");
     let stall = "ProxyCommand sh -c 'printf \"SSH-2.0-stall\\r\\n\"; exec sleep 600'";
     std::fs::write(
         &config,
         format!("Host box\n  HostName 127.0.0.1\n  {stall}\n"),
     )
     .unwrap();
+    config
+}
+
+/// Through a ProxyCommand, a server that sends its version and then nothing (no KEXINIT)
+/// would hold `ssh -vv` forever: the offer probe has a deadline of its own.
+#[test]
+fn a_server_that_stalls_behind_a_proxy_does_not_hang_algos() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = stalling_box(dir.path());
     let start = std::time::Instant::now();
     let out = sshbench()
         .args(["algos", "-F"])
@@ -633,13 +594,7 @@ fn a_server_that_stalls_behind_a_proxy_does_not_hang_algos() {
 #[test]
 fn ctrl_c_during_the_offer_probe_ends_the_run_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("ssh_config");
-    let stall = "ProxyCommand sh -c 'printf \"SSH-2.0-stall\\r\\n\"; exec sleep 600'";
-    std::fs::write(
-        &config,
-        format!("Host box\n  HostName 127.0.0.1\n  {stall}\n"),
-    )
-    .unwrap();
+    let config = stalling_box(dir.path());
     let mut child = sshbench()
         .args(["run", "-F"])
         .arg(&config)
@@ -664,4 +619,29 @@ fn ctrl_c_during_the_offer_probe_ends_the_run_at_once() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     assert!(!status.success());
+}
+
+/// A run of `target` stored with `options` and no plan, as `run` stores one: its
+/// destination is the target's own.
+fn stored_run(
+    store: &sshbench::store::Store,
+    target: &sshbench::destination::Target,
+    options: &sshbench::model::RunOptions,
+    strict_kex: Option<bool>,
+) -> i64 {
+    let machine = sshbench::sys::machine::Machine::default();
+    let run = sshbench::store::NewRun {
+        destination: &target.destination,
+        target,
+        resolved: None,
+        client_version: "OpenSSH_9.2p1",
+        server_version: None,
+        server_strict_kex: strict_kex,
+        machine: &machine,
+        options,
+        plan: &[],
+        seed: 1,
+        client_defaults: &Default::default(),
+    };
+    store.create_run(&run).unwrap()
 }
