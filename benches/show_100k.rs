@@ -5,6 +5,7 @@
 //! 100 round trips each), then times the whole command
 //! (process start to exit) and the in-process pipeline, 7 times each, and prints the
 //! medians. Not a test: timings on a shared machine are for reading, not asserting.
+//! `SHOW_100K_KEEP=PATH` keeps a copy of the database there (to profile `show` on it).
 
 use sshbench::model::AlgoLists;
 use sshbench::model::RunStatus;
@@ -99,6 +100,10 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
     drop(store);
+    // For profiling: keep a copy of the database where the caller asks.
+    if let Some(keep) = std::env::var_os("SHOW_100K_KEEP") {
+        std::fs::copy(&db, keep).unwrap();
+    }
 
     let bin = env!("CARGO_BIN_EXE_sshbench");
     let mut whole = Vec::new();

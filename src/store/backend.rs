@@ -56,8 +56,8 @@ pub trait Backend: Send {
     /// Run one `INSERT` (of one or more rows) and give the (last) new row's `id`; never
     /// repeated.
     fn insert(&mut self, sql: &str, params: &[Value]) -> Result<i64>;
-    /// Run one query, handing each row to `each` (SQLite steps through the rows;
-    /// PostgreSQL's arrive together).
+    /// Run one query, handing each row to `each` in order (SQLite steps through the rows
+    /// on a thread of its own while `each` runs; PostgreSQL's arrive together).
     fn query(
         &mut self,
         sql: &str,
