@@ -140,6 +140,7 @@ fn main() {
                 top: None,
                 worst: false,
                 sort: sshbench::views::show::SortKey::Speed,
+                all_grades: false,
             },
         );
         let text = sshbench::views::export::render(

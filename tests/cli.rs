@@ -2013,7 +2013,7 @@ fn a_server_s_small_rekey_limit_is_seen_in_its_rekeys() {
             .nth(1)
             .unwrap_or_else(|| panic!("{words}"));
         assert!(
-            said.contains("bound: rekeying a rekey every "),
+            said.contains("limited by rekeying a rekey every "),
             "{mode}: {words}"
         );
         let every = rekey_intervals_said(said)[0];

@@ -544,7 +544,7 @@ fn headline_of(destination: &str, snapshot: &str) {
         })
         .unwrap();
     let scope = Scope::build(&runs, &samples);
-    let (doc, view) = headline::headline(&scope);
+    let (doc, view) = headline::headline(&scope, headline::WIDTH);
     for (name, format) in [
         ("table", Format::Table),
         ("markdown", Format::Markdown),
@@ -593,7 +593,7 @@ fn view_headline_window_bound() {
         }
     }
     let (runs, samples) = store.select(&Default::default()).unwrap();
-    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
     let table = export::render(&doc, &view, Format::Table, Style::default());
     for line in table.lines() {
         let width = line.chars().count();
@@ -1067,7 +1067,7 @@ fn headline_names_a_mode_whose_every_sample_failed() {
         }
     }
     let (runs, samples) = store.select(&Default::default()).unwrap();
-    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
     let out = export::render(&doc, &view, Format::Table, Style::default());
     let line = |mode: &str| {
         out.lines()
@@ -1087,7 +1087,11 @@ fn headline_names_a_mode_whose_every_sample_failed() {
         "{out}"
     );
     // `summary` says as much instead of empty tables.
-    let (doc, view) = sshbench::views::summary::summary(&Scope::build(&runs, &samples), 5);
+    let tops = sshbench::views::summary::TopLists {
+        n: 5,
+        all_grades: false,
+    };
+    let (doc, view) = sshbench::views::summary::summary(&Scope::build(&runs, &samples), tops);
     let out = export::render(&doc, &view, Format::Table, Style::default());
     assert!(
         out.contains("send: no figure, no sample succeeded"),
@@ -1117,7 +1121,7 @@ fn headline_says_what_a_run_cut_short_by_its_budget_leaves_out() {
     }
     let answer = |store: &Store| {
         let (runs, samples) = store.select(&Default::default()).unwrap();
-        let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+        let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
         common::words(&export::render(
             &doc,
             &view,
@@ -1189,7 +1193,7 @@ fn headline_says_a_reason_shared_by_the_modes_below_once() {
     let s = sample(Mode::Send, &chacha, 0.1, 1, 1.0);
     store.add_sample(id, 0, 1, &s).unwrap();
     let (runs, samples) = store.select(&Default::default()).unwrap();
-    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
     let out = export::render(&doc, &view, Format::Table, Style::default());
     let said = |mode: &str| {
         (out.lines())
@@ -1279,12 +1283,12 @@ fn router_headline(mode: Mode, suites: &[Suite], bases: &[f64], options: &str) -
         }
     }
     let (runs, samples) = store.select(&Default::default()).unwrap();
-    let (doc, view) = headline::headline(&Scope::build(&runs, &samples));
+    let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
     let out = export::render(&doc, &view, Format::Table, Style::default());
     common::words(&out)
 }
 
-/// Echo where what ssh picks unforced (chacha20-poly1305) is within the noise of the
+/// Echo where ssh's own choice (chacha20-poly1305) is within the noise of the
 /// quickest suite: the headline says they are as good, not that the quickest gains
 /// its point estimate's percent over it.
 #[test]
@@ -1294,8 +1298,7 @@ fn headline_claims_no_gain_over_an_unforced_suite_within_the_noise() {
         words.contains("echo aes128-ctr + hmac-sha2-256-etm@openssh.com"),
         "{words}"
     );
-    let same = "what ssh picks unforced (chacha20-poly1305@openssh.com + <implicit>) is as good \
-                within the noise";
+    let same = "ssh's own choice (chacha20-poly1305@openssh.com) is as good: nothing to gain";
     assert!(words.contains(same), "{words}");
     assert!(!words.contains("takes"), "{words}");
 }
@@ -1317,8 +1320,8 @@ fn headline_says_the_grade_of_a_best_suite_no_allowed_one_beat() {
 }
 
 /// `run --ciphers aes128-ctr` against a client that prefers chacha20-poly1305: what ssh
-/// picks unforced was left out, so the headline claims nothing of it (neither "is what
-/// ssh picks unforced" nor a gain over aes128-ctr) and says which option left it out. An
+/// picks unforced was left out, so the headline claims nothing of it (neither "ssh
+/// already uses it" nor a gain over aes128-ctr) and says which option left it out. An
 /// AEAD pick needs no MAC: `--macs` leaving out the client's first MAC does not count.
 #[test]
 fn headline_says_when_the_run_s_own_filter_left_out_what_ssh_picks_unforced() {
@@ -1334,18 +1337,18 @@ fn headline_says_when_the_run_s_own_filter_left_out_what_ssh_picks_unforced() {
     let words = headline_of(std::slice::from_ref(&ctr), only_ctr);
     let said = "send aes128-ctr + hmac-sha2-256-etm@openssh.com: ";
     assert!(words.contains(said), "{words}");
-    let left_out = "what ssh picks unforced was not measured: --ciphers left out \
+    let left_out = "ssh's own choice was not measured: --ciphers left out \
                     chacha20-poly1305@openssh.com, which your client prefers";
     assert!(words.contains(left_out), "{words}");
-    assert!(!words.contains("is what ssh picks unforced"), "{words}");
+    assert!(!words.contains("ssh already uses it"), "{words}");
     // Without the filter (the server offers no chacha20), aes128-ctr is ssh's own pick.
     let words = headline_of(std::slice::from_ref(&ctr), "{}");
-    assert!(words.contains("is what ssh picks unforced"), "{words}");
+    assert!(words.contains("ssh already uses it"), "{words}");
     assert!(!words.contains("not measured"), "{words}");
     // ssh's pick measured, an AEAD cipher: the MACs left out do not matter.
     let macs = r#"{"macs":{"op":"only","names":["hmac-sha2-256-etm@openssh.com"]}}"#;
     let words = headline_of(&[ctr, chacha], macs);
     assert!(!words.contains("not measured"), "{words}");
     assert!(words.contains("chacha20-poly1305@openssh.com"), "{words}");
-    assert!(words.contains("what ssh picks unforced"), "{words}");
+    assert!(words.contains("ssh's own choice"), "{words}");
 }

@@ -81,9 +81,8 @@ pub fn runs(args: RunsArgs) -> Result<u8> {
         say_err!("no runs stored in {} yet", store.describe());
         return Ok(0);
     }
-    let t = sshbench::views::runs::table(&runs, now);
-    let _ = writeln!(std::io::stdout().lock(), "{}", safe::text(&t));
-    Ok(0)
+    let doc = sshbench::views::runs::table(&runs, &store.sample_counts()?, now);
+    super::emit(&doc, &(), sshbench::cli::FormatArg::Table, args.wide)
 }
 
 /// `sshbench sandbox`: the sandbox for manual use and benchmark scripts.
@@ -159,12 +158,17 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
         server_error,
         algorithms: &rows,
     };
-    // What the server offered is its own text: through the sanitiser.
-    let text = match args.format {
-        AlgosFormat::Table => safe::text(&algos_view::render_table(&report)).into_owned(),
-        AlgosFormat::Json => safe::json(&algos_view::render_json(&report)).into_owned(),
-    };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    // What the server offered is its own text: through the sanitiser (`emit`'s too).
+    match args.format {
+        AlgosFormat::Table => {
+            let doc = algos_view::document(&report);
+            super::emit(&doc, &(), sshbench::cli::FormatArg::Table, args.wide)?;
+        }
+        AlgosFormat::Json => {
+            let text = safe::json(&algos_view::render_json(&report)).into_owned();
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
     Ok(if server.is_some() { 0 } else { 1 })
 }
 

@@ -385,7 +385,7 @@ fn finish(sh: &Shared, id: i64) -> Result<u8> {
     };
     store.set_fleet_status(id, status)?;
     let (doc, view) = fleet_view::fleet_run(&fleet, &store.runs()?);
-    super::emit(&doc, &view, sshbench::cli::FormatArg::Table)?;
+    super::emit(&doc, &view, sshbench::cli::FormatArg::Table, sh.cfg.wide)?;
     if let Some(code) = sh.cancel.exit_code() {
         say_err!(
             "sshbench: interrupted; fleet run {id} keeps every finished sample \

@@ -87,16 +87,25 @@ fn hosts_file_text(path: &std::path::Path) -> Result<String> {
     sshbench::sys::files::read_limited(path, MAX_HOSTS_FILE, "the hosts file")
 }
 
-fn style() -> Style {
+/// How terminal tables are drawn: fitted to a terminal's width unless `wide`; whole
+/// (every column, every name in full) when piped or `wide`.
+fn style(wide: bool) -> Style {
     let tty = std::io::stdout().is_terminal();
     Style {
-        width: if tty {
+        width: if tty && !wide {
             comfy_table::Table::new().width()
         } else {
             None
         },
         color: tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     }
+}
+
+/// The width the run's answer is written for: the terminal's, at most the views' own
+/// ([`sshbench::views::scope::WIDTH`]); that when piped or `wide`.
+fn answer_width(wide: bool) -> usize {
+    let most = sshbench::views::scope::WIDTH;
+    style(wide).width.map_or(most, |w| usize::from(w).min(most))
 }
 
 fn format_of(f: FormatArg) -> Format {
@@ -108,8 +117,8 @@ fn format_of(f: FormatArg) -> Format {
     }
 }
 
-fn emit(doc: &Document, json: &impl Serialize, format: FormatArg) -> Result<u8> {
-    let text = export::render(doc, json, format_of(format), style());
+fn emit(doc: &Document, json: &impl Serialize, format: FormatArg, wide: bool) -> Result<u8> {
+    let text = export::render(doc, json, format_of(format), style(wide));
     // A closed pipe (e.g. `| head`) ends the output quietly.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(0)

@@ -164,12 +164,13 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
             top: None,
             worst: false,
             sort: SortKey::Speed,
+            all_grades: false,
         };
         let (doc, view) = show::show(&scope, &opts);
-        emit(&doc, &view, FormatArg::Table)?;
+        emit(&doc, &view, FormatArg::Table, cfg.wide)?;
     } else {
-        let (doc, view) = headline::headline(&scope);
-        emit(&doc, &view, FormatArg::Table)?;
+        let (doc, view) = headline::headline(&scope, super::answer_width(cfg.wide));
+        emit(&doc, &view, FormatArg::Table, cfg.wide)?;
     }
     if !cfg.quiet {
         let more = format!(

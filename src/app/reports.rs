@@ -69,11 +69,11 @@ pub fn show(a: ShowArgs) -> Result<u8> {
     if let Some(hosts) = fleet::load(&a.view.selection, None)? {
         let view = fleet_view::table::build(&hosts);
         let doc = fleet_view::table::render(&view, opts.top);
-        return emit(&doc, &view, a.view.format);
+        return emit(&doc, &view, a.view.format, a.view.wide);
     }
     let loaded = load_selected(&a.view.selection)?;
     let (doc, view) = show::show(&loaded.scope(), &opts);
-    emit(&doc, &view, a.view.format)
+    emit(&doc, &view, a.view.format, a.view.wide)
 }
 
 /// `sshbench summary`.
@@ -81,11 +81,15 @@ pub fn summary(a: SummaryArgs) -> Result<u8> {
     if let Some(hosts) = fleet::load(&a.view.selection, None)? {
         let view = fleet_view::table::build(&hosts);
         let doc = fleet_view::table::render(&view, Some(a.top.max(1)));
-        return emit(&doc, &view, a.view.format);
+        return emit(&doc, &view, a.view.format, a.view.wide);
     }
     let loaded = load_selected(&a.view.selection)?;
-    let (doc, view) = summary_view::summary(&loaded.scope(), a.top.max(1));
-    emit(&doc, &view, a.view.format)
+    let tops = summary_view::TopLists {
+        n: a.top.max(1),
+        all_grades: a.all_grades,
+    };
+    let (doc, view) = summary_view::summary(&loaded.scope(), tops);
+    emit(&doc, &view, a.view.format, a.view.wide)
 }
 
 /// `sshbench recommend`.
@@ -97,7 +101,7 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
     );
     if let Some(hosts) = fleet::load(&a.view.selection, Some((goal, allowed, order)))? {
         let (doc, view) = fleet_view::recommend::recommend(&hosts, None, order);
-        return emit(&doc, &view, a.view.format);
+        return emit(&doc, &view, a.view.format, a.view.wide);
     }
     let loaded = load_selected(&a.view.selection)?;
     let (doc, view) = recommend::recommend(
@@ -106,7 +110,7 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
         args::allowed(a.allow),
         args::order(a.order),
     );
-    emit(&doc, &view, a.view.format)
+    emit(&doc, &view, a.view.format, a.view.wide)
 }
 
 /// `sshbench compare`.
@@ -123,7 +127,7 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
         }
     }
     let (doc, view) = compare_view::compare(&sa, &sb);
-    emit(&doc, &view, a.format)
+    emit(&doc, &view, a.format, a.wide)
 }
 
 /// `sshbench report`: the page, and with `--png` its charts as pictures.
@@ -150,11 +154,16 @@ pub fn report(a: ReportArgs) -> Result<u8> {
         top: None,
         worst: false,
         sort: SortKey::Speed,
+        all_grades: true,
     };
     let (_, all) = show::show(&scope, &every_suite);
     let charts = html::charts(&all)?;
     // The summary's sentences and warnings, ranked once.
-    let summary = summary_view::view(&scope, 1);
+    let best = summary_view::TopLists {
+        n: 1,
+        all_grades: false,
+    };
+    let summary = summary_view::view(&scope, best);
     let why: Vec<String> = summary
         .sections
         .iter()

@@ -171,6 +171,11 @@ pub struct ViewArgs {
     /// Output format (JSON carries raw figures, units and run ids).
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
+
+    /// Terminal tables with every column and full algorithm names, lines as long as
+    /// they come (piped output always has them).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -216,6 +221,11 @@ pub struct ShowArgs {
     /// Draw --chart with ASCII only (default: Unicode blocks when the locale is UTF-8).
     #[arg(long, requires = "chart")]
     pub ascii: bool,
+
+    /// The plain ranking by figure, every grade and sums mixed (default: the suites of
+    /// a recommended or acceptable grade measured as such first).
+    #[arg(long)]
+    pub all_grades: bool,
 }
 
 #[derive(Debug, Args)]
@@ -245,6 +255,11 @@ pub struct SummaryArgs {
     /// Suites in each top list.
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
+
+    /// Top lists of every suite, legacy, broken and sums included (default: only suites
+    /// of a recommended or acceptable grade measured as such).
+    #[arg(long)]
+    pub all_grades: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -295,6 +310,11 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: FormatArg,
+
+    /// Terminal tables with every column and full algorithm names, lines as long as
+    /// they come (piped output always has them).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 const ALGOS_EXAMPLES: &str = "Examples:
@@ -350,6 +370,11 @@ pub struct AlgosArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: AlgosFormat,
+
+    /// Terminal tables with every column and full algorithm names, lines as long as
+    /// they come (piped output always has them).
+    #[arg(long)]
+    pub wide: bool,
 
     /// Seconds allowed for connecting and for reading the server's offer (1 to 86400).
     #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -701,6 +726,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub tables: bool,
 
+    /// Terminal tables with every column and full algorithm names, lines as long as
+    /// they come (piped output always has them).
+    #[arg(long)]
+    pub wide: bool,
+
     /// Print nothing but the results.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -743,6 +773,11 @@ pub struct RunsArgs {
     /// Delete run ID and its samples.
     #[arg(long, value_name = "ID")]
     pub delete: Option<i64>,
+
+    /// Terminal tables with every column and full algorithm names, lines as long as
+    /// they come (piped output always has them).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Debug, Args)]

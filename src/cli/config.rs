@@ -30,6 +30,8 @@ pub struct RunConfig {
     pub verbose: bool,
     /// End with the full tables instead of the headline.
     pub tables: bool,
+    /// Terminal output unfitted: every column, full names (`--wide`).
+    pub wide: bool,
     pub mock_transport: bool,
     /// ssh's own `-F` and `-o` for the destination, checked.
     pub ssh_args: Vec<String>,
@@ -213,6 +215,7 @@ impl RunConfig {
             quiet: a.quiet,
             verbose: a.verbose,
             tables: a.tables,
+            wide: a.wide,
             mock_transport: a.mock_transport,
         })
     }

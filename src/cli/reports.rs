@@ -129,6 +129,7 @@ pub fn show_options(a: &ShowArgs, utf8: bool) -> Result<ShowOptions> {
             SortArg::Cpu => SortKey::Cpu,
             SortArg::Name => SortKey::Name,
         },
+        all_grades: a.all_grades,
     })
 }
 

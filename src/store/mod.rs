@@ -21,7 +21,7 @@ mod sqlite;
 pub use copy::{Copied, copy};
 pub use fleets::{FleetHost, FleetRecord};
 pub use pg::{is_url, redact};
-pub use runs::{NewRun, RunRecord};
+pub use runs::{NewRun, RunRecord, SampleCounts};
 
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};

@@ -10,6 +10,13 @@ use crate::plan::PlanItem;
 use crate::sys::machine::Machine;
 use anyhow::{Context, Result, bail};
 
+/// A run's samples: measured (counted in every report) and warm-ups (never counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SampleCounts {
+    pub measured: u64,
+    pub warmups: u64,
+}
+
 /// A run as stored.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -183,6 +190,28 @@ impl Store {
             },
             sealed,
         })
+    }
+
+    /// Each run's samples, measured and warm-ups, by run id (runs without any left
+    /// out).
+    pub fn sample_counts(&self) -> Result<Vec<(i64, SampleCounts)>> {
+        let mut out = Vec::new();
+        let sql = "SELECT run_id, count(*) AS n, \
+                   sum(CASE WHEN round = 0 THEN 1 ELSE 0 END) AS warmups \
+                   FROM samples GROUP BY run_id ORDER BY run_id";
+        self.query(sql, &[], &mut |r| {
+            let (n, warmups) = (r.get::<i64>("n")?, r.get::<i64>("warmups")?);
+            let count = |v: i64| u64::try_from(v).unwrap_or(0);
+            out.push((
+                r.get("run_id")?,
+                SampleCounts {
+                    measured: count(n - warmups),
+                    warmups: count(warmups),
+                },
+            ));
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// The runs `filter` (an SQL condition on `r`) selects, oldest first.

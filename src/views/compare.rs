@@ -106,7 +106,9 @@ pub fn compare(a: &Scope, b: &Scope) -> (Document, CompareView) {
             format!("{mode} ({})", unit(mode)),
             &["Suite", "A", "B", "B/A", "p", "Significant"],
         )
-        .right(&[1, 2, 3, 4]);
+        .right(&[1, 2, 3, 4])
+        .names(&[0])
+        .droppable(&[4, 3]);
         for r in rows {
             g.row(cells(r));
         }

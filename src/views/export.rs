@@ -2,7 +2,8 @@
 //! tables) plus a JSON value with the raw figures, and [`render`] turns it into a
 //! terminal table, Markdown, CSV or JSON.
 
-use super::safe;
+use super::scope::{WIDTH, wrap_at};
+use super::{fit, safe};
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
 use serde::Serialize;
 
@@ -25,7 +26,7 @@ pub struct Style {
 }
 
 /// A table with a title.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Grid {
     pub title: String,
     pub headers: Vec<String>,
@@ -33,6 +34,22 @@ pub struct Grid {
     /// Columns to align right (figures).
     #[serde(skip)]
     pub right: Vec<usize>,
+    /// Columns of algorithm names, shortened in a terminal ([`super::fit`]).
+    #[serde(skip)]
+    pub names: Vec<usize>,
+    /// Columns that move into the heading in a terminal when every row holds the same.
+    #[serde(skip)]
+    pub heading: Vec<usize>,
+    /// Columns a terminal leaves out when every row holds the same, which the title
+    /// says already (the destination, the mode).
+    #[serde(skip)]
+    pub implied: Vec<usize>,
+    /// Columns a terminal too narrow leaves out, the first first.
+    #[serde(skip)]
+    pub droppable: Vec<usize>,
+    /// The column of grades, coloured in a terminal that takes colour.
+    #[serde(skip)]
+    pub grade: Option<usize>,
 }
 
 impl Grid {
@@ -49,6 +66,32 @@ impl Grid {
         self
     }
 
+    pub fn names(mut self, cols: &[usize]) -> Self {
+        self.names = cols.to_vec();
+        self
+    }
+
+    pub fn heading(mut self, cols: &[usize]) -> Self {
+        self.heading = cols.to_vec();
+        self
+    }
+
+    pub fn implied(mut self, cols: &[usize]) -> Self {
+        self.implied = cols.to_vec();
+        self
+    }
+
+    /// The columns to leave out of a narrow terminal, in the order they go.
+    pub fn droppable(mut self, cols: &[usize]) -> Self {
+        self.droppable = cols.to_vec();
+        self
+    }
+
+    pub fn grade(mut self, col: usize) -> Self {
+        self.grade = Some(col);
+        self
+    }
+
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
@@ -59,6 +102,12 @@ impl Grid {
 pub enum Block {
     /// A paragraph (one or more lines).
     Text(String),
+    /// A paragraph wrapped where it is printed (at [`WIDTH`] or a narrower terminal's
+    /// width), each line's continuation indented by `indent`.
+    Para {
+        text: String,
+        indent: String,
+    },
     Grid(Grid),
     /// Preformatted text (a config file): a code block in Markdown.
     Code(String),
@@ -72,6 +121,12 @@ pub struct Document {
 impl Document {
     pub fn text(&mut self, t: impl Into<String>) {
         self.blocks.push(Block::Text(t.into()));
+    }
+    pub fn para(&mut self, t: impl Into<String>, indent: &str) {
+        self.blocks.push(Block::Para {
+            text: t.into(),
+            indent: indent.into(),
+        });
     }
     pub fn grid(&mut self, g: Grid) {
         self.blocks.push(Block::Grid(g));
@@ -90,9 +145,15 @@ fn grade_color(cell: &str) -> Option<Color> {
     }
 }
 
-fn terminal_table(g: &Grid, style: Style) -> String {
+/// A table without a frame: a rule under the header, two spaces between columns.
+const RULED: &str = "     ─             ";
+
+fn terminal_table(g: &Grid, style: Style, framed: bool) -> String {
     let mut t = Table::new();
-    t.load_preset(presets::UTF8_FULL_CONDENSED);
+    t.load_preset(match framed {
+        true => presets::UTF8_FULL_CONDENSED,
+        false => RULED,
+    });
     match style.width {
         Some(w) => {
             t.set_content_arrangement(ContentArrangement::Dynamic);
@@ -108,7 +169,7 @@ fn terminal_table(g: &Grid, style: Style) -> String {
         t.enforce_styling();
     }
     t.set_header(g.headers.clone());
-    let grade_col = g.headers.iter().position(|h| h == "Grade");
+    let grade_col = g.grade;
     for row in &g.rows {
         t.add_row(row.iter().enumerate().map(|(i, c)| {
             let mut cell = Cell::new(c);
@@ -167,12 +228,16 @@ impl Document {
         let blocks = (self.blocks.iter())
             .map(|b| match b {
                 Block::Text(t) => Block::Text(s(t)),
+                Block::Para { text, indent } => Block::Para {
+                    text: s(text),
+                    indent: indent.clone(),
+                },
                 Block::Code(c) => Block::Code(s(c)),
                 Block::Grid(g) => Block::Grid(Grid {
                     title: s(&g.title),
                     headers: g.headers.iter().map(s).collect(),
                     rows: (g.rows.iter()).map(|r| r.iter().map(s).collect()).collect(),
-                    right: g.right.clone(),
+                    ..g.clone()
                 }),
             })
             .collect();
@@ -220,30 +285,116 @@ pub fn render(doc: &Document, json: &impl Serialize, format: Format, style: Styl
             for b in &doc.blocks {
                 parts.push(match b {
                     Block::Text(t) => t.clone() + "\n",
+                    Block::Para { text, indent } => wrap_at(text, indent, WIDTH) + "\n",
                     Block::Grid(g) => markdown_table(g),
                     Block::Code(c) => format!("```\n{}```\n", c),
                 });
             }
             parts.join("\n")
         }
-        Format::Table => {
-            let mut out = String::new();
-            for b in &doc.blocks {
-                match b {
-                    Block::Text(t) => out.push_str(&format!("{t}\n")),
-                    Block::Code(c) => out.push_str(c),
-                    Block::Grid(g) => {
-                        if !g.title.is_empty() {
-                            out.push_str(&format!("\n{}\n", g.title));
-                        }
-                        out.push_str(&terminal_table(g, style));
-                        out.push('\n');
-                    }
-                }
+        Format::Table => match style.width {
+            Some(width) => fitted_document(doc, style, width.into()),
+            None => whole_document(doc, style),
+        },
+    }
+}
+
+/// Every column and every line as the view made them: output for scripts and `--wide`.
+fn whole_document(doc: &Document, style: Style) -> String {
+    let mut out = String::new();
+    for b in &doc.blocks {
+        match b {
+            Block::Text(t) => out.push_str(&format!("{t}\n")),
+            Block::Para { text, indent } => {
+                out.push_str(&format!("{}\n", wrap_at(text, indent, WIDTH)));
             }
-            out
+            Block::Code(c) => out.push_str(c),
+            Block::Grid(g) => {
+                if !g.title.is_empty() {
+                    out.push_str(&format!("\n{}\n", g.title));
+                }
+                out.push_str(&terminal_table(g, style, true));
+                out.push('\n');
+            }
         }
     }
+    out
+}
+
+/// A document for a terminal `width` columns wide: paragraphs and comments wrapped,
+/// tables fitted ([`fit`]) and followed by what was moved out of them.
+fn fitted_document(doc: &Document, style: Style, width: usize) -> String {
+    let wrap = |t: &str, indent: &str| wrap_at(t, indent, width);
+    let mut out = String::new();
+    for b in &doc.blocks {
+        match b {
+            Block::Text(t) => out.push_str(&format!("{}\n", wrap(t, ""))),
+            Block::Para { text, indent } => {
+                let said = wrap_at(text, indent, width.min(WIDTH));
+                out.push_str(&format!("{said}\n"));
+            }
+            Block::Code(c) => out.push_str(&wrap_comments(c, width)),
+            Block::Grid(g) => {
+                let f = fit::fit(g, width);
+                let heading: Vec<String> = (f.heading.iter())
+                    .map(|(h, v)| format!("{h}: {v}"))
+                    .collect();
+                let title = match (g.title.is_empty(), heading.is_empty()) {
+                    (_, true) => g.title.clone(),
+                    (true, false) => heading.join("; "),
+                    (false, false) => format!("{} ({})", g.title, heading.join("; ")),
+                };
+                if !title.is_empty() {
+                    out.push_str(&format!("\n{}\n", wrap(&title, "  ")));
+                }
+                // A row is never wrapped into lines: a terminal narrower than the
+                // columns no view lets go folds the rows, and is told so.
+                let style = Style {
+                    width: None,
+                    ..style
+                };
+                out.push_str(&terminal_table(&f.grid, style, f.framed));
+                out.push('\n');
+                for (short, full) in &f.legend {
+                    out.push_str(&format!("{}\n", wrap(&format!("{short} = {full}"), "  ")));
+                }
+                if fit::table_width(&f.grid, f.framed) > width {
+                    let said = format!(
+                        "This table needs {} columns; the terminal has {width}.",
+                        fit::table_width(&f.grid, f.framed)
+                    );
+                    out.push_str(&format!("{}\n", wrap(&said, "  ")));
+                }
+                if !f.dropped.is_empty() {
+                    let said = format!(
+                        "Left out to fit {width} columns: {} (--wide shows them).",
+                        f.dropped.join(", ")
+                    );
+                    out.push_str(&format!("{}\n", wrap(&said, "  ")));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A config block for a terminal: its comments wrapped as comments; a setting is never
+/// split (ssh_config has no continuation lines), so its view keeps it short.
+fn wrap_comments(code: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in code.lines() {
+        let body = line.trim_start();
+        match body.strip_prefix('#') {
+            Some(_) if line.chars().count() > width => {
+                let indent = &line[..line.len() - body.len()];
+                let rest = format!("{indent}# ");
+                out.push_str(&wrap_at(line, &rest, width));
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -253,7 +404,9 @@ mod tests {
     fn doc() -> Document {
         let mut d = Document::default();
         d.text("destination: x");
-        let mut g = Grid::new("send", &["Cipher", "MB/s", "Grade"]).right(&[1]);
+        let mut g = Grid::new("send", &["Cipher", "MB/s", "Grade"])
+            .right(&[1])
+            .grade(2);
         g.row(vec!["aes|gcm".into(), "1.0".into(), "broken".into()]);
         d.grid(g);
         d.code("Host x\n  Ciphers a\n");
@@ -293,11 +446,17 @@ mod tests {
         assert!(coloured.contains('\u{1b}'));
     }
 
+    /// Paragraphs wrap to the terminal; a table no view can narrow further keeps each
+    /// row on one line and says how wide it is.
     #[test]
-    fn narrow_terminals_wrap() {
-        let wide = render(&doc(), &(), Format::Table, Style::default());
+    fn narrow_terminals_wrap_words_never_rows() {
+        let mut d = doc();
+        d.para(
+            "a paragraph long enough to need more than one line of twenty",
+            "  ",
+        );
         let narrow = render(
-            &doc(),
+            &d,
             &(),
             Format::Table,
             Style {
@@ -305,8 +464,18 @@ mod tests {
                 color: false,
             },
         );
-        let longest = |s: &str| s.lines().map(|l| l.chars().count()).max().unwrap();
-        assert!(longest(&narrow) <= 20, "{narrow}");
-        assert!(longest(&wide) > 20);
+        let row = narrow.lines().find(|l| l.contains("aes|gcm")).unwrap();
+        assert!(row.contains("1.0") && row.contains("broken"), "{narrow}");
+        assert!(narrow.contains("This table needs 23\n"), "{narrow}");
+        let para: Vec<&str> = narrow
+            .lines()
+            .skip_while(|l| !l.starts_with("a para"))
+            .collect();
+        assert!(
+            para.len() > 2 && para.iter().all(|l| l.chars().count() <= 20),
+            "{narrow}"
+        );
+        let wide = render(&d, &(), Format::Table, Style::default());
+        assert!(!wide.contains("This table needs"), "{wide}");
     }
 }

@@ -8,11 +8,13 @@ use super::recommend::short::{self, fitting};
 use super::recommend::{self, Goal, Order, RecommendView};
 use super::rekey;
 pub use super::scope::WIDTH;
-use super::scope::{CutShort, Scope, ceiling_sentence, figure_text, suite_label, unit, wrap};
+use super::scope::{
+    CutShort, RaceTally, Scope, ceiling_sentence, figure_text, race_tally, suite_label, unit,
+};
 use super::show::SuiteRow;
 use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
-use crate::model::{EQUAL_WITHIN, Mode, StopReason, Suite};
+use crate::model::{Mode, Suite};
 use crate::offer::catalogue::Grade;
 use crate::offer::client;
 use serde::Serialize;
@@ -43,39 +45,6 @@ pub struct ModeLine {
     /// A raced run: how its suites of this mode stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race: Option<RaceTally>,
-}
-
-/// How a mode's suites stopped in a race.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RaceTally {
-    pub dropped: usize,
-    pub separated: usize,
-    pub budget: usize,
-    /// Still racing after the last round `--max-rounds` allows.
-    pub out_of_rounds: usize,
-    pub equal: usize,
-    /// Every sample failed.
-    pub failed: usize,
-    /// The most rounds any of them got.
-    pub rounds: u32,
-}
-
-fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
-    let mut t = RaceTally::default();
-    for (_, _, stop) in scope.stops.iter().filter(|(m, _, _)| *m == mode) {
-        match stop.reason {
-            StopReason::Dropped => t.dropped += 1,
-            StopReason::Separated => t.separated += 1,
-            StopReason::Budget => t.budget += 1,
-            StopReason::Rounds => t.out_of_rounds += 1,
-            StopReason::Equal => t.equal += 1,
-            StopReason::Failed => t.failed += 1,
-        }
-        t.rounds = t.rounds.max(stop.round);
-    }
-    // A lone suite had nothing to race (a server with one cipher, say).
-    let stops = t.dropped + t.separated + t.budget + t.out_of_rounds + t.equal + t.failed;
-    (stops > 1).then_some(t)
 }
 
 /// A mode asked for that has no figure: every sample of it failed, or it could not be
@@ -245,7 +214,7 @@ fn failed_text(f: &FailedMode, above: Option<&str>) -> String {
 
 /// A line per mode in the modes' own order, those without a figure among them; a reason
 /// not to measure that the mode above gave too is not said again.
-fn mode_lines(v: &HeadlineView) -> Vec<String> {
+fn mode_lines(v: &HeadlineView, width: usize) -> Vec<String> {
     let mut modes: Vec<(Mode, Result<&ModeLine, &FailedMode>)> = (v.modes.iter())
         .map(|l| (l.mode, Ok(l)))
         .chain(v.failed.iter().map(|f| (f.mode, Err(f))))
@@ -256,7 +225,7 @@ fn mode_lines(v: &HeadlineView) -> Vec<String> {
         .map(|(_, line)| match line {
             Ok(l) => {
                 above = None;
-                mode_text(l)
+                mode_text(l, width)
             }
             Err(f) => {
                 let text = failed_text(f, above);
@@ -288,7 +257,7 @@ fn relative(share: f64) -> String {
 fn verdict(r: &SuiteRow) -> String {
     match r.bound {
         Some(Bound::Unknown) | None => String::new(),
-        Some(b) => format!(", bound: {}", super::verdicts::bound_label(b)),
+        Some(b) => format!(", limited by {}", super::verdicts::bound_label(b)),
     }
 }
 
@@ -315,8 +284,12 @@ fn best_text(mode: Mode, r: &SuiteRow) -> String {
     )
 }
 
-/// The lines of one mode.
-fn mode_text(l: &ModeLine) -> String {
+/// Where a mode's lines after its first start.
+const FOLLOW: &str = "         ";
+
+/// The lines of one mode, in plain words: the best suite, what cannot be told from it,
+/// and what ssh does unforced. How the race went is `show`'s.
+fn mode_text(l: &ModeLine, width: usize) -> String {
     let (mode, r) = (l.mode, &l.best);
     let mut text = best_text(mode, r);
     text.extend(
@@ -328,15 +301,15 @@ fn mode_text(l: &ModeLine) -> String {
         let mean = f.mean.map_or("-".into(), |m| figure_text(mode, m));
         let label = suite_label(mode, &f.suite);
         text.push_str(&format!(
-            "\n         faster but {}: {label}, {mean} {}",
+            "\n{FOLLOW}faster, but {} and so not advised: {label}, {mean} {}",
             f.grade,
             unit(mode)
         ));
     }
     let labels: Vec<String> = l.ties.iter().map(|s| suite_label(mode, s)).collect();
     if !labels.is_empty() {
-        let lead = "         as good within the noise: ";
-        let (list, left) = fitting(&labels, WIDTH - lead.len() - 12);
+        let lead = format!("{FOLLOW}too close to call (within the noise): ");
+        let (list, left) = fitting(&labels, width.saturating_sub(lead.len() + 12));
         let rest = if left > 0 {
             format!(" and {left} more")
         } else {
@@ -345,57 +318,31 @@ fn mode_text(l: &ModeLine) -> String {
         text.push_str(&format!("\n{lead}{list}{rest}"));
     }
     if let Some((s, gain)) = &l.unforced {
+        let label = suite_label(mode, s);
         let what = if *s == r.suite {
-            "is what ssh picks unforced".to_string()
+            "ssh already uses it when nothing is set".to_string()
         } else if l.unforced_tied {
-            let label = suite_label(mode, s);
-            format!("what ssh picks unforced ({label}) is as good within the noise")
+            format!("ssh's own choice ({label}) is as good: nothing to gain")
         } else {
-            let (label, pct) = (suite_label(mode, s), gain * 100.0);
             // A time's gain reads as the longer time of the other: "+62%" of a connect
-            // time would say the best is slower.
-            if analysis::higher_is_better(mode) {
-                format!("{pct:+.0}% over what ssh picks unforced ({label})")
-            } else {
-                format!("what ssh picks unforced ({label}) takes {pct:.0}% longer")
+            // time would say the best is slower. Twice or more reads as a factor.
+            let (pct, times) = (gain * 100.0, 1.0 + gain);
+            match (analysis::higher_is_better(mode), times >= 2.0) {
+                (true, false) => format!("{pct:.0}% faster than ssh's own choice ({label})"),
+                (true, true) => format!("{times:.1}× as fast as ssh's own choice ({label})"),
+                (false, false) => format!("ssh's own choice ({label}) takes {pct:.0}% longer"),
+                (false, true) => format!("ssh's own choice ({label}) takes {times:.1}× as long"),
             }
         };
-        text.push_str(&format!("\n         {what}"));
+        text.push_str(&format!("\n{FOLLOW}{what}"));
     }
     if let Some((name, option)) = &l.unforced_left_out {
         text.push_str(&format!(
-            "\n         what ssh picks unforced was not measured: {option} left out {name}, \
+            "\n{FOLLOW}ssh's own choice was not measured: {option} left out {name}, \
              which your client prefers"
         ));
     }
-    if let Some(t) = &l.race {
-        text.push_str(&race_text(t));
-    }
     text
-}
-
-/// The race's line: how the mode's suites stopped. Those still racing at the end are
-/// tied with the best or parts of a sum that is, so they can outnumber the ties listed
-/// above the line. Equal and failed stops and those at --max-rounds are named only when
-/// there are any.
-fn race_text(t: &RaceTally) -> String {
-    let equal = match t.equal {
-        0 => String::new(),
-        n => format!(", {n} equal within {:.0}%", EQUAL_WITHIN * 100.0),
-    };
-    let out_of_rounds = match t.out_of_rounds {
-        0 => String::new(),
-        n => format!(", {n} still racing at --max-rounds"),
-    };
-    let failed = match t.failed {
-        0 => String::new(),
-        n => format!(", {n} failed"),
-    };
-    format!(
-        "\n         race: {} dropped at once, {} separated{equal}, {} still racing at the budget\
-         {out_of_rounds}{failed}; at most {} rounds",
-        t.dropped, t.separated, t.budget, t.rounds
-    )
 }
 
 /// What would part the suites still racing when a race ended (tied with their best, or
@@ -412,36 +359,39 @@ fn race_advice(modes: &[ModeLine]) -> Vec<String> {
     };
     let budget = tied(|t| t.budget).map(|list| {
         format!(
-            "Still racing when the budget ran out: {list} suites; `--budget` (say, twice \
-             this run's time) lets a run race on until they part."
+            "Not told apart when the run's time ran out: {list} suites; a longer \
+             `--budget` (say, twice this run's time) would part them."
         )
     });
     let rounds = tied(|t| t.out_of_rounds).map(|list| {
         format!(
-            "Still racing after the last round: {list} suites; a higher `--max-rounds` \
-             lets a run race on until they part."
+            "Not told apart after the last round: {list} suites; a higher \
+             `--max-rounds` would part them."
         )
     });
     budget.into_iter().chain(rounds).collect()
 }
 
-/// The headline as a document.
-pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
+/// The headline as a document for a terminal `width` columns wide ([`WIDTH`] when
+/// piped): the config block's lists are cut to fit it.
+pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
     let v = view(scope);
     let mut doc = Document::default();
-    doc.text(wrap(&scope.header(), ""));
+    doc.para(scope.header(), "");
     if let Some(c) = v.cut_short {
-        doc.text(wrap(&c.sentence("what follows leaves"), ""));
+        doc.para(c.sentence("what follows leaves"), "");
     }
-    doc.text(wrap(&mode_lines(&v).join("\n"), "           "));
+    for line in mode_lines(&v, width) {
+        doc.para(line, "           ");
+    }
     for advice in race_advice(&v.modes) {
-        doc.text(wrap(&advice, "  "));
+        doc.para(advice, "  ");
     }
     for c in v.bounds.iter().chain(&v.ceilings) {
-        doc.text(wrap(c, "  "));
+        doc.para(c, "  ");
     }
     for n in &v.notes {
-        doc.text(wrap(&format!("note: {n}"), "  "));
+        doc.para(format!("note: {n}"), "  ");
     }
     doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
     // The newest run's client is the one the block is for.
@@ -450,7 +400,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
         .last()
         .map(|r| client::parse_version(&r.client_version));
     let heads = client.is_some_and(|c| c.takes_head_lists());
-    let mut block = short::block(&v.recommendation, WIDTH, heads);
+    let mut block = short::block(&v.recommendation, width, heads);
     if !v.workloads.is_empty() {
         block.push_str("# ranked by the raw streams; by what a tool moved instead:\n");
     }
@@ -464,6 +414,7 @@ pub fn headline(scope: &Scope) -> (Document, HeadlineView) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::views::scope::wrap;
 
     #[test]
     fn lists_are_cut_where_they_stop_fitting() {
@@ -472,22 +423,6 @@ mod tests {
         assert_eq!(fitting(&names, 10), ("aaaa, bbbb".into(), 1));
         // The first name always stands, however long.
         assert_eq!(fitting(&names, 2), ("aaaa".into(), 2));
-    }
-
-    #[test]
-    fn the_race_line_names_failed_suites_only_when_there_are_any() {
-        let mut t = RaceTally {
-            dropped: 9,
-            separated: 2,
-            budget: 1,
-            rounds: 8,
-            ..RaceTally::default()
-        };
-        let line = "race: 9 dropped at once, 2 separated, 1 still racing at the budget";
-        assert_eq!(race_text(&t).trim(), format!("{line}; at most 8 rounds"));
-        t.failed = 3;
-        let failed = format!("{line}, 3 failed; at most 8 rounds");
-        assert_eq!(race_text(&t).trim(), failed);
     }
 
     #[test]

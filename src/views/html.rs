@@ -191,7 +191,12 @@ fn cpu_chart(mode: Mode, rows: &[SuiteRow]) -> Result<Chart> {
 }
 
 fn heat_chart(mode: Mode, rows: &[SuiteRow]) -> Result<Chart> {
-    let mac = |r: &SuiteRow| r.suite.mac.clone().unwrap_or_else(|| "<implicit>".into());
+    let mac = |r: &SuiteRow| {
+        r.suite
+            .mac
+            .clone()
+            .unwrap_or_else(|| crate::views::scope::BUILT_IN_MAC.into())
+    };
     let mut ciphers: Vec<String> = Vec::new();
     let mut macs: Vec<String> = Vec::new();
     for r in rows {
@@ -273,7 +278,7 @@ fn table_row(r: &SuiteRow) -> Vec<CellOut> {
     let implicit = if mode == Mode::Connect {
         "-"
     } else {
-        "<implicit>"
+        crate::views::scope::BUILT_IN_MAC
     };
     vec![
         text(mode.as_str()),
@@ -341,7 +346,7 @@ pub fn render(scope: &Scope, view: &ShowView, said: &Said, charts: &[Chart]) -> 
     let tmpl = env.get_template("report.html")?;
     let rows: Vec<Vec<CellOut>> = view.suites.iter().map(table_row).collect();
     let last = scope.runs.last();
-    let samples: usize = scope.stats.iter().map(|s| s.ok + s.failed).sum();
+    let samples = scope.measured_samples();
     let chart_values: Vec<Value> = charts
         .iter()
         .map(|c| context! { title => c.title, svg => Value::from_safe_string(c.svg.clone()) })

@@ -6,6 +6,7 @@ pub mod bars;
 pub mod charts;
 pub mod compare;
 pub mod export;
+pub mod fit;
 pub mod fleet;
 pub mod headline;
 pub mod html;

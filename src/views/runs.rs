@@ -2,25 +2,32 @@
 //! its newest sample was stored: one that was killed (`kill -9`, a crash, a machine
 //! lost mid-run) keeps that status, and the time tells it from one under way.
 
+use super::export::{Document, Grid};
 use crate::model::RunStatus;
-use crate::store::RunRecord;
+use crate::store::{RunRecord, SampleCounts};
 
-/// The runs' table, `now` being the current time in seconds since the Unix epoch.
-pub fn table(runs: &[RunRecord], now: i64) -> String {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "ID",
-        "Started (UTC)",
-        "Status",
-        "Destination",
-        "Suites",
-        "Samples",
-        "Client",
-    ]);
+/// The runs' table, `now` being the current time in seconds since the Unix epoch and
+/// `counts` each run's samples by id.
+pub fn table(runs: &[RunRecord], counts: &[(i64, SampleCounts)], now: i64) -> Document {
+    let mut g = Grid::new(
+        "",
+        &[
+            "ID",
+            "Started (UTC)",
+            "Status",
+            "Destination",
+            "Suites",
+            "Samples",
+            "Warm-ups",
+            "Client",
+        ],
+    )
+    .right(&[0, 4, 5, 6])
+    .droppable(&[7, 6, 1]);
     for r in runs {
         let last = r.last_sample_at.as_deref().unwrap_or(&r.started_at);
-        t.add_row(vec![
+        let n = (counts.iter().find(|(id, _)| *id == r.id)).map_or_else(Default::default, |c| c.1);
+        g.row(vec![
             r.id.to_string(),
             r.started_at
                 .chars()
@@ -30,11 +37,19 @@ pub fn table(runs: &[RunRecord], now: i64) -> String {
             status(r.status, last, now),
             r.destination.clone(),
             r.plan.len().to_string(),
-            r.samples.to_string(),
+            n.measured.to_string(),
+            n.warmups.to_string(),
             r.client_version.split(',').next().unwrap_or("").to_string(),
         ]);
     }
-    t.to_string()
+    let mut doc = Document::default();
+    doc.grid(g);
+    doc.para(
+        "Suites: the suites each run measured (a report adds pairs derived from them). \
+         Samples: measured samples, the ones every report counts; warm-ups are not counted.",
+        "",
+    );
+    doc
 }
 
 /// `running, last sample 3 min ago` for a run marked running; other statuses as stored.

@@ -5,7 +5,7 @@ use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
-use crate::model::{Mode, PayloadKind, RunStatus, Sample, Stop, Suite};
+use crate::model::{Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite};
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
@@ -42,6 +42,71 @@ pub fn wrap_at(text: &str, indent: &str, width: usize) -> String {
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let lines: Vec<String> = text.lines().map(|l| textwrap::fill(l, &opts)).collect();
     lines.join("\n")
+}
+
+/// How a mode's suites stopped in a race.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RaceTally {
+    pub dropped: usize,
+    pub separated: usize,
+    pub budget: usize,
+    /// Still racing after the last round `--max-rounds` allows.
+    pub out_of_rounds: usize,
+    pub equal: usize,
+    /// Every sample failed.
+    pub failed: usize,
+    /// The most rounds any of them got.
+    pub rounds: u32,
+}
+
+pub fn race_tally(scope: &Scope, mode: Mode) -> Option<RaceTally> {
+    let mut t = RaceTally::default();
+    for (_, _, stop) in scope.stops.iter().filter(|(m, _, _)| *m == mode) {
+        match stop.reason {
+            StopReason::Dropped => t.dropped += 1,
+            StopReason::Separated => t.separated += 1,
+            StopReason::Budget => t.budget += 1,
+            StopReason::Rounds => t.out_of_rounds += 1,
+            StopReason::Equal => t.equal += 1,
+            StopReason::Failed => t.failed += 1,
+        }
+        t.rounds = t.rounds.max(stop.round);
+    }
+    // A lone suite had nothing to race (a server with one cipher, say).
+    let stops = t.dropped + t.separated + t.budget + t.out_of_rounds + t.equal + t.failed;
+    (stops > 1).then_some(t)
+}
+
+/// How a mode's race went, in words (under `show`'s table): the run's answer leaves it
+/// out. Equal and failed stops and those at --max-rounds are named only when there are
+/// any.
+pub fn race_sentence(t: &RaceTally) -> String {
+    let mut parts = vec![
+        format!("{} dropped after their first rounds", t.dropped),
+        format!("{} separated from the best", t.separated),
+    ];
+    if t.equal > 0 {
+        parts.push(format!(
+            "{} equal to it within {:.0}%",
+            t.equal,
+            crate::model::EQUAL_WITHIN * 100.0
+        ));
+    }
+    parts.push(format!("{} not told apart when the time ran out", t.budget));
+    if t.out_of_rounds > 0 {
+        parts.push(format!(
+            "{} not told apart at --max-rounds",
+            t.out_of_rounds
+        ));
+    }
+    if t.failed > 0 {
+        parts.push(format!("{} failed", t.failed));
+    }
+    format!(
+        "How the race went: {}; at most {} rounds.",
+        parts.join(", "),
+        t.rounds
+    )
 }
 
 /// What a report is about.
@@ -234,17 +299,23 @@ impl Scope<'_> {
         })
     }
 
-    pub(crate) fn header(&self) -> String {
-        let samples: usize = (self.stats.iter().filter(|s| !s.sum))
+    /// The measured samples: counted rounds (no warm-ups) of the suites measured as
+    /// such, the same number `runs` gives (a sum adds no sample of its own).
+    pub fn measured_samples(&self) -> usize {
+        (self.stats.iter().filter(|s| !s.sum))
             .map(|s| s.ok + s.failed)
-            .sum();
+            .sum()
+    }
+
+    pub(crate) fn header(&self) -> String {
+        let samples = self.measured_samples();
         let ids: Vec<String> = self.run_ids().iter().map(i64::to_string).collect();
         format!(
             "destination: {} (run{} {}; {})",
             self.destination,
             if ids.len() == 1 { "" } else { "s" },
             ids.join(", "),
-            counted(samples, "counted sample")
+            counted(samples, "measured sample")
         )
     }
 }
@@ -296,7 +367,10 @@ pub fn figure_text(mode: Mode, v: f64) -> String {
     format!("{:.1}", display_value(mode, v))
 }
 
-/// A name, or what stands for it when ssh chose (`(default)`, `<implicit>`).
+/// The MAC column of an AEAD cipher, whose MAC is its own (ssh says `<implicit>`).
+pub const BUILT_IN_MAC: &str = "built-in";
+
+/// A name, or what stands for it when ssh chose (`(default)`, [`BUILT_IN_MAC`]).
 pub fn name_or(v: &Option<String>, implicit: &str) -> String {
     v.clone().unwrap_or_else(|| implicit.to_string())
 }
@@ -304,15 +378,21 @@ pub fn name_or(v: &Option<String>, implicit: &str) -> String {
 /// A readable suite label for one mode (the parts that vary in it).
 pub fn suite_label(mode: Mode, s: &Suite) -> String {
     match mode {
-        Mode::Connect => format!(
-            "{} + {}",
-            name_or(&s.kex, "(default kex)"),
-            name_or(&s.hostkey, "(default host key)")
-        ),
+        // What was forced: a key exchange alone was measured with ssh's own host key.
+        Mode::Connect => match (&s.kex, &s.hostkey) {
+            (Some(k), Some(h)) => format!("{k} + {h}"),
+            (Some(k), None) => k.clone(),
+            (None, Some(h)) => format!("{h} (host key)"),
+            (None, None) => "ssh's defaults".into(),
+        },
+        // An AEAD cipher's MAC is its own: the cipher alone names the pair.
         _ => format!(
-            "{} + {}{}",
+            "{}{}{}",
             name_or(&s.cipher, "(default)"),
-            name_or(&s.mac, "<implicit>"),
+            s.mac
+                .as_ref()
+                .map(|m| format!(" + {m}"))
+                .unwrap_or_default(),
             s.compression_label()
                 .map(|c| format!(" + {c}"))
                 .unwrap_or_default()
@@ -344,7 +424,7 @@ mod tests {
     fn one_of_a_thing_is_not_plural() {
         assert_eq!(counted(1, "round"), "1 round");
         assert_eq!(counted(0, "warm-up"), "0 warm-ups");
-        assert_eq!(counted(3, "counted sample"), "3 counted samples");
+        assert_eq!(counted(3, "measured sample"), "3 measured samples");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! the share, the limit) and the note under each workload table that says why.
 
 use super::scope::{Scope, figure_text};
-use super::show::{ModeSection, SuiteRow};
+use super::show::{ModeSection, OwnColumns, SuiteRow};
 use crate::analysis::workload::{Limit, PerFile, Verdict, suite_spread};
 use crate::model::options::bytes_text;
 use crate::model::{DataSize, Mode, Shape, Suite, Tool};
@@ -115,8 +115,8 @@ fn why(mode: Mode, v: &Verdict) -> String {
 }
 
 /// A workload table's own columns, and which are figures.
-pub const COLUMNS: (&[&str], &[usize]) = (
-    &[
+pub const COLUMNS: OwnColumns = OwnColumns {
+    headers: &[
         "Options",
         "MB/s",
         "±95%",
@@ -129,8 +129,10 @@ pub const COLUMNS: (&[&str], &[usize]) = (
         "Tie",
         "Limit",
     ],
-    &[1, 2, 3, 4, 5, 6, 7],
-);
+    right: &[1, 2, 3, 4, 5, 6, 7],
+    names: &[],
+    droppable: &[4, 5, 7, 10, 3, 2, 9],
+};
 
 /// Under a workload's table: why its best suite moves as it does, and how much the suite
 /// choice changes the mode compared with what the tool's own limit costs.

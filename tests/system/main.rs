@@ -17,5 +17,6 @@ mod privsep;
 mod report_html;
 mod shells;
 mod ssh_audit;
+mod terminal;
 mod tinyssh;
 mod workloads;

@@ -16,6 +16,7 @@ use crate::analysis::{self, Bound, PathWindow, Percentiles, Ranked, SuiteStats};
 use crate::model::{Mode, Phases, Rekey, Stop, Suite};
 use crate::offer::grade::SuiteGrade;
 use serde::Serialize;
+pub use table::OwnColumns;
 use table::table;
 
 /// How `show` orders rows.
@@ -37,6 +38,9 @@ pub struct ShowOptions {
     pub top: Option<usize>,
     pub worst: bool,
     pub sort: SortKey,
+    /// The plain ranking by figure; else, fastest first, the suites of an allowed grade
+    /// measured as such lead, and sums and legacy or broken suites follow.
+    pub all_grades: bool,
 }
 
 /// One suite with raw figures and units: a row of every table and of the JSON.
@@ -102,6 +106,17 @@ pub struct SuiteRow {
 }
 
 impl SuiteRow {
+    /// What a ranking leads with: a suite measured as such whose every forced
+    /// algorithm has an allowed grade (recommended or acceptable), or ssh's defaults.
+    pub fn leads(&self) -> bool {
+        use crate::offer::catalogue::Grade;
+        let allowed = matches!(
+            self.grade,
+            SuiteGrade::Defaults | SuiteGrade::Known(Grade::Recommended | Grade::Acceptable)
+        );
+        allowed && !self.sum && self.mean.is_some()
+    }
+
     pub fn new(r: &Ranked, grade: SuiteGrade) -> SuiteRow {
         let (s, f) = (&r.stats, r.stats.figure);
         SuiteRow {
@@ -186,6 +201,10 @@ impl SuiteRow {
 pub struct ModeSection {
     pub mode: Mode,
     pub total: usize,
+    /// Of `total`, the suites derived as sums (not measured as such).
+    pub sums: usize,
+    /// Whether the allowed suites measured as such were put first.
+    pub allowed_first: bool,
     pub rows: Vec<SuiteRow>,
     /// `--chart`: the ranked statistics the bars are drawn from.
     pub ranked: Vec<Ranked>,
@@ -235,18 +254,27 @@ fn ordered(scope: &Scope, mode: Mode, opts: &ShowOptions) -> Vec<Ranked> {
 pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
     let mut sections = Vec::new();
     for mode in scope.modes().into_iter().filter(|m| opts.modes.contains(m)) {
-        let mut ranked = ordered(scope, mode, opts);
-        let total = ranked.len();
-        if let Some(n) = opts.top {
-            ranked.truncate(n);
-        }
-        let rows = ranked
-            .iter()
-            .map(|r| SuiteRow::in_scope(r, scope))
+        let mut pairs: Vec<(Ranked, SuiteRow)> = (ordered(scope, mode, opts).into_iter())
+            .map(|r| {
+                let row = SuiteRow::in_scope(&r, scope);
+                (r, row)
+            })
             .collect();
+        let (total, sums) = (pairs.len(), pairs.iter().filter(|p| p.1.sum).count());
+        let allowed_first = opts.sort == SortKey::Speed && !opts.worst && !opts.all_grades;
+        if allowed_first {
+            // Stable: each part stays fastest first.
+            pairs.sort_by_key(|(_, row)| !row.leads());
+        }
+        if let Some(n) = opts.top {
+            pairs.truncate(n);
+        }
+        let (ranked, rows) = pairs.into_iter().unzip();
         sections.push(ModeSection {
             mode,
             total,
+            sums,
+            allowed_first,
             rows,
             ranked,
         });
@@ -283,11 +311,17 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
     doc.text(v.header.clone());
     for sec in &v.sections {
         let title = format!(
-            "{}: {} of {} suites{}",
+            "{}: {} of {} suites ({} measured, {} sums){}",
             sec.mode,
             sec.rows.len(),
             sec.total,
-            if opts.worst { ", worst first" } else { "" }
+            sec.total - sec.sums,
+            sec.sums,
+            match (opts.worst, sec.allowed_first) {
+                (true, _) => ", worst first",
+                (false, true) => ", measured recommended and acceptable suites first",
+                (false, false) => "",
+            }
         );
         match opts.chart {
             Some(ascii) => {
@@ -304,6 +338,9 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
         }
         if sec.rows.iter().any(|r| r.sum) {
             doc.text(super::scope::sum_note(sec.mode));
+        }
+        if let Some(t) = super::scope::race_tally(scope, sec.mode) {
+            doc.text(super::scope::race_sentence(&t));
         }
         for f in v.streams.iter().filter(|f| f.mode == sec.mode) {
             doc.text(super::verdicts::streams(f));
@@ -390,7 +427,7 @@ mod tests {
         let text = bars(&r, Mode::Send, 20, false);
         let lines: Vec<&str> = text.lines().collect();
         assert!(
-            lines[0].starts_with("fast + <implicit> ") && lines[0].contains('┤'),
+            lines[0].starts_with("fast ") && lines[0].contains('┤'),
             "{text}"
         );
         assert!(lines[0].ends_with("800.0 ±49.7"), "{text}");

@@ -5,15 +5,23 @@ use super::{ModeSection, SuiteRow};
 use crate::analysis::Percentiles;
 use crate::model::{Mode, Stop};
 use crate::views::export::Grid;
-use crate::views::scope::{figure_text, name_or};
+use crate::views::scope::{BUILT_IN_MAC, figure_text, name_or};
 use crate::views::workload::{self, workload_cells};
 
-/// The mode's own columns after the seeds' five (Destination, Mode, MAC, Cipher, KEX),
-/// and which of them are figures (right-aligned, counted from the first own column).
-fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
+/// A mode's own columns after the seeds' five (Destination, Mode, MAC, Cipher, KEX),
+/// counted from the first own column: which are figures (right-aligned), which name
+/// algorithms, and which a narrow terminal leaves out first.
+pub struct OwnColumns {
+    pub headers: &'static [&'static str],
+    pub right: &'static [usize],
+    pub names: &'static [usize],
+    pub droppable: &'static [usize],
+}
+
+fn own_columns(mode: Mode) -> OwnColumns {
     match mode {
-        Mode::Echo => (
-            &[
+        Mode::Echo => OwnColumns {
+            headers: &[
                 "RTT (µs)",
                 "±95%",
                 "p50 (µs)",
@@ -24,10 +32,12 @@ fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
                 "Grade",
                 "Tie",
             ],
-            &[0, 1, 2, 3, 4, 5, 6],
-        ),
-        Mode::Connect => (
-            &[
+            right: &[0, 1, 2, 3, 4, 5, 6],
+            names: &[],
+            droppable: &[6, 3, 2, 4, 5, 1, 8],
+        },
+        Mode::Connect => OwnColumns {
+            headers: &[
                 "Host key",
                 "Time (ms)",
                 "±95%",
@@ -36,11 +46,13 @@ fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
                 "Grade",
                 "Tie",
             ],
-            &[1, 2, 3, 4],
-        ),
+            right: &[1, 2, 3, 4],
+            names: &[0],
+            droppable: &[4, 3, 2, 6],
+        },
         _ if mode.workload().is_some() => workload::COLUMNS,
-        _ => (
-            &[
+        _ => OwnColumns {
+            headers: &[
                 "Time (s/8 MB)",
                 "MB/s",
                 "±95%",
@@ -51,22 +63,54 @@ fn own_columns(mode: Mode) -> (&'static [&'static str], &'static [usize]) {
                 "Server CPU (s/GB)",
                 "Bound",
             ],
-            &[0, 1, 2, 3, 4, 7],
-        ),
+            right: &[0, 1, 2, 3, 4, 7],
+            names: &[],
+            droppable: &[0, 7, 8, 4, 3, 2, 6],
+        },
     }
 }
 
+/// The seeds' five columns before every mode's own.
+const SEEDS: [&str; 5] = ["Destination", "Mode", "MAC", "Cipher", "KEX"];
+
 pub fn table(destination: &str, sec: &ModeSection, title: String) -> Grid {
-    let (own, right) = own_columns(sec.mode);
-    let mut headers = vec!["Destination", "Mode", "MAC", "Cipher", "KEX"];
-    headers.extend(own);
-    let mut g = Grid::new(title, &headers).right(&right.iter().map(|c| c + 5).collect::<Vec<_>>());
+    let own = own_columns(sec.mode);
+    let after = |cols: &[usize]| cols.iter().map(|c| c + SEEDS.len()).collect::<Vec<_>>();
+    let mut headers = SEEDS.to_vec();
+    headers.extend(own.headers);
+    let mut names = vec![2, 3, 4];
+    names.extend(after(own.names));
+    // Stopped, then the compression ratio, go before the mode's own.
+    let extra = headers.len();
     let compressed = sec.rows.iter().any(|r| r.suite.compression.is_some());
+    let raced = sec.rows.iter().any(|r| r.stop.is_some());
+    let mut droppable = match (compressed, raced) {
+        (true, true) => vec![extra + 2, extra + 1],
+        (false, true) => vec![extra],
+        (true, false) => vec![extra + 1],
+        (false, false) => vec![],
+    };
+    droppable.extend(after(own.droppable));
+    let grade = headers.iter().position(|h| *h == "Grade");
+    let mut g = Grid::new(title, &headers)
+        .right(&after(own.right))
+        .names(&names)
+        // The title names the destination and the mode; a transfer's KEX and a
+        // connection's cipher and MAC are not what it measures.
+        .implied(match sec.mode {
+            Mode::Connect => &[0, 1, 2, 3],
+            _ => &[0, 1, 4],
+        })
+        .heading(match sec.mode {
+            Mode::Connect => &[4, 5],
+            _ => &[2, 3],
+        })
+        .droppable(&droppable);
+    g.grade = grade;
     if compressed {
         g.headers.push("Compression".into());
         g.headers.push("Ratio".into());
     }
-    let raced = sec.rows.iter().any(|r| r.stop.is_some());
     if raced {
         g.headers.push("Stopped".into());
     }
@@ -108,7 +152,7 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     let mut row = vec![
         destination.to_string(),
         mode.to_string(),
-        session(&r.suite.mac, "<implicit>"),
+        session(&r.suite.mac, BUILT_IN_MAC),
         session(&r.suite.cipher, "(default)"),
         name_or(&r.suite.kex, "(default)"),
     ];

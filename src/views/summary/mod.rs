@@ -6,6 +6,7 @@ mod render;
 mod warnings;
 
 pub use render::{summary, why};
+
 pub use warnings::{Warning, warnings};
 
 use super::scope::Scope;
@@ -48,11 +49,24 @@ pub struct PhaseRow {
     pub phases: [f64; 5],
 }
 
+/// How the top lists are made.
+#[derive(Clone, Copy, Debug)]
+pub struct TopLists {
+    /// Suites in each.
+    pub n: usize,
+    /// Every suite, sums and legacy or broken ones included; else only the suites of an
+    /// allowed grade measured as such ([`SuiteRow::leads`]).
+    pub all_grades: bool,
+}
+
 /// One mode's part of the summary.
 #[derive(Clone, Debug)]
 pub struct ModeSummary {
     pub mode: Mode,
     pub top: Vec<SuiteRow>,
+    /// Suites faster than the best of the top list that it leaves out (sums, legacy or
+    /// broken), without `--all-grades`.
+    pub set_aside: usize,
     pub spread: Option<Spread>,
     pub phases: Vec<PhaseRow>,
     pub marginals: Vec<(AlgoKind, Vec<MarginalRow>)>,
@@ -131,11 +145,20 @@ fn marginal_rows(scope: &Scope, mode: Mode, kind: AlgoKind) -> Vec<MarginalRow> 
         .collect()
 }
 
-fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
+fn mode_summary(scope: &Scope, mode: Mode, tops: TopLists) -> ModeSummary {
     let measured: Vec<SuiteRow> = analysis::rank(&scope.stats, mode)
         .iter()
         .filter(|r| r.stats.figure.is_some())
         .map(|r| SuiteRow::in_scope(r, scope))
+        .collect();
+    let set_aside = match tops.all_grades {
+        true => 0,
+        false => measured.iter().take_while(|r| !r.leads()).count(),
+    };
+    let top = (measured.iter())
+        .filter(|r| tops.all_grades || r.leads())
+        .take(tops.n)
+        .cloned()
         .collect();
     ModeSummary {
         mode,
@@ -147,7 +170,8 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
                 .cloned()
                 .collect::<Vec<_>>(),
         ),
-        top: measured.into_iter().take(top).collect(),
+        top,
+        set_aside,
         phases: if mode == Mode::Connect {
             connect_phases(&scope.stats)
         } else {
@@ -175,11 +199,11 @@ fn mode_summary(scope: &Scope, mode: Mode, top: usize) -> ModeSummary {
 }
 
 /// Rank once per mode, then derive the warnings from what was ranked.
-pub fn view(scope: &Scope, top: usize) -> SummaryView {
+pub fn view(scope: &Scope, tops: TopLists) -> SummaryView {
     let sections: Vec<ModeSummary> = scope
         .modes()
         .into_iter()
-        .map(|m| mode_summary(scope, m, top))
+        .map(|m| mode_summary(scope, m, tops))
         .collect();
     SummaryView {
         destination: scope.destination.clone(),

@@ -1,6 +1,6 @@
 //! The summary as a document: one table per part of each mode's summary.
 
-use super::{MarginalRow, ModeSummary, PhaseRow, SummaryView};
+use super::{MarginalRow, ModeSummary, PhaseRow, SummaryView, TopLists};
 use crate::model::{AlgoKind, Mode};
 use crate::views::export::{Document, Grid};
 use crate::views::scope::{
@@ -9,12 +9,12 @@ use crate::views::scope::{
 use crate::views::show::SuiteRow;
 
 /// The summary as a document.
-pub fn summary(scope: &Scope, top: usize) -> (Document, SummaryView) {
-    let v = super::view(scope, top);
+pub fn summary(scope: &Scope, tops: TopLists) -> (Document, SummaryView) {
+    let v = super::view(scope, tops);
     let mut doc = Document::default();
     doc.text(v.header.clone());
     for sec in &v.sections {
-        render_mode(&mut doc, sec, top);
+        render_mode(&mut doc, sec, tops.n);
     }
     if v.warnings.is_empty() {
         doc.text("No warnings.");
@@ -60,6 +60,17 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
     if sec.top.iter().any(|r| r.sum) {
         doc.text(crate::views::scope::sum_note(sec.mode));
     }
+    if sec.set_aside > 0 {
+        let (n, one) = (sec.set_aside, sec.set_aside == 1);
+        doc.text(format!(
+            "Not listed: {n} faster {} (--all-grades lists {}).",
+            match one {
+                true => "suite, a sum or of a legacy or broken grade",
+                false => "suites, sums or of a legacy or broken grade",
+            },
+            if one { "it" } else { "them" },
+        ));
+    }
     if let Some(s) = &sec.spread {
         let side = |r: &SuiteRow| {
             format!(
@@ -103,7 +114,11 @@ fn top_table(sec: &ModeSummary, top: usize) -> Grid {
         &[0, 2, 3, 4]
     };
     let title = format!("Top {} {mode}", top.min(sec.top.len()));
-    let mut g = Grid::new(title, &headers).right(right);
+    let mut g = Grid::new(title, &headers)
+        .right(right)
+        .names(&[1])
+        .grade(5)
+        .droppable(&[8, 7, 4, 3]);
     let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
     let two = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v:.2}"));
     for r in &sec.top {
@@ -145,7 +160,11 @@ fn phase_table(rows: &[PhaseRow]) -> Grid {
             "Total",
         ],
     )
-    .right(&[2, 3, 4, 5, 6, 7]);
+    .right(&[2, 3, 4, 5, 6, 7])
+    .names(&[1])
+    // What every algorithm takes alike goes first: the version exchange, TCP, then
+    // the session's start and authentication.
+    .droppable(&[3, 2, 6, 5]);
     for r in rows {
         let mut row = vec![r.kind.label().to_string(), r.name.clone()];
         row.extend(r.phases.iter().map(|v| format!("{:.1}", v * 1e3)));
@@ -166,7 +185,10 @@ fn marginal_table(mode: Mode, kind: AlgoKind, rows: &[MarginalRow]) -> Grid {
             "Grade",
         ],
     )
-    .right(&[1, 2, 3]);
+    .right(&[1, 2, 3])
+    .names(&[0])
+    .grade(4)
+    .droppable(&[3, 1]);
     for x in rows {
         g.row(vec![
             x.name.clone(),
@@ -184,12 +206,14 @@ fn per_cipher_table(mode: Mode, rows: &[SuiteRow]) -> Grid {
         format!("Top 3 per cipher ({mode})"),
         &["Cipher", "MAC", unit(mode), "±95%", "n"],
     )
-    .right(&[2, 3, 4]);
+    .right(&[2, 3, 4])
+    .names(&[0, 1])
+    .droppable(&[4]);
     let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
     for r in rows {
         g.row(vec![
             name_or(&r.suite.cipher, ""),
-            name_or(&r.suite.mac, "<implicit>"),
+            name_or(&r.suite.mac, crate::views::scope::BUILT_IN_MAC),
             shown(r.mean),
             shown(r.ci95),
             if r.sum { "sum".into() } else { r.n.to_string() },
