@@ -214,7 +214,7 @@ fn failed_text(f: &FailedMode, above: Option<&str>) -> String {
 
 /// A line per mode in the modes' own order, those without a figure among them; a reason
 /// not to measure that the mode above gave too is not said again.
-fn mode_lines(v: &HeadlineView, width: usize) -> Vec<String> {
+pub fn mode_lines(v: &HeadlineView, width: usize) -> Vec<String> {
     let mut modes: Vec<(Mode, Result<&ModeLine, &FailedMode>)> = (v.modes.iter())
         .map(|l| (l.mode, Ok(l)))
         .chain(v.failed.iter().map(|f| (f.mode, Err(f))))

@@ -106,7 +106,8 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
         ),
         &["Host", "Status", "Run", "Samples", "Why"],
     )
-    .right(&[2, 3]);
+    .right(&[2, 3])
+    .droppable(&[3, 2]);
     for h in &view.hosts {
         g.row(vec![
             h.destination.clone(),

@@ -411,7 +411,9 @@ pub fn recommend(
             "Own list gains",
         ],
     )
-    .right(&[3, 5]);
+    .right(&[3, 5])
+    .names(&[2, 4])
+    .droppable(&[5, 3]);
     for c in &v.choices {
         g.row(vec![
             c.host.clone(),

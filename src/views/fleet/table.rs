@@ -172,7 +172,10 @@ pub fn render(view: &FleetView, top: Option<usize>) -> Document {
                 "Worst host",
             ],
         )
-        .right(&[0, 3, 4, 5, 6]);
+        .right(&[0, 3, 4, 5, 6])
+        .names(&[1])
+        .grade(2)
+        .droppable(&[7, 6, 5]);
         for (i, s) in m.suites.iter().take(top.unwrap_or(usize::MAX)).enumerate() {
             g.row(vec![
                 (i + 1).to_string(),

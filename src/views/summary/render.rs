@@ -13,6 +13,12 @@ pub fn summary(scope: &Scope, tops: TopLists) -> (Document, SummaryView) {
     let v = super::view(scope, tops);
     let mut doc = Document::default();
     doc.text(v.header.clone());
+    // The run's answer first: per mode the best allowed suite, how sure, and ssh's own
+    // choice; the tables below say how it was found.
+    let answer = crate::views::headline::view(scope);
+    for line in crate::views::headline::mode_lines(&answer, crate::views::scope::WIDTH) {
+        doc.para(line, "           ");
+    }
     for sec in &v.sections {
         render_mode(&mut doc, sec, tops.n);
     }
