@@ -45,7 +45,7 @@ db=$work/db.sqlite
 # longer). The full bench has every cipher family and MAC family the client lists at least
 # once: the rows together bound a bias shared by the suites, and each suite's own
 # departure from its references is scatter between rows, which more rows narrow
-# (BENCHMARKS.md, "Sixteen accuracy rows").
+# (bench/results/notebook.md, "Sixteen accuracy rows").
 acc_suites="aes128-gcm@openssh.com:-:fast
 chacha20-poly1305@openssh.com:-:fast
 aes256-ctr:hmac-sha2-256-etm@openssh.com:fast
@@ -142,7 +142,7 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 #    transfers per direction (the references), timed from the remote ready line: 4 s
 #    each (8 s for a slow suite, which moves far less); the 16 GiB cap is only a bound,
 #    so that every suite's reference lasts as long and holds as small a share of its
-#    connection's slower start (BENCHMARKS.md, "The fastest reference ended early"). The
+#    connection's slower start (bench/results/notebook.md, "The fastest reference ended early"). The
 #    order is refs, run, refs, run, ..., refs, the two directions' references in turn
 #    first, so both are centred on the runs. A block is one run against the mean of the
 #    references on either side of it, each over its last three quarters (its first holds
@@ -150,7 +150,7 @@ read -r s_n s_rho s_rel < "$work/p.seed"
 #    geometric mean of its blocks'. Why blocks: this machine's speed drifts by more than ±5% within tens of
 #    seconds, so a run and its references should be seconds apart, and several such pairs
 #    per row average out the spells in between. Six rounds per run rather than two: a
-#    block's scatter was mostly its run's few samples (BENCHMARKS.md, "More rounds per
+#    block's scatter was mostly its run's few samples (bench/results/notebook.md, "More rounds per
 #    block"). Run A's figure (3 samples, minutes earlier) is shown beside it.
 for mode in send receive; do
   "$kit" suites --db "$db" --run 1 --mode "$mode" > "$work/A.$mode.all"
@@ -256,7 +256,7 @@ kill "$sb" 2>/dev/null || true; wait "$sb" 2>/dev/null || true; sb=
 # machine's scatter of single rows mostly cancels out and widens the interval (95%, from
 # Student's t on the logarithms of the ratios). The figure is against the references'
 # last three quarters: a reference's first quarter holds its connection's start, which
-# sshbench's window leaves out by design and which costs a 4 s send 2-3% (BENCHMARKS.md,
+# sshbench's window leaves out by design and which costs a 4 s send 2-3% (bench/results/notebook.md,
 # "Send's references start slow" and "The references' start left out"); beside it the
 # same against the whole references.
 if pooled=$("$kit" pool "$work/ratios.steady"); then

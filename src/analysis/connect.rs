@@ -4,7 +4,7 @@
 //! connection's spread on a busy machine (delayed ACKs, late wake-ups) and none of the
 //! suites' differences. A report (and a race) therefore takes them once, as their median
 //! over all its connections, and a connection's figure is its own key exchange plus that
-//! median: the same mean time, without the common noise (BENCHMARKS.md, "Connect: the
+//! median: the same mean time, without the common noise (bench/results/notebook.md, "Connect: the
 //! key exchange and the rest").
 
 use crate::model::{Mode, Sample};

@@ -3,7 +3,7 @@
 //! suite, over a connection of its own) is ranked by the ratio of its median to the
 //! reference's: the machine's spells of slow wake-ups, which move a session's median
 //! threefold, move both alike, so the ratio keeps only what the suite costs
-//! (BENCHMARKS.md, "Echo beside a reference"). A report over sessions that all had a
+//! (bench/results/notebook.md, "Echo beside a reference"). A report over sessions that all had a
 //! reference shows each ratio times the reference's median over all of them.
 
 use super::{median, summarize};

@@ -11,7 +11,7 @@
 //! (d0·s0² + d·s²) / (d0 + d), with d0 + d degrees of freedom. Suites whose spreads
 //! differ widely give a small d0, and each keeps close to its own; a mode of suites with
 //! one common spread gives a large d0. The interval is still Student's t around the
-//! mean, never narrower than the data allow: BENCHMARKS.md ("Moderated intervals")
+//! mean, never narrower than the data allow: bench/results/notebook.md ("Moderated intervals")
 //! checks its coverage.
 
 use super::{SuiteStats, Summary, t975};

@@ -5,7 +5,7 @@
 //! reference) and each name of the other kind beside one of the first, any other pair is
 //! t(a, ref b) + t(ref a, b) − t(ref a, ref b): in seconds for connect and echo, in
 //! seconds per byte for send and receive (a rate's reciprocal). Its interval is the
-//! three intervals added in quadrature (independent samples). BENCHMARKS.md
+//! three intervals added in quadrature (independent samples). bench/results/notebook.md
 //! ("Connect: key exchanges and host keys measured apart", "Cipher × MAC measured
 //! apart") checks the sums against the pairs measured.
 

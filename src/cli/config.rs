@@ -47,7 +47,7 @@ fn first_rounds(a: &RunArgs) -> u32 {
 pub const FIRST_PASS: u32 = 3;
 
 /// The default measured part of a transfer, and send's: a send sample's noise lies
-/// within it, so a longer window tells more per second than more rounds (BENCHMARKS.md,
+/// within it, so a longer window tells more per second than more rounds (bench/results/notebook.md,
 /// "Where a send sample's noise comes from").
 const SAMPLE_TIME: Duration = Duration::from_millis(200);
 const SEND_SAMPLE_TIME: Duration = Duration::from_millis(300);

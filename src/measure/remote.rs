@@ -197,7 +197,7 @@ pub fn memory_copies(streams: u32) -> u32 {
 /// and `copies` is 2 or more, one of `copies` 4-block files (64 MiB for a lone session,
 /// [`memory_copies`]), note the session's CPU, announce readiness, stream exactly
 /// `bytes` bytes, note the CPU again. A 4 MiB source stays in a large server's CPU cache, where
-/// a user's files do not: AES-GCM receive read 8% fast from it (BENCHMARKS.md, "A
+/// a user's files do not: AES-GCM receive read 8% fast from it (bench/results/notebook.md, "A
 /// receive's source and the server's cache"); a bigger file in `$TMPDIR` would cost the
 /// server's disk. The big file is unlinked once the shell holds it open, and read
 /// through the shell's `/proc/$$/fd/3`, which on Linux opens it anew each time (an

@@ -84,7 +84,7 @@ impl RunOptions {
 }
 
 /// How long a calibrated transfer's measured part lasts, and an echo session's typing:
-/// send's may be longer, its noise lying within each sample (BENCHMARKS.md, "Where a send
+/// send's may be longer, its noise lying within each sample (bench/results/notebook.md, "Where a send
 /// sample's noise comes from"); echo's shorter, its noise lying between samples ("Echo's
 /// typing time").
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -31,7 +31,7 @@ pub struct SampleRequest {
     pub together: Option<Together>,
     /// Echo: type every keystroke beside one into a session of this suite (the run's
     /// reference, over a connection of its own kept open), so that both meet the
-    /// machine in the same state (BENCHMARKS.md, "Echo beside a reference").
+    /// machine in the same state (bench/results/notebook.md, "Echo beside a reference").
     pub reference: Option<Suite>,
 }
 

@@ -38,7 +38,7 @@ impl Runner<'_> {
             }
         }
         // Echo first: after a transfer over the same connection, keystrokes came back
-        // slower more often (BENCHMARKS.md, "One connection per suite and round");
+        // slower more often (bench/results/notebook.md, "One connection per suite and round");
         // the transfers keep the round's order.
         (groups.into_iter())
             .map(|(_, mut g)| {

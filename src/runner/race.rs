@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 /// The time a mode's race may spend by default, as a share of its first pass's (the
 /// counted samples' wall times): enough for the close contenders' rounds, while a run
-/// takes less than twice as long (BENCHMARKS.md, "The race's resolution and budget").
+/// takes less than twice as long (bench/results/notebook.md, "The race's resolution and budget").
 pub const EXTRA_SHARE: f64 = 0.8;
 
 /// The seconds a race may still spend: each mode's own, and the spare that modes with

@@ -16,7 +16,7 @@ pub const WARMUP_BYTES: u64 = 8 << 20;
 pub const RAMP_MIN: u64 = 8 << 20;
 /// A calibrated send's ramp also lasts at least this long at the suite's rate: a
 /// connection's first tenths of a second move client → server slower than what follows
-/// (BENCHMARKS.md, "A connection's first tenths").
+/// (bench/results/notebook.md, "A connection's first tenths").
 pub const SEND_RAMP_TIME: Duration = Duration::from_millis(200);
 /// A send warm-up with nothing to go on ramps over the minimum ramp, then streams for
 /// [`warmup_window`].
@@ -49,7 +49,7 @@ pub fn warmup_window(sample_time: Duration) -> Duration {
 
 /// A calibrated ramp's length against its window's: a third for send; a sixth for
 /// receive, whose every byte passes through sshbench's drain (most of its own CPU) and
-/// which reads the same after the shorter ramp (BENCHMARKS.md, "A receive's ramp").
+/// which reads the same after the shorter ramp (bench/results/notebook.md, "A receive's ramp").
 fn ramp_share(mode: Mode) -> f64 {
     if mode == Mode::Receive { 6.0 } else { 3.0 }
 }
@@ -218,7 +218,7 @@ impl Sizer<'_> {
     /// [`RTTS_PER_WINDOW`] round trips of the path. A send window starts with a whole
     /// channel window of data let go at once (the client waited a round trip for the
     /// mark), so on a window-bound far link a window of n round trips reads n/(n-1) of
-    /// the rate (BENCHMARKS.md, "Workloads and the delay relay").
+    /// the rate (bench/results/notebook.md, "Workloads and the delay relay").
     fn window_time(&self, mode: Mode) -> Duration {
         let mut rtts: Vec<f64> = (self.ledger.state.iter())
             .filter_map(|st| st.warmup.as_ref()?.rtt)

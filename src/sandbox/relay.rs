@@ -1,7 +1,7 @@
 //! The delay lab's link: a userspace TCP relay on 127.0.0.1 that holds every byte for
 //! half the added round trip in each direction before passing it on (this kernel, like
 //! many, has no `sch_netem`). It buffers what is in flight, as a long link does, up to a
-//! bound; its own accuracy and ceiling are in BENCHMARKS.md ("Delay relay").
+//! bound; its own accuracy and ceiling are in bench/results/notebook.md ("Delay relay").
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

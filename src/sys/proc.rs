@@ -248,7 +248,7 @@ pub const WIDE_PIPE: usize = 1 << 20;
 /// Let the pipe behind `fd` hold [`WIDE_PIPE`] bytes instead of the default 64 KiB
 /// (Linux; the size it now holds, or None where the OS has no such setting or refuses).
 /// A fast receive through a 64 KiB pipe keeps ssh waiting on its reader's scheduling
-/// (BENCHMARKS.md, "Fast receive").
+/// (bench/results/notebook.md, "Fast receive").
 pub fn widen_pipe(fd: &impl std::os::fd::AsFd) -> Option<usize> {
     #[cfg(target_os = "linux")]
     {

@@ -1,7 +1,7 @@
 //! A file in memory that a child writes its output into, written over again and again:
 //! a reader that only counts the bytes takes nothing out of it. Through a pipe, every
 //! page the writer fills is freed by whoever empties it, and that cost goes with every
-//! byte (BENCHMARKS.md, "A receive into a file in memory"). Here the writer's offset is
+//! byte (bench/results/notebook.md, "A receive into a file in memory"). Here the writer's offset is
 //! moved back now and then (the pages stay and are written again), and the bytes so
 //! far are that offset plus what was moved back. Linux (`O_TMPFILE` in `/dev/shm`).
 

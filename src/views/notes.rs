@@ -29,7 +29,7 @@ pub fn say(note: &Note) -> String {
             format!(
                 "no sparse file of zeros could be {what} ({error}); sends are fed through a \
                  pipe by sshbench instead, which costs it CPU and can read lower \
-                 (BENCHMARKS.md, \"Out of the data path\")"
+                 (bench/results/notebook.md, \"Out of the data path\")"
             )
         }
         Note::KeystrokeClock { interval_ms } => format!(

@@ -204,7 +204,7 @@ fn a_slow_link_is_network_bound() {
         let mb_s = s["mean"].as_f64().unwrap() / 1e6;
         assert!(mb_s < 2.5, "{mode}: {mb_s} MB/s through a 16 Mbit/s link");
         // Four connections share the link that one fills (their windows never quite
-        // coincide there, so the sum reads a little high: BENCHMARKS.md).
+        // coincide there, so the sum reads a little high: bench/results/notebook.md).
         let gain = stream_gain(&db, mode, 4);
         assert!(
             gain < sshbench::analysis::streams::HELPS,

@@ -18,7 +18,7 @@ const LOOK_READY: Duration = Duration::from_millis(1);
 /// How often the bytes so far are looked at while they stream: a fifth of the time since
 /// the ready line, from 0.5 ms (a short transfer still has looks enough for a window) to
 /// 10 ms (each look wakes a thread on the client's CPUs, and a receive looked at every
-/// 2 ms read AES-GCM ~4% lower than one looked at every 10: BENCHMARKS.md, "A receive
+/// 2 ms read AES-GCM ~4% lower than one looked at every 10: bench/results/notebook.md, "A receive
 /// into a file in memory").
 fn look_after(since_ready: Duration) -> Duration {
     (since_ready / 5).clamp(Duration::from_micros(500), Duration::from_millis(10))

@@ -196,7 +196,7 @@ impl OpenSsh {
 /// A send reads its bytes from a file only when its window holds at least this many:
 /// a file cannot pause at the ramp, so the server's mark comes back behind whatever its
 /// sshd has still to decrypt (up to a channel window, 2 MiB), and the window is short by
-/// that lag, a share of it that grows as the window shrinks (BENCHMARKS.md, "A slow
+/// that lag, a share of it that grows as the window shrinks (bench/results/notebook.md, "A slow
 /// server's send windows"). Smaller sends (a slow server, a slow cipher) are fed, pausing
 /// at the mark, and at their rates the feeder costs little.
 const FILE_SEND_MIN_WINDOW: u64 = 32 << 20;

@@ -429,7 +429,7 @@ pub(super) fn feed_stdin(
     go: mpsc::Receiver<WriteStep>,
 ) -> Option<mpsc::Receiver<WriterReport>> {
     let mut stdin = child.stdin.take()?;
-    // A 1 MiB pipe takes a whole piece of the block per call (BENCHMARKS.md, "The
+    // A 1 MiB pipe takes a whole piece of the block per call (bench/results/notebook.md, "The
     // feeder's cost"); else it holds the default 64 KiB.
     let capacity = match req.mode {
         Mode::Send => proc::widen_pipe(&stdin).unwrap_or(64 << 10),
