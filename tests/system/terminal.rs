@@ -181,18 +181,20 @@ fn recommend_wraps_its_comments_and_never_cuts_a_setting() {
         .collect();
     assert!(settings.iter().any(|l| l.width() > 80), "{whole}");
     let home = dir.path().display();
-    let text = Terminal::run(
-        dir.path(),
-        80,
-        &format!("HOME={home} {bin} recommend --db {db}"),
-    );
-    for (_, line) in too_wide(&text, 80) {
-        assert!(
-            settings.contains(&line),
-            "cut or not a setting: {line}\n{text}"
-        );
-    }
-    for s in settings {
-        assert!(text.lines().any(|l| l == s), "{s} is not whole in:\n{text}");
+    for width in [80u16, 100] {
+        let command = format!("HOME={home} {bin} recommend --db {db}");
+        let text = Terminal::run(dir.path(), width, &command);
+        for (_, line) in too_wide(&text, width.into()) {
+            assert!(
+                settings.contains(&line),
+                "cut or not a setting: {line}\n{text}"
+            );
+        }
+        for s in &settings {
+            assert!(
+                text.lines().any(|l| l == *s),
+                "{s} is not whole in:\n{text}"
+            );
+        }
     }
 }
