@@ -6,7 +6,7 @@ use super::server::{
 use super::{find_ssh, open_existing};
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
-use sshbench::cli::config::{destination_ssh_args, parse_rate};
+use sshbench::cli::config::{destination_ssh_args, parse_rate, sshd_program};
 use sshbench::cli::{
     AlgosArgs, AlgosFormat, Cli, CompletionsArgs, DbArgs, DbCommand, RunsArgs, SandboxArgs,
 };
@@ -102,7 +102,13 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
     if let Some(why) = unsplittable(placement) {
         say_err!("note: {why}: the sandbox's sshd and its clients run on the same CPUs");
     }
-    let (sb, split) = start_sandbox(&client, SandboxSetup { lab, placement })?;
+    let sshd = args.sshd.as_deref().map(sshd_program).transpose()?;
+    let setup = SandboxSetup {
+        lab,
+        placement,
+        sshd,
+    };
+    let (sb, split) = start_sandbox(&client, &setup)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", sb.ssh_config().display())?;
     out.flush()?;
@@ -132,7 +138,11 @@ pub fn algos(args: AlgosArgs) -> Result<u8> {
     let ssh_args = destination_ssh_args(args.destination.as_deref(), &args.ssh)?;
     let (label, server) = match &args.destination {
         None => {
-            let (sb, _) = start_sandbox(&client, SandboxSetup::default())?;
+            let setup = SandboxSetup {
+                sshd: args.sshd.as_deref().map(sshd_program).transpose()?,
+                ..SandboxSetup::default()
+            };
+            let (sb, _) = start_sandbox(&client, &setup)?;
             let o = server::probe(sb.host(), sb.port(), timeout);
             (destination::SANDBOX.to_string(), o)
         }

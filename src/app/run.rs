@@ -242,6 +242,7 @@ fn server_of(sh: &Shared, host: &HostRun, progress: &Progress) -> Result<Server>
     let setup = SandboxSetup {
         lab: host.options.lab,
         placement: host.options.sandbox_cpus,
+        sshd: host.options.sandbox_sshd.clone(),
     };
     let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
     connect_server(

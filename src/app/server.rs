@@ -30,21 +30,24 @@ pub fn probe_remote(
     }
 }
 
-/// How to set up the local sandbox: its lab and where its two ends run.
-#[derive(Clone, Copy, Debug, Default)]
+/// How to set up the local sandbox: its lab, where its two ends run, and which sshd.
+#[derive(Clone, Debug, Default)]
 pub struct SandboxSetup {
     pub lab: LabOptions,
     pub placement: Placement,
+    /// `--sshd`; `None`: the one found on this machine.
+    pub sshd: Option<std::path::PathBuf>,
 }
 
 /// Start the sandbox; with a split placement its sshd runs on the server's CPUs, and the
 /// split is returned so that the caller can keep its clients on the others.
 pub fn start_sandbox(
     client: &client::ClientOffer,
-    setup: SandboxSetup,
+    setup: &SandboxSetup,
 ) -> Result<(Sandbox, Option<affinity::Split>)> {
     let split = affinity::plan(setup.placement);
     let sb = Sandbox::start(&SandboxOptions {
+        sshd: setup.sshd.clone(),
         candidates: offer::candidates(client),
         lab: setup.lab,
         server_cpus: split.as_ref().map(|s| s.server.clone()),
@@ -134,7 +137,7 @@ fn sandbox_server(
     setup: SandboxSetup,
     progress: &Progress,
 ) -> Result<Server> {
-    let (sb, split) = start_sandbox(client, setup)?;
+    let (sb, split) = start_sandbox(client, &setup)?;
     if let Some(s) = &split {
         // This thread starts every ssh of the run (and the threads feeding them).
         affinity::pin_thread(&s.client).context("keeping the client off sshd's CPUs")?;
@@ -153,6 +156,13 @@ fn sandbox_server(
     let version = probed.map(|o| o.banner);
     let mut target = Target::sandbox(sb.ssh_config(), sandbox::ALIAS);
     target.label = destination::sandbox_label(setup.placement, &setup.lab);
+    // Another sshd is another server: its runs never pool with the usual sandbox's.
+    if setup.sshd.is_some() {
+        let software = version
+            .as_deref()
+            .map_or("unknown", destination::banner_software);
+        target.label = destination::with_sshd(&target.label, software);
+    }
     let resolved = destination::resolve(ssh, &target)?;
     Ok(Server {
         target,

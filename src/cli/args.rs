@@ -379,6 +379,12 @@ pub struct AlgosArgs {
     /// Seconds allowed for connecting and for reading the server's offer (1 to 86400).
     #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
+
+    /// Without a destination: the OpenSSH server for the sandbox (default: the `sshd` found on PATH or in the
+    /// usual places), e.g. a newer OpenSSH unpacked beside the system's; its helpers
+    /// (`sshd-session`, `sshd-auth`) are taken from beside it.
+    #[arg(long, value_name = "PROGRAM", value_hint = clap::ValueHint::ExecutablePath)]
+    pub sshd: Option<PathBuf>,
 }
 
 /// Payload kinds.
@@ -680,6 +686,18 @@ pub struct RunArgs {
     )]
     pub sandbox_cpus: CpusArg,
 
+    /// The OpenSSH server the sandbox runs (default: the `sshd` found on PATH or in the
+    /// usual places), e.g. a newer OpenSSH unpacked beside the system's; its helpers
+    /// (`sshd-session`, `sshd-auth`) are taken from beside it. Its runs are a destination
+    /// of their own (`local sandbox (sshd OpenSSH_10.0p2)`).
+    #[arg(
+        long,
+        value_name = "PROGRAM",
+        value_hint = clap::ValueHint::ExecutablePath,
+        conflicts_with_all = ["destinations", "hosts"]
+    )]
+    pub sshd: Option<PathBuf>,
+
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
     /// AEAD ciphers with every MAC, every key exchange with every host key), as classic
     /// benchmark scripts do. Slow.
@@ -763,6 +781,12 @@ pub struct SandboxArgs {
     /// (`shared`). Linux with two or more CPUs; elsewhere it says so and shares them.
     #[arg(long, value_enum, default_value = "split", value_name = "HOW")]
     pub cpus: CpusArg,
+
+    /// The OpenSSH server for the sandbox (default: the `sshd` found on PATH or in the
+    /// usual places), e.g. a newer OpenSSH unpacked beside the system's; its helpers
+    /// (`sshd-session`, `sshd-auth`) are taken from beside it.
+    #[arg(long, value_name = "PROGRAM", value_hint = clap::ValueHint::ExecutablePath)]
+    pub sshd: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -37,6 +37,18 @@ pub struct RunConfig {
     pub ssh_args: Vec<String>,
 }
 
+/// `--sshd`: an executable file, kept as an absolute path (a resumed run starts it
+/// again from wherever it is run).
+pub fn sshd_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = p.display();
+    let meta = std::fs::metadata(p).map_err(|e| anyhow::anyhow!("--sshd {shown}: {e}"))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        bail!("--sshd {shown}: not an executable file; give the path of an OpenSSH sshd");
+    }
+    Ok(std::fs::canonicalize(p)?)
+}
+
 /// The fixed rounds, or a race's first pass.
 fn first_rounds(a: &RunArgs) -> u32 {
     a.rounds.unwrap_or(FIRST_PASS)
@@ -143,6 +155,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
             (None, None) => placement(a.sandbox_cpus),
             _ => Placement::Shared,
         },
+        sandbox_sshd: a.sshd.as_deref().map(sshd_program).transpose()?,
         payload: match a.payload {
             PayloadArg::Random => PayloadKind::Random,
             PayloadArg::Text => PayloadKind::Text,

@@ -151,6 +151,25 @@ pub fn sandbox_label(placement: Placement, lab: &LabOptions) -> String {
     }
 }
 
+/// The software of an SSH banner (`OpenSSH_10.0p2` of `SSH-2.0-OpenSSH_10.0p2 Debian-7`),
+/// safe to put in a label: printable ASCII only, at most 40 characters.
+pub fn banner_software(banner: &str) -> &str {
+    let rest = banner.strip_prefix("SSH-2.0-").unwrap_or(banner);
+    let word = rest.split_whitespace().next().unwrap_or("");
+    let ok = !word.is_empty() && word.len() <= 40 && word.bytes().all(|b| b.is_ascii_graphic());
+    if ok { word } else { "unknown" }
+}
+
+/// A sandbox label with the sshd it ran when that was not the usual one (`--sshd`):
+/// `local sandbox (sshd OpenSSH_10.0p2)`, `local sandbox (shared CPUs, sshd ...)`.
+pub fn with_sshd(label: &str, software: &str) -> String {
+    let sshd = format!("sshd {software}");
+    match label.strip_suffix(')') {
+        Some(open) => format!("{open}, {sshd})"),
+        None => format!("{label} ({sshd})"),
+    }
+}
+
 /// Whether a stored destination is the local sandbox, in any setup.
 pub fn is_sandbox_label(destination: &str) -> bool {
     destination
@@ -343,6 +362,18 @@ mod tests {
             delay_ms: Some(50),
         };
         assert_eq!(sandbox_label(Placement::Split, &none), "local sandbox");
+        let ten = "SSH-2.0-OpenSSH_10.0p2 Debian-7~bpo12+1";
+        assert_eq!(banner_software(ten), "OpenSSH_10.0p2");
+        assert_eq!(banner_software("SSH-2.0-\x1b[2J"), "unknown");
+        let shared = sandbox_label(Placement::Shared, &none);
+        assert_eq!(
+            with_sshd(&shared, "OpenSSH_10.0p2"),
+            "local sandbox (shared CPUs, sshd OpenSSH_10.0p2)"
+        );
+        assert_eq!(
+            with_sshd("local sandbox", "OpenSSH_10.0p2"),
+            "local sandbox (sshd OpenSSH_10.0p2)"
+        );
         assert_eq!(
             sandbox_label(Placement::Shared, &none),
             "local sandbox (shared CPUs)"

@@ -57,6 +57,10 @@ pub struct RunOptions {
     /// existed read `shared`).
     #[serde(default)]
     pub sandbox_cpus: Placement,
+    /// The OpenSSH server the sandbox runs (`--sshd`), when not the one found on this
+    /// machine. Run again by `--resume` only from a run this user sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_sshd: Option<std::path::PathBuf>,
     /// What the workload modes move, and the tool options measured as variants.
     #[serde(default)]
     pub workload: WorkloadSpec,

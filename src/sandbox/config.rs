@@ -107,12 +107,17 @@ impl SshdConfig {
         }
     }
 
-    /// Replace a directive's value.
+    /// Replace a directive's value, or add the directive.
     pub fn set(&mut self, key: &str, value: &str) {
+        let mut found = false;
         for (k, v) in &mut self.lines {
             if k == key {
                 *v = value.to_string();
+                found = true;
             }
+        }
+        if !found {
+            self.lines.push((key.to_string(), value.to_string()));
         }
     }
 

@@ -136,6 +136,16 @@ fn enable_algorithms(
     Ok(offered)
 }
 
+/// A given sshd (`--sshd`) runs its own helpers, not those compiled into it, which for
+/// one unpacked beside the system's are the system's.
+fn run_helpers_beside(opts: &SandboxOptions, sshd: &Path, config: &mut SshdConfig) {
+    if opts.sshd.is_some() {
+        for (option, path) in find::helpers_beside(sshd) {
+            config.set(option, &path.display().to_string());
+        }
+    }
+}
+
 impl Sandbox {
     /// Start a sandbox sshd and wait until it listens.
     pub fn start(opts: &SandboxOptions) -> Result<Sandbox> {
@@ -163,6 +173,7 @@ impl Sandbox {
 
         let mut config = SshdConfig::new(dir.path(), &home, &user, &host_keys);
         config.apply(opts);
+        run_helpers_beside(opts, &sshd, &mut config);
         let privsep = config.make_valid(&sshd)?;
 
         let offered = enable_algorithms(opts, &sshd, &mut config, &host_keys)?;

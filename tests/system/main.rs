@@ -11,6 +11,7 @@ mod dbclient;
 mod dropbear_probe;
 mod fleet;
 mod lab;
+mod openssh10;
 mod portable;
 mod postgres;
 mod privsep;

@@ -1,0 +1,106 @@
+//! OpenSSH 10 as the sandbox's server (`--sshd`), on a machine whose system OpenSSH is
+//! older: its helpers (`sshd-session`, `sshd-auth`) taken from beside it, its offer
+//! read (no DSA: the key it cannot load is never offered), and its runs kept apart from the usual sandbox's. `OPENSSH10` names
+//! the directory OpenSSH 10's Debian packages were unpacked into (`.ci/run` makes one
+//! from bookworm-backports with `dpkg-deb -x`).
+
+use crate::common;
+use std::path::PathBuf;
+
+fn openssh10() -> PathBuf {
+    let root = std::env::var_os("OPENSSH10").map(PathBuf::from).expect(
+        "OPENSSH10 must name OpenSSH 10 unpacked into a directory: `apt-get download` \
+         openssh-server openssh-client from bookworm-backports, then `dpkg-deb -x` each \
+         into it (.ci/run does)",
+    );
+    let sshd = root.join("usr/sbin/sshd");
+    assert!(sshd.is_file(), "no {}", sshd.display());
+    sshd
+}
+
+fn sshbench(home: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = common::sshbench()
+        .env("HOME", home)
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn algos_reads_openssh_10_s_offer_from_its_own_sandbox() {
+    let sshd = openssh10();
+    let home = tempfile::tempdir().unwrap();
+    let json = [
+        "algos",
+        "--sshd",
+        sshd.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let (ok, out, err) = sshbench(home.path(), &json);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let banner = v["server"]["banner"].as_str().unwrap();
+    assert!(banner.starts_with("SSH-2.0-OpenSSH_10."), "{banner}");
+    let offered = |name: &str| {
+        (v["algorithms"].as_array().unwrap().iter())
+            .any(|a| a["name"] == name && a["server"] == true)
+    };
+    // OpenSSH 10's default key exchange; no DSA, which it cannot load.
+    assert!(offered("mlkem768x25519-sha256"), "{out}");
+    assert!(!offered("ssh-dss"), "{out}");
+    assert!(offered("ssh-ed25519"), "{out}");
+}
+
+#[test]
+fn a_run_against_openssh_10_s_sshd_is_a_destination_of_its_own() {
+    let sshd = openssh10();
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("runs.sqlite");
+    let db = db.to_str().unwrap();
+    let run = [
+        "run",
+        "--sshd",
+        sshd.to_str().unwrap(),
+        "--mode",
+        "connect,send",
+        "--kex",
+        "curve25519-sha256,sntrup761x25519-sha512",
+        "--ciphers",
+        "aes128-gcm@openssh.com",
+        "--rounds",
+        "1",
+        "-q",
+        "--db",
+        db,
+    ];
+    let (ok, out, err) = sshbench(home.path(), &run);
+    assert!(ok, "{err}\n{out}");
+    assert!(out.contains("send     aes128-gcm@openssh.com: "), "{out}");
+    let (ok, runs, err) = sshbench(home.path(), &["runs", "--db", db]);
+    assert!(ok, "{err}");
+    assert!(runs.contains("local sandbox (sshd OpenSSH_10."), "{runs}");
+    // Its figures are found under that name, and not under the usual sandbox's.
+    let label = runs
+        .lines()
+        .find_map(|l| l.split('┆').find(|c| c.contains("sshd OpenSSH_10.")))
+        .unwrap()
+        .trim()
+        .to_string();
+    let (ok, shown, err) = sshbench(home.path(), &["show", &label, "--db", db]);
+    assert!(
+        ok && shown.contains("sntrup761x25519-sha512"),
+        "{err}\n{shown}"
+    );
+    let (_, usual, _) = sshbench(home.path(), &["show", "sandbox", "--db", db]);
+    assert!(!usual.contains("sntrup761x25519-sha512"), "{usual}");
+}
+
+#[test]
+fn sshd_must_name_an_executable() {
+    let home = tempfile::tempdir().unwrap();
+    let (ok, _, err) = sshbench(home.path(), &["algos", "--sshd", "/nonexistent/sshd"]);
+    assert!(!ok && err.contains("--sshd /nonexistent/sshd"), "{err}");
+}
