@@ -151,12 +151,15 @@ fn mode_summary(scope: &Scope, mode: Mode, tops: TopLists) -> ModeSummary {
         .filter(|r| r.stats.figure.is_some())
         .map(|r| SuiteRow::in_scope(r, scope))
         .collect();
-    let set_aside = match tops.all_grades {
+    // Where no suite leads (a server of legacy ciphers only), the list is of them all,
+    // each with its grade: said, not hidden.
+    let every = tops.all_grades || !measured.iter().any(SuiteRow::leads);
+    let set_aside = match every {
         true => 0,
         false => measured.iter().take_while(|r| !r.leads()).count(),
     };
     let top = (measured.iter())
-        .filter(|r| tops.all_grades || r.leads())
+        .filter(|r| every || r.leads())
         .take(tops.n)
         .cloned()
         .collect();
