@@ -304,24 +304,40 @@ pub fn view(scope: &Scope, opts: &ShowOptions) -> ShowView {
     }
 }
 
+/// What a mode's suites are and how they are ordered: "115 suites: 28 measured, 87
+/// sums of two measured ones; recommended and acceptable suites measured as such first
+/// (--all-grades: by figure alone)".
+fn counted_sentence(sec: &ModeSection) -> String {
+    let counted = match sec.sums {
+        0 => format!("{} suites, all measured", sec.total),
+        n => format!(
+            "{} suites: {} measured, {n} sums of measured ones",
+            sec.total,
+            sec.total - n
+        ),
+    };
+    match sec.allowed_first {
+        true => format!(
+            "{counted}; recommended and acceptable suites measured as such first \
+             (--all-grades: by figure alone)."
+        ),
+        false => format!("{counted}."),
+    }
+}
+
 /// The classic table, or bars with `opts.chart`.
 pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
     let v = view(scope, opts);
     let mut doc = Document::default();
     doc.text(v.header.clone());
     for sec in &v.sections {
+        // The title names the table in CSV too: it stays as scripts knew it.
         let title = format!(
-            "{}: {} of {} suites ({} measured, {} sums){}",
+            "{}: {} of {} suites{}",
             sec.mode,
             sec.rows.len(),
             sec.total,
-            sec.total - sec.sums,
-            sec.sums,
-            match (opts.worst, sec.allowed_first) {
-                (true, _) => ", worst first",
-                (false, true) => ", measured recommended and acceptable suites first",
-                (false, false) => "",
-            }
+            if opts.worst { ", worst first" } else { "" }
         );
         match opts.chart {
             Some(ascii) => {
@@ -333,6 +349,7 @@ pub fn show(scope: &Scope, opts: &ShowOptions) -> (Document, ShowView) {
             }
             None => doc.grid(table(&v.destination, sec, title)),
         }
+        doc.para(counted_sentence(sec), "  ");
         if let Some(note) = workload_note(scope, sec) {
             doc.text(note);
         }
