@@ -19,7 +19,8 @@ pub enum Format {
 /// How terminal tables are drawn.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
-    /// Wrap to this many columns (the terminal's width); `None`: never wrap.
+    /// Fit to this many columns (the terminal's width, [`super::fit`]); `None`: print
+    /// every column whole (pipes, `--wide`).
     pub width: Option<u16>,
     /// Colour the grade column (a terminal without `NO_COLOR`).
     pub color: bool,
@@ -148,22 +149,15 @@ fn grade_color(cell: &str) -> Option<Color> {
 /// A table without a frame: a rule under the header, two spaces between columns.
 const RULED: &str = "     ─             ";
 
-fn terminal_table(g: &Grid, style: Style, framed: bool) -> String {
+/// `g` drawn whole: a row is never wrapped into lines (fitting it is [`fit`]'s).
+fn terminal_table(g: &Grid, color: bool, framed: bool) -> String {
     let mut t = Table::new();
     t.load_preset(match framed {
         true => presets::UTF8_FULL_CONDENSED,
         false => RULED,
     });
-    match style.width {
-        Some(w) => {
-            t.set_content_arrangement(ContentArrangement::Dynamic);
-            t.set_width(w);
-        }
-        None => {
-            t.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
-    if style.color {
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    if color {
         // The caller decided (a terminal without NO_COLOR); comfy-table would
         // otherwise check for a terminal itself.
         t.enforce_styling();
@@ -176,7 +170,7 @@ fn terminal_table(g: &Grid, style: Style, framed: bool) -> String {
             if g.right.contains(&i) {
                 cell = cell.set_alignment(CellAlignment::Right);
             }
-            if style.color && Some(i) == grade_col {
+            if color && Some(i) == grade_col {
                 if let Some(color) = grade_color(c) {
                     cell = cell.fg(color);
                 }
@@ -313,7 +307,7 @@ fn whole_document(doc: &Document, style: Style) -> String {
                 if !g.title.is_empty() {
                     out.push_str(&format!("\n{}\n", g.title));
                 }
-                out.push_str(&terminal_table(g, style, true));
+                out.push_str(&terminal_table(g, style.color, true));
                 out.push('\n');
             }
         }
@@ -347,22 +341,17 @@ fn fitted_document(doc: &Document, style: Style, width: usize) -> String {
                 if !title.is_empty() {
                     out.push_str(&format!("\n{}\n", wrap(&title, "  ")));
                 }
-                // A row is never wrapped into lines: a terminal narrower than the
-                // columns no view lets go folds the rows, and is told so.
-                let style = Style {
-                    width: None,
-                    ..style
-                };
-                out.push_str(&terminal_table(&f.grid, style, f.framed));
+                // A terminal narrower than the columns no view lets go folds the
+                // rows, and is told so.
+                out.push_str(&terminal_table(&f.grid, style.color, f.framed));
                 out.push('\n');
                 for (short, full) in &f.legend {
                     out.push_str(&format!("{}\n", wrap(&format!("{short} = {full}"), "  ")));
                 }
-                if fit::table_width(&f.grid, f.framed) > width {
-                    let said = format!(
-                        "This table needs {} columns; the terminal has {width}.",
-                        fit::table_width(&f.grid, f.framed)
-                    );
+                let needs = fit::table_width(&f.grid, f.framed);
+                if needs > width {
+                    let said =
+                        format!("This table needs {needs} columns; the terminal has {width}.");
                     out.push_str(&format!("{}\n", wrap(&said, "  ")));
                 }
                 if !f.dropped.is_empty() {

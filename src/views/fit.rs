@@ -22,14 +22,25 @@ pub struct Fitted {
     pub legend: Vec<(String, String)>,
 }
 
-/// How wide each column of `g` prints: its widest line, header or cell.
-fn column_widths(g: &Grid) -> Vec<usize> {
-    let widest = |t: &str| t.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
+/// The display width of `t`'s widest line.
+fn widest(t: &str) -> usize {
+    t.lines().map(UnicodeWidthStr::width).max().unwrap_or(0)
+}
+
+/// How wide each column's cells print (its widest line; 0 without rows).
+fn cell_widths(g: &Grid) -> Vec<usize> {
     (0..g.headers.len())
         .map(|c| {
-            let cells = g.rows.iter().filter_map(|r| r.get(c)).map(|v| widest(v));
-            cells.fold(widest(&g.headers[c]), usize::max)
+            let cells = g.rows.iter().filter_map(|r| r.get(c));
+            cells.map(|v| widest(v)).max().unwrap_or(0)
         })
+        .collect()
+}
+
+/// How wide each column of `g` prints: its widest line, header or cell.
+fn column_widths(g: &Grid) -> Vec<usize> {
+    (cell_widths(g).into_iter().zip(&g.headers))
+        .map(|(cells, h)| cells.max(widest(h)))
         .collect()
 }
 
@@ -52,13 +63,11 @@ pub fn fit(g: &Grid, width: usize) -> Fitted {
         ..Fitted::default()
     };
     let same = same_everywhere(&f.grid);
-    for (c, header, value) in same.iter().rev() {
-        let blank = value.is_empty() || value == "-";
-        if !f.grid.implied.contains(c) && !blank {
-            f.heading.insert(0, (header.clone(), value.clone()));
-        }
-        remove_column(&mut f.grid, *c);
+    // From the last, so that the columns still to go keep their numbers.
+    for &(c, _) in same.iter().rev() {
+        remove_column(&mut f.grid, c);
     }
+    f.heading = same.into_iter().filter_map(|(_, said)| said).collect();
     f.legend = shorten_names(&mut f.grid);
     if table_width(&f.grid, true) <= width {
         return f;
@@ -85,7 +94,7 @@ pub fn fit(g: &Grid, width: usize) -> Fitted {
 
 /// The columns whose header is wider than any of their cells, the most so first.
 fn headers_by_excess(g: &Grid) -> Vec<usize> {
-    let widths = column_widths_of_cells(g);
+    let widths = cell_widths(g);
     let mut cols: Vec<(usize, usize)> = (0..g.headers.len())
         .map(|c| (c, g.headers[c].width().saturating_sub(widths[c])))
         .filter(|&(_, excess)| excess > 0)
@@ -94,18 +103,9 @@ fn headers_by_excess(g: &Grid) -> Vec<usize> {
     cols.into_iter().map(|(c, _)| c).collect()
 }
 
-fn column_widths_of_cells(g: &Grid) -> Vec<usize> {
-    (0..g.headers.len())
-        .map(|c| {
-            let cells = g.rows.iter().filter_map(|r| r.get(c));
-            cells.map(|v| v.width()).max().unwrap_or(0)
-        })
-        .collect()
-}
-
 /// Column `c`'s header on (about) two lines, none narrower than its widest cell.
 fn wrap_header(g: &mut Grid, c: usize) {
-    let cell = column_widths_of_cells(g)[c];
+    let cell = cell_widths(g)[c];
     let header = g.headers[c].clone();
     let words: Vec<&str> = header.split(' ').collect();
     // The narrowest split into two lines, at a space.
@@ -127,9 +127,10 @@ fn wrap_header(g: &mut Grid, c: usize) {
     g.headers[c] = lines.join("\n");
 }
 
-/// The columns marked as headings that hold one value on every one of two or more
-/// rows: (column, header, value).
-fn same_everywhere(g: &Grid) -> Vec<(usize, String, String)> {
+/// The columns that hold one value on every one of two or more rows and go: those
+/// marked as headings, with (header, value) for the heading; those the title implies,
+/// and any column of dashes, which say nothing, without.
+fn same_everywhere(g: &Grid) -> Vec<(usize, Option<(String, String)>)> {
     if g.rows.len() < 2 {
         return Vec::new();
     }
@@ -139,13 +140,13 @@ fn same_everywhere(g: &Grid) -> Vec<(usize, String, String)> {
         if !g.rows.iter().all(|r| &r[c] == first) {
             continue;
         }
-        // A column of dashes says nothing on any row, wherever it is.
         let blank = first.is_empty() || first == "-";
-        if blank || g.heading.contains(&c) || g.implied.contains(&c) {
-            out.push((c, g.headers[c].clone(), first.clone()));
+        if blank || g.implied.contains(&c) {
+            out.push((c, None));
+        } else if g.heading.contains(&c) {
+            out.push((c, Some((g.headers[c].clone(), first.clone()))));
         }
     }
-    out.sort_by_key(|(c, ..)| *c);
     out
 }
 

@@ -145,8 +145,8 @@ fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
     a0 <= b1 && b0 <= a1
 }
 
-/// Build the headline of `scope`.
-pub fn view(scope: &Scope) -> HeadlineView {
+/// Each mode's answer: its line, or why it has no figure.
+fn mode_answers(scope: &Scope) -> (Vec<ModeLine>, Vec<FailedMode>) {
     let (mut modes, mut failed) = (Vec::new(), Vec::new());
     for m in scope.modes() {
         match mode_line(scope, m) {
@@ -154,6 +154,19 @@ pub fn view(scope: &Scope) -> HeadlineView {
             None => failed.push(failed_mode(scope, m)),
         }
     }
+    (modes, failed)
+}
+
+/// The answer's lines per mode alone (what `summary` opens with), without the rest of
+/// the headline (its recommendation is the costly part).
+pub fn answer_lines(scope: &Scope, width: usize) -> Vec<String> {
+    let (modes, failed) = mode_answers(scope);
+    mode_lines(&modes, &failed, width)
+}
+
+/// Build the headline of `scope`.
+pub fn view(scope: &Scope) -> HeadlineView {
+    let (modes, failed) = mode_answers(scope);
     let bounds = modes
         .iter()
         .filter_map(|l| l.best.bound_sentence())
@@ -214,10 +227,10 @@ fn failed_text(f: &FailedMode, above: Option<&str>) -> String {
 
 /// A line per mode in the modes' own order, those without a figure among them; a reason
 /// not to measure that the mode above gave too is not said again.
-pub fn mode_lines(v: &HeadlineView, width: usize) -> Vec<String> {
-    let mut modes: Vec<(Mode, Result<&ModeLine, &FailedMode>)> = (v.modes.iter())
+fn mode_lines(lines: &[ModeLine], failed: &[FailedMode], width: usize) -> Vec<String> {
+    let mut modes: Vec<(Mode, Result<&ModeLine, &FailedMode>)> = (lines.iter())
         .map(|l| (l.mode, Ok(l)))
-        .chain(v.failed.iter().map(|f| (f.mode, Err(f))))
+        .chain(failed.iter().map(|f| (f.mode, Err(f))))
         .collect();
     modes.sort_by_key(|(m, _)| *m);
     let mut above: Option<&str> = None;
@@ -381,7 +394,7 @@ pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
     if let Some(c) = v.cut_short {
         doc.para(c.sentence("what follows leaves"), "");
     }
-    for line in mode_lines(&v, width) {
+    for line in mode_lines(&v.modes, &v.failed, width) {
         doc.para(line, "           ");
     }
     for advice in race_advice(&v.modes) {

@@ -15,8 +15,7 @@ pub fn summary(scope: &Scope, tops: TopLists) -> (Document, SummaryView) {
     doc.text(v.header.clone());
     // The run's answer first: per mode the best allowed suite, how sure, and ssh's own
     // choice; the tables below say how it was found.
-    let answer = crate::views::headline::view(scope);
-    for line in crate::views::headline::mode_lines(&answer, crate::views::scope::WIDTH) {
+    for line in crate::views::headline::answer_lines(scope, crate::views::scope::WIDTH) {
         doc.para(line, "           ");
     }
     for sec in &v.sections {
