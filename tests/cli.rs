@@ -2021,3 +2021,88 @@ fn a_server_s_small_rekey_limit_is_seen_in_its_rekeys() {
     }
     assert!(words.contains("limited by its rekeys"), "{words}");
 }
+
+/// Two clients in one run (`--ssh`, here the system's ssh and a copy of it): every
+/// suite through each, stored per client; an answer per client and which is fastest;
+/// `compare` takes two clients of the run. Bad `--ssh` values are refused first.
+#[test]
+fn two_clients_are_measured_side_by_side_and_reported_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let system = std::process::Command::new("sh")
+        .args(["-c", "command -v ssh"])
+        .output()
+        .unwrap();
+    let system = text(&system.stdout).trim().to_string();
+    let copy = dir.path().join("ssh-copy");
+    std::fs::copy(&system, &copy).unwrap();
+    let clients = format!("ssh,{}", copy.display());
+    let mock = ["localhost", "--mock-transport", "--seed", "1", "-q"];
+    let narrow = [
+        "--kex",
+        "curve25519-sha256",
+        "--ciphers",
+        "aes128-ctr,aes128-gcm@openssh.com",
+    ];
+    let out = run_with_db(&db, &[&mock[..], &narrow, &["--ssh", &clients]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert_eq!(
+        said.matches("destination: localhost (ssh OpenSSH_").count(),
+        2,
+        "{said}"
+    );
+    assert!(
+        said.contains(" #1) (run 1;") && said.contains(" #2) (run 1;"),
+        "{said}"
+    );
+    assert!(said.contains("Which client is fastest"), "{said}");
+    // Every planned suite was measured through each client, and stored as such.
+    let store = Store::open(&db).unwrap();
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].plan, runs[1].plan);
+    let of = |c: u8| samples.iter().filter(|s| s.client == c).count();
+    assert!(of(0) > 0 && of(0) == of(1), "{} and {}", of(0), of(1));
+    drop(store);
+    let compare = sshbench()
+        .args(["compare", "run:1/1", "run:1/2", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(compare.status.success(), "{}", text(&compare.stderr));
+    assert!(
+        text(&compare.stdout).contains("#2"),
+        "{}",
+        text(&compare.stdout)
+    );
+    let whole = sshbench()
+        .args(["compare", "run:1", "run:1/2", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        text(&whole.stderr).contains("holds the results of 2 clients"),
+        "{}",
+        text(&whole.stderr)
+    );
+
+    for (given, says) in [
+        ("/nonexistent/ssh", "--ssh /nonexistent/ssh: "),
+        ("no-such-ssh-program", "no such program on PATH"),
+        ("ssh,ssh", "names"),
+    ] {
+        let out = run_with_db(&db, &[&mock[..], &["--ssh", given]].concat());
+        assert!(
+            !out.status.success() && text(&out.stderr).contains(says),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let fleet = run_with_db(&db, &["a", "b", "--mock-transport", "--ssh", &clients]);
+    assert!(
+        text(&fleet.stderr).contains("a fleet run takes one --ssh"),
+        "{}",
+        text(&fleet.stderr)
+    );
+}

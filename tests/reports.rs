@@ -26,6 +26,7 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
         compression: None,
         tool: None,
         data: None,
+        client: 0,
     }
 }
 
@@ -473,6 +474,73 @@ view_tests! {
     view_show_fleet: "show_fleet" => ["show", "--fleet", "--top", "all"];
     view_summary_fleet: "summary_fleet" => ["summary", "--fleet", "pi@nas*", "--top", "3"];
     view_recommend_fleet: "recommend_fleet" => ["recommend", "--fleet"];
+}
+
+/// A run of two clients (`--ssh`): every suite through each, the second's transfers a
+/// third faster and its connections a little slower; each client's own summary and
+/// block, then which client is fastest.
+#[test]
+fn view_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("clients.sqlite");
+    let store = Store::open(&db).unwrap();
+    let plan = fixture_plan();
+    let items: Vec<PlanItem> = (0..2u8)
+        .flat_map(|client| {
+            plan.iter().map(move |(m, s, _)| PlanItem {
+                mode: *m,
+                suite: Suite {
+                    client,
+                    ..s.clone()
+                },
+            })
+        })
+        .collect();
+    let machine = Machine::default();
+    let id = store
+        .create_run(&NewRun {
+            destination: "pi@nas",
+            target: &common::TARGET,
+            resolved: None,
+            client_version: "OpenSSH_9.2p1 Debian-2+deb12u7, OpenSSL 3.0.17",
+            server_version: Some("SSH-2.0-OpenSSH_10.0p2"),
+            server_strict_kex: Some(true),
+            machine: &machine,
+            options: &common::OPTIONS,
+            plan: &items,
+            seed: 1,
+            client_defaults: &AlgoLists::default(),
+        })
+        .unwrap();
+    let side = |version: &str| sshbench::store::ClientSide {
+        version: version.into(),
+        ..Default::default()
+    };
+    let sides = [
+        side("OpenSSH_9.2p1 Debian-2+deb12u7, OpenSSL 3.0.17"),
+        side("OpenSSH_10.0p2"),
+    ];
+    store.set_clients(id, &sides).unwrap();
+    for round in 0..4u32 {
+        for (i, item) in items.iter().enumerate() {
+            let base = plan[i % plan.len()].2;
+            let scale = match (item.suite.client, item.mode) {
+                (0, _) => 1.0,
+                (_, Mode::Connect | Mode::Echo) => 1.04,
+                _ => 1.3,
+            };
+            let smp = sample(item.mode, &item.suite, base, round, scale);
+            store.add_sample(id, i, round, &smp).unwrap();
+        }
+    }
+    store.set_status(id, RunStatus::Complete).unwrap();
+    drop(store);
+    for format in ["table", "json"] {
+        let out = sshbench(&db, &["summary", "--format", format]);
+        insta::assert_snapshot!(format!("clients_summary_{format}"), out);
+    }
+    let rec = sshbench(&db, &["recommend", "--for", "send"]);
+    insta::assert_snapshot!("clients_recommend", rec);
 }
 
 /// The table a fleet run ends with: every host, its state, run and why it failed.

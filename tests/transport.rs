@@ -29,6 +29,7 @@ fn suite(
         compression: None,
         tool: None,
         data: None,
+        client: 0,
     }
 }
 

@@ -133,7 +133,10 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
 /// `sshbench algos`.
 pub fn algos(args: AlgosArgs) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let ssh = find_ssh()?;
+    let ssh = match &args.client {
+        Some(p) => sshbench::cli::config::client_program(p)?,
+        None => find_ssh()?,
+    };
     let client = client::query(&ssh)?;
     let ssh_args = destination_ssh_args(args.destination.as_deref(), &args.ssh)?;
     let (label, server) = match &args.destination {

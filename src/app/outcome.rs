@@ -10,6 +10,7 @@ use sshbench::model::{Failure, FailureKind, Mode, Note, Problem, RunStatus};
 use sshbench::runner::{Abort, End};
 use sshbench::store::{self, Store};
 use sshbench::sys::cancel::Cancel;
+use sshbench::views::clients as clients_view;
 use sshbench::views::scope::{Scope, wrap};
 use sshbench::views::show::{self, ShowOptions, SortKey};
 use sshbench::views::{headline, problem};
@@ -156,26 +157,38 @@ pub fn print_results(store: &Store, run_id: i64, cfg: &RunConfig) -> Result<u8> 
         );
         return Ok(0);
     }
-    let scope = Scope::build(&runs, &samples);
-    if cfg.tables {
-        let opts = ShowOptions {
-            chart: None,
-            modes: Mode::ALL.to_vec(),
-            top: None,
-            worst: false,
-            sort: SortKey::Speed,
-            all_grades: false,
-        };
-        let (doc, view) = show::show(&scope, &opts);
-        emit(&doc, &view, FormatArg::Table, cfg.wide)?;
-    } else {
-        let (doc, view) = headline::headline(&scope, super::answer_width(cfg.wide));
-        emit(&doc, &view, FormatArg::Table, cfg.wide)?;
+    // A run of several clients answers for each, then says which is fastest.
+    let groups = store::clients::groups(runs, samples);
+    let scopes: Vec<Scope> = (groups.iter())
+        .map(|(runs, samples)| Scope::build(runs, samples))
+        .collect();
+    for scope in &scopes {
+        if cfg.tables {
+            let opts = ShowOptions {
+                chart: None,
+                modes: Mode::ALL.to_vec(),
+                top: None,
+                worst: false,
+                sort: SortKey::Speed,
+                all_grades: false,
+            };
+            let (doc, view) = show::show(scope, &opts);
+            emit(&doc, &view, FormatArg::Table, cfg.wide)?;
+        } else {
+            let (doc, view) = headline::headline(scope, super::answer_width(cfg.wide));
+            emit(&doc, &view, FormatArg::Table, cfg.wide)?;
+        }
+    }
+    if scopes.len() > 1 {
+        let v = clients_view::view(&scopes);
+        emit(&clients_view::render(&v), &v, FormatArg::Table, cfg.wide)?;
     }
     if !cfg.quiet {
         let more = format!(
             "more: sshbench show (every suite) / summary / recommend (results of every run of {} are combined)",
-            scope.destination
+            (scopes.iter().map(|s| s.destination.as_str()))
+                .collect::<Vec<_>>()
+                .join(" and of ")
         );
         say_err!("{}", wrap(&more, "  "));
     }

@@ -88,7 +88,7 @@ impl Progress {
                         "{} {} {}",
                         self.round_label(round, streams),
                         request.mode,
-                        request.suite.label()
+                        suite_words(&request.suite)
                     ));
                 }
             }
@@ -165,7 +165,16 @@ fn describe(s: &Sample, verbose: bool) -> String {
         ),
         (false, _) => s.outcome.label().to_string(),
     };
-    format!("{} {} {}", s.mode, s.suite.label(), figure)
+    format!("{} {} {}", s.mode, suite_words(&s.suite), figure)
+}
+
+/// A suite as progress names it: with its client's number (`ssh 2`) in a run of
+/// several clients, whose suites are otherwise alike.
+fn suite_words(s: &sshbench::model::Suite) -> String {
+    match s.client {
+        0 => s.label(),
+        k => format!("{} (ssh {})", s.label(), k + 1),
+    }
 }
 
 /// `note: <why>; so send, receive cannot be measured: the run goes on with connect,
@@ -183,7 +192,7 @@ fn given_up_line(modes: &[Mode], rest: &[Mode], message: &str) -> String {
 /// umac-64-etm@openssh.com, ...`.
 fn checks_line(items: &[sshbench::plan::PlanItem]) -> String {
     let each: Vec<String> = (items.iter())
-        .map(|i| format!("{} {}", i.mode, i.suite.label()))
+        .map(|i| format!("{} {}", i.mode, suite_words(&i.suite)))
         .collect();
     format!("sums measured as pairs: {}", each.join(", "))
 }

@@ -3,14 +3,17 @@
 
 use super::{emit, fleet_reports as fleet, open_existing};
 use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use sshbench::cli::FormatArg;
 use sshbench::cli::reports as args;
 use sshbench::cli::{
     CompareArgs, RecommendArgs, ReportArgs, SelectionArgs, ShowArgs, SummaryArgs, Usage,
 };
 use sshbench::model::Mode;
 use sshbench::offer::catalogue::Grade;
-use sshbench::store::{RunRecord, Selection, Store, StoredSample};
-use sshbench::views::export::{self, Format, Style};
+use sshbench::store::{RunRecord, Selection, Store, StoredSample, clients};
+use sshbench::views::clients as clients_view;
+use sshbench::views::export::{self, Document, Format, Style};
 use sshbench::views::fleet as fleet_view;
 use sshbench::views::recommend::{self, Goal, Order};
 use sshbench::views::scope::Scope;
@@ -29,6 +32,48 @@ impl Loaded {
     fn scope(&self) -> Scope<'_> {
         Scope::build(&self.runs, &self.samples)
     }
+
+    /// Its results one destination at a time: a run of several clients (`--ssh`) gives
+    /// one per client.
+    fn groups(self) -> Vec<Loaded> {
+        (clients::groups(self.runs, self.samples).into_iter())
+            .map(|(runs, samples)| Loaded { runs, samples })
+            .collect()
+    }
+}
+
+/// A view of each group of results, one after the other; after several (the clients
+/// of a run of several) which client is fastest, where `fastest` asks for it. One group
+/// is emitted as it always was.
+fn emit_each<V: Serialize>(
+    groups: &[Loaded],
+    view: impl Fn(&Scope) -> (Document, V),
+    fastest: bool,
+    format: FormatArg,
+    wide: bool,
+) -> Result<u8> {
+    if let [one] = groups {
+        let (doc, v) = view(&one.scope());
+        return emit(&doc, &v, format, wide);
+    }
+    let scopes: Vec<Scope> = groups.iter().map(Loaded::scope).collect();
+    let (mut doc, mut each) = (Document::default(), Vec::new());
+    for s in &scopes {
+        let (d, v) = view(s);
+        doc.blocks.extend(d.blocks);
+        each.push(v);
+    }
+    let clients = fastest.then(|| clients_view::view(&scopes));
+    if let Some(c) = &clients {
+        doc.blocks.extend(clients_view::render(c).blocks);
+    }
+    #[derive(Serialize)]
+    struct Each<V> {
+        each: Vec<V>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        clients: Option<clients_view::ClientsView>,
+    }
+    emit(&doc, &Each { each, clients }, format, wide)
 }
 
 fn load(store: &Store, sel: &Selection) -> Result<Loaded> {
@@ -71,9 +116,9 @@ pub fn show(a: ShowArgs) -> Result<u8> {
         let doc = fleet_view::table::render(&view, opts.top);
         return emit(&doc, &view, a.view.format, a.view.wide);
     }
-    let loaded = load_selected(&a.view.selection)?;
-    let (doc, view) = show::show(&loaded.scope(), &opts);
-    emit(&doc, &view, a.view.format, a.view.wide)
+    let groups = load_selected(&a.view.selection)?.groups();
+    let view = |s: &Scope| show::show(s, &opts);
+    emit_each(&groups, view, true, a.view.format, a.view.wide)
 }
 
 /// `sshbench summary`.
@@ -83,13 +128,13 @@ pub fn summary(a: SummaryArgs) -> Result<u8> {
         let doc = fleet_view::table::render(&view, Some(a.top.max(1)));
         return emit(&doc, &view, a.view.format, a.view.wide);
     }
-    let loaded = load_selected(&a.view.selection)?;
+    let groups = load_selected(&a.view.selection)?.groups();
     let tops = summary_view::TopLists {
         n: a.top.max(1),
         all_grades: a.all_grades,
     };
-    let (doc, view) = summary_view::summary(&loaded.scope(), tops);
-    emit(&doc, &view, a.view.format, a.view.wide)
+    let view = |s: &Scope| summary_view::summary(s, tops);
+    emit_each(&groups, view, true, a.view.format, a.view.wide)
 }
 
 /// `sshbench recommend`.
@@ -103,14 +148,9 @@ pub fn recommend(a: RecommendArgs) -> Result<u8> {
         let (doc, view) = fleet_view::recommend::recommend(&hosts, None, order);
         return emit(&doc, &view, a.view.format, a.view.wide);
     }
-    let loaded = load_selected(&a.view.selection)?;
-    let (doc, view) = recommend::recommend(
-        &loaded.scope(),
-        args::goal(a.goal),
-        args::allowed(a.allow),
-        args::order(a.order),
-    );
-    emit(&doc, &view, a.view.format, a.view.wide)
+    let groups = load_selected(&a.view.selection)?.groups();
+    let view = |s: &Scope| recommend::recommend(s, goal, allowed, order);
+    emit_each(&groups, view, false, a.view.format, a.view.wide)
 }
 
 /// `sshbench compare`.
@@ -118,7 +158,10 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
     let side = |s: &str| args::compare_side(s).map_err(Usage);
     let (sel_a, sel_b) = (side(&a.a)?, side(&a.b)?);
     let store = open_existing(&a.db.path, MEASURE_FIRST)?;
-    let (la, lb) = (load(&store, &sel_a)?, load(&store, &sel_b)?);
+    let (la, lb) = (
+        one_group(load(&store, &sel_a)?, &a.a)?,
+        one_group(load(&store, &sel_b)?, &a.b)?,
+    );
     let (mut sa, mut sb) = (la.scope(), lb.scope());
     // A run is named with its destination.
     for (given, s) in [(&a.a, &mut sa), (&a.b, &mut sb)] {
@@ -128,6 +171,29 @@ pub fn compare(a: CompareArgs) -> Result<u8> {
     }
     let (doc, view) = compare_view::compare(&sa, &sb);
     emit(&doc, &view, a.format, a.wide)
+}
+
+/// A compared side's results, which must be of one destination: a run of several
+/// clients is named one client at a time.
+fn one_group(loaded: Loaded, given: &str) -> Result<Loaded> {
+    let mut groups = loaded.groups();
+    if groups.len() == 1 {
+        return Ok(groups.remove(0));
+    }
+    let names: Vec<String> = (groups.iter())
+        .map(|g| format!("{:?}", g.runs[0].destination))
+        .collect();
+    let numbered = if given.starts_with("run:") {
+        format!(" or {given}/N for its Nth client")
+    } else {
+        String::new()
+    };
+    Err(Usage(anyhow::anyhow!(
+        "{given:?} holds the results of {} clients; compare one of them: {}{numbered}",
+        groups.len(),
+        names.join(", ")
+    ))
+    .into())
 }
 
 /// `sshbench report`: the page, and with `--png` its charts as pictures.
@@ -143,7 +209,12 @@ pub fn report(a: ReportArgs) -> Result<u8> {
         say_err!("wrote {} ({} KiB)", a.output.display(), page.len() / 1024);
         return Ok(0);
     }
-    let loaded = load_selected(&a.selection)?;
+    let given = a
+        .selection
+        .destination
+        .as_deref()
+        .unwrap_or("the newest run");
+    let loaded = one_group(load_selected(&a.selection)?, given)?;
     let scope = loaded.scope();
     let (rec_doc, _) =
         recommend::recommend(&scope, Goal::Balanced, Grade::Acceptable, Order::Grade);

@@ -8,24 +8,25 @@ use super::reach::{self, Reach};
 use super::resume::{Start, load_resumed, reopen};
 use super::server::{SandboxSetup, Server, connect_server};
 use super::{db_location, find_ssh};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use sshbench::cli::RunArgs;
 use sshbench::cli::config::RunConfig;
 use sshbench::destination::Target;
 use sshbench::measure::Transport;
+use sshbench::measure::by_client::ByClient;
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
 use sshbench::model::{AlgoLists, Note, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
-use sshbench::store::{self, NewRun, RunRecord, Store};
+use sshbench::store::{self, ClientSide, NewRun, RunRecord, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
 use sshbench::views::notes;
 use sshbench::views::scope::counted;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Stores each sample as it arrives, and each raced item's stop.
@@ -82,24 +83,103 @@ pub(super) fn build_plan(
     })
 }
 
+/// One client a run measures with: its program and what it can negotiate.
+pub(super) struct Client {
+    pub ssh: PathBuf,
+    pub offer: client::ClientOffer,
+}
+
+/// The clients a run measures with: those its options name (`--ssh`), else this
+/// command's own.
+fn clients_of(sh: &Shared, options: &RunOptions) -> Result<Vec<Client>> {
+    if options.clients.is_empty() {
+        let only = Client {
+            ssh: sh.ssh.to_path_buf(),
+            offer: sh.client.clone(),
+        };
+        return Ok(vec![only]);
+    }
+    (options.clients.iter())
+        .map(|p| {
+            let offer = client::query(p).with_context(|| format!("--ssh {}", p.display()))?;
+            Ok(Client {
+                ssh: p.clone(),
+                offer,
+            })
+        })
+        .collect()
+}
+
+/// The plan: each client's suites (what it and the server can negotiate), the clients
+/// one after the other, for the rounds to interleave; a resumed run's as stored.
 fn make_plan(
     resumed: Option<&RunRecord>,
-    client: &client::ClientOffer,
+    clients: &[Client],
     srv: &Server,
     options: &RunOptions,
 ) -> Result<Plan> {
-    match resumed {
-        Some(run) => Ok(Plan {
+    if let Some(run) = resumed {
+        if let Some(p) = (run.plan.iter()).find(|p| usize::from(p.suite.client) >= clients.len()) {
+            bail!(
+                "run {} plans a suite for client {} of {}; it cannot be resumed",
+                run.id,
+                p.suite.client + 1,
+                clients.len()
+            );
+        }
+        return Ok(Plan {
             items: run.plan.clone(),
             notes: Vec::new(),
-        }),
-        None => build_plan(client, srv.offer.as_ref(), srv.target.is_sandbox, options),
+        });
     }
+    let mut plan = Plan::default();
+    let every: Vec<&AlgoLists> = clients.iter().map(|c| &c.offer.lists).collect();
+    for (k, c) in clients.iter().enumerate() {
+        let mut own = options.clone();
+        if clients.len() > 1 {
+            own.filters = plan::filter::known_to(&options.filters, &c.offer.lists, &every)
+                .map_err(|(kind, p)| {
+                    anyhow!(
+                        "{} {p:?}: none of the --ssh clients has it",
+                        plan::filter::option(kind)
+                    )
+                })?;
+        }
+        let mut own = build_plan(&c.offer, srv.offer.as_ref(), srv.target.is_sandbox, &own)
+            .with_context(|| format!("planning for {}", c.ssh.display()))?;
+        for item in &mut own.items {
+            item.suite.client = k as u8;
+        }
+        plan.items.extend(own.items);
+        for note in own.notes {
+            if !plan.notes.contains(&note) {
+                plan.notes.push(note);
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// What each client of a run that names its clients (`--ssh`) is and uses unforced for
+/// the run's server; the first's lists were already read with the server.
+fn client_sides(clients: &[Client], srv: &Server) -> Result<Vec<ClientSide>> {
+    (clients.iter().enumerate())
+        .map(|(k, c)| {
+            let defaults = match (k, &srv.resolved) {
+                (0, Some(r)) => r.defaults.clone(),
+                _ => sshbench::destination::resolve(&c.ssh, &srv.target)?.defaults,
+            };
+            Ok(ClientSide {
+                version: c.offer.version.raw.clone(),
+                defaults,
+            })
+        })
+        .collect()
 }
 
 struct NewRunInput<'a> {
     cfg: &'a RunConfig,
-    client: &'a client::ClientOffer,
+    clients: &'a [Client],
     srv: &'a Server,
     options: &'a RunOptions,
     plan: &'a Plan,
@@ -116,7 +196,7 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
         destination: &i.srv.target.label,
         target: &i.srv.target,
         resolved: r.map(|r| (r.hostname.as_str(), r.port, r.user.as_str())),
-        client_version: &i.client.version.raw,
+        client_version: &i.clients[0].offer.version.raw,
         server_version: i.srv.version.as_deref(),
         server_strict_kex: i.srv.strict_kex,
         machine: &machine,
@@ -127,6 +207,9 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     })?;
     if let Some(w) = i.login.window {
         store.set_server_window(id, w)?;
+    }
+    if !i.options.clients.is_empty() {
+        store.set_clients(id, &client_sides(i.clients, i.srv)?)?;
     }
     store.add_notes(id, &Vec::from_iter(shell_start_note(i.login.shell_start)))?;
     match i.srv.tcp_rate() {
@@ -152,10 +235,21 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 /// window verdict needs (a server that does not say leaves it unknown), and how long its
 /// login shell takes to start. A login refused for the key or the host key, or a server
 /// that cannot be reached, would fail every sample: it stops here, before a run is stored.
-fn login_window(sh: &Shared, srv: &Server) -> Result<Login> {
-    sh.reach
-        .login(sh.ssh, srv, sh.cancel)
-        .map_err(|f| anyhow!("{}", fatal_error(&f)))
+/// Every client logs in: the first's login reads the window, the others' only show
+/// that theirs would work too.
+fn login_window(sh: &Shared, clients: &[Client], srv: &Server) -> Result<Login> {
+    let mut first = None;
+    for c in clients {
+        let login =
+            (sh.reach.login(&c.ssh, srv, sh.cancel)).map_err(|f| anyhow!("{}", fatal_error(&f)));
+        // Which client failed, where there is more than one to tell apart.
+        let login = match clients.len() {
+            1 => login?,
+            _ => login.with_context(|| format!("logging in with {}", c.ssh.display()))?,
+        };
+        first.get_or_insert(login);
+    }
+    Ok(first.unwrap_or_default())
 }
 
 /// The run's rounds, then the connect checks and the parallel streams, every sample
@@ -214,6 +308,7 @@ pub(super) struct HostRun<'a> {
 /// The run resumed, or stored anew once a login has worked (see [`login_window`]).
 fn start(
     sh: &Shared,
+    clients: &[Client],
     store: &Store,
     host: &HostRun,
     srv: &Server,
@@ -226,11 +321,11 @@ fn start(
             store,
             NewRunInput {
                 cfg: sh.cfg,
-                client: sh.client,
+                clients,
                 srv,
                 options: host.options,
                 plan,
-                login: login_window(sh, srv)?,
+                login: login_window(sh, clients, srv)?,
                 progress,
             },
         ),
@@ -238,7 +333,7 @@ fn start(
 }
 
 /// The host's server: the sandbox started, or the destination resolved and its offer read.
-fn server_of(sh: &Shared, host: &HostRun, progress: &Progress) -> Result<Server> {
+fn server_of(sh: &Shared, first: &Client, host: &HostRun, progress: &Progress) -> Result<Server> {
     let setup = SandboxSetup {
         lab: host.options.lab,
         placement: host.options.sandbox_cpus,
@@ -247,8 +342,8 @@ fn server_of(sh: &Shared, host: &HostRun, progress: &Progress) -> Result<Server>
     let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
     connect_server(
         host.destination.clone(),
-        sh.ssh,
-        sh.client,
+        &first.ssh,
+        &first.offer,
         probe_timeout,
         sh.reach,
         setup,
@@ -267,14 +362,21 @@ pub(super) fn measure(
     created: &mut dyn FnMut(i64) -> Result<()>,
 ) -> Result<(i64, Result<End, Abort>)> {
     let options = host.options;
-    let srv = server_of(sh, &host, progress)?;
-    let plan = make_plan(host.resumed, sh.client, &srv, options)?;
+    let clients = clients_of(sh, options)?;
+    if !options.clients.is_empty() {
+        for (k, c) in clients.iter().enumerate() {
+            let (n, version, path) = (k + 1, &c.offer.version.raw, c.ssh.display());
+            progress.say(&format!("client {n}: {version} ({path})"));
+        }
+    }
+    let srv = server_of(sh, &clients[0], &host, progress)?;
+    let plan = make_plan(host.resumed, &clients, &srv, options)?;
     // The login comes first: the plan's notes are no news to a run it stops.
     let Start {
         run_id,
         seed,
         previous,
-    } = start(sh, store, &host, &srv, &plan, progress)?;
+    } = start(sh, &clients, store, &host, &srv, &plan, progress)?;
     created(run_id)?;
     for note in &plan.notes {
         progress.say(&format!("note: {}", sshbench::views::plan::say(note)));
@@ -285,7 +387,7 @@ pub(super) fn measure(
     let load = (sh.reach.disturbable() && !srv.here).then_some(srv.target.is_sandbox);
     let overlap = Overlap::begin(sh.instances, load, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
-    let mut transport = sh.reach.transport(options, sh.ssh, &srv, payload);
+    let mut transport = transport_of(sh, &clients, options, &srv, payload);
     let cx = super::streams::Context {
         store,
         run_id,
@@ -313,6 +415,23 @@ pub(super) fn measure(
         store.set_status(run_id, status_of(&result))?;
     }
     Ok((run_id, result))
+}
+
+/// The run's transport: its client's, or one per client that each sample's suite picks.
+fn transport_of(
+    sh: &Shared,
+    clients: &[Client],
+    options: &RunOptions,
+    srv: &Server,
+    payload: Payload,
+) -> Box<dyn Transport> {
+    let mut each: Vec<Box<dyn Transport>> = (clients.iter())
+        .map(|c| sh.reach.transport(options, &c.ssh, srv, payload.clone()))
+        .collect();
+    match each.len() {
+        1 => each.remove(0),
+        _ => Box::new(ByClient::new(each)),
+    }
 }
 
 /// The transport's notes on how the run measured, where no answer will carry them: a
@@ -344,7 +463,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let db = db_location(&cfg.db)?;
     store::check(&db)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = find_ssh()?;
+    let ssh = (cfg.options.clients.first()).map_or_else(find_ssh, |p| Ok(p.clone()))?;
     let client = client::query(&ssh)?;
     let reach = reach::chosen(cfg.mock_transport);
     let instances = reach.disturbable().then(Instances::register).flatten();
@@ -371,13 +490,17 @@ pub fn run(args: RunArgs) -> Result<u8> {
         .as_ref()
         .map_or_else(|| cfg.options.clone(), |r| r.options.clone());
     let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
-    progress.say(&format!("client: {}", client.version.raw));
+    if options.clients.is_empty() {
+        progress.say(&format!("client: {}", client.version.raw));
+    }
     if resumed.is_none() {
         options.sandbox_cpus = super::server::sandbox_placement(options.sandbox_cpus, &progress);
         // Filters that name nothing the client knows fail here, before a sandbox starts
-        // or a server is probed.
-        build_plan(&client, None, cfg.destination.is_none(), &options)
-            .map_err(sshbench::cli::Usage)?;
+        // or a server is probed (a run of several clients plans each client's own).
+        if options.clients.len() < 2 {
+            build_plan(&client, None, cfg.destination.is_none(), &options)
+                .map_err(sshbench::cli::Usage)?;
+        }
     }
     // A resumed run goes where it went, with the ssh options it had.
     let destination: Option<Target> = match &resumed {

@@ -380,6 +380,11 @@ pub struct AlgosArgs {
     #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 
+    /// The OpenSSH-compatible client whose lists to show (default: `ssh` on PATH): a
+    /// program on PATH or a path.
+    #[arg(long = "ssh", value_name = "PROGRAM", value_hint = clap::ValueHint::ExecutablePath)]
+    pub client: Option<PathBuf>,
+
     /// Without a destination: the OpenSSH server for the sandbox (default: the `sshd` found on PATH or in the
     /// usual places), e.g. a newer OpenSSH unpacked beside the system's; its helpers
     /// (`sshd-session`, `sshd-auth`) are taken from beside it.
@@ -697,6 +702,14 @@ pub struct RunArgs {
         conflicts_with_all = ["destinations", "hosts"]
     )]
     pub sshd: Option<PathBuf>,
+
+    /// The OpenSSH-compatible client to measure with (default: `ssh` on PATH): a
+    /// program on PATH (`hpnssh`) or a path. Repeat it, or give a comma-separated list,
+    /// to measure every suite through each client in the same rounds and rank the
+    /// clients (`--ssh ssh,/opt/openssh-10/bin/ssh`). The workloads' scp and sftp are
+    /// those beside each client.
+    #[arg(long = "ssh", value_name = "PROGRAM", value_delimiter = ',', value_hint = clap::ValueHint::ExecutablePath)]
+    pub clients: Vec<PathBuf>,
 
     /// Measure the whole cartesian product (key exchange × cipher × MAC in every mode,
     /// AEAD ciphers with every MAC, every key exchange with every host key), as classic

@@ -49,6 +49,46 @@ pub fn sshd_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
     Ok(std::fs::canonicalize(p)?)
 }
 
+/// `--ssh`: a program found on PATH when it is a bare name, else a path; an executable
+/// file, kept as an absolute path (a resumed run runs it again from anywhere).
+pub fn client_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = p.display();
+    let bare = p.components().count() == 1 && !p.to_string_lossy().starts_with('.');
+    let found = if bare {
+        let name = p.to_string_lossy();
+        crate::sandbox::find_on_path(&name)
+            .ok_or_else(|| anyhow::anyhow!("--ssh {shown}: no such program on PATH"))?
+    } else {
+        p.to_path_buf()
+    };
+    let meta = std::fs::metadata(&found).map_err(|e| anyhow::anyhow!("--ssh {shown}: {e}"))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        bail!("--ssh {shown}: not an executable file; give an OpenSSH-compatible client");
+    }
+    Ok(std::fs::canonicalize(&found)?)
+}
+
+/// Every `--ssh` given, each once, at most [`MAX_CLIENTS`].
+pub fn client_programs(given: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
+    if given.len() > crate::model::MAX_CLIENTS {
+        bail!(
+            "--ssh names {} clients; one run measures at most {}",
+            given.len(),
+            crate::model::MAX_CLIENTS
+        );
+    }
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    for (g, p) in given.iter().zip(given.iter().map(|g| client_program(g))) {
+        let p = p?;
+        if out.contains(&p) {
+            bail!("--ssh {} names {} again", g.display(), p.display());
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
 /// The fixed rounds, or a race's first pass.
 fn first_rounds(a: &RunArgs) -> u32 {
     a.rounds.unwrap_or(FIRST_PASS)
@@ -156,6 +196,7 @@ fn run_options(a: &RunArgs) -> Result<RunOptions> {
             _ => Placement::Shared,
         },
         sandbox_sshd: a.sshd.as_deref().map(sshd_program).transpose()?,
+        clients: client_programs(&a.clients)?,
         payload: match a.payload {
             PayloadArg::Random => PayloadKind::Random,
             PayloadArg::Text => PayloadKind::Text,
@@ -210,6 +251,13 @@ impl RunConfig {
         }
         if a.jobs.is_some() && !fleet {
             bail!("--jobs applies to a fleet run: give several destinations or --hosts FILE");
+        }
+        // A fleet's views rank each host's suites as one client's.
+        if fleet && a.clients.len() > 1 {
+            bail!(
+                "several --ssh clients are compared on one destination at a time; a fleet run \
+                 takes one --ssh"
+            );
         }
         Ok(RunConfig {
             options: run_options(&a)?,

@@ -35,6 +35,7 @@ pub fn selection(w: &SelectionArgs) -> Result<Selection> {
     Ok(Selection {
         destination: w.destination.clone(),
         run: w.run,
+        client: None,
         since: w.since.as_deref().map(parse_since).transpose()?,
     })
 }
@@ -85,18 +86,33 @@ impl Hosts {
 
 /// One side of `compare`: `run:ID` or a destination.
 pub fn compare_side(s: &str) -> Result<Selection> {
-    Ok(match s.strip_prefix("run:") {
-        Some(id) => Selection {
-            run: Some(
-                id.parse()
-                    .map_err(|_| anyhow!("{s:?}: run:ID needs a number"))?,
-            ),
-            ..Default::default()
-        },
-        None => Selection {
+    let Some(run) = s.strip_prefix("run:") else {
+        return Ok(Selection {
             destination: Some(s.to_string()),
             ..Default::default()
-        },
+        });
+    };
+    // `run:ID/N`: client N (from 1, in the order `--ssh` named them) of a run of several.
+    let (id, client) = match run.split_once('/') {
+        Some((id, n)) => (id, Some(n)),
+        None => (run, None),
+    };
+    let client = match client {
+        None => None,
+        Some(n) => Some(
+            (n.parse::<u8>().ok())
+                .filter(|n| (1..=crate::model::MAX_CLIENTS as u8).contains(n))
+                .ok_or_else(|| anyhow!("{s:?}: run:ID/N needs a client's number from 1"))?
+                - 1,
+        ),
+    };
+    Ok(Selection {
+        run: Some(
+            id.parse()
+                .map_err(|_| anyhow!("{s:?}: run:ID needs a number"))?,
+        ),
+        client,
+        ..Default::default()
     })
 }
 

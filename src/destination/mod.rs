@@ -170,6 +170,16 @@ pub fn with_sshd(label: &str, software: &str) -> String {
     }
 }
 
+/// A destination as one client of a run of several saw it (`--ssh`):
+/// `localhost (ssh OpenSSH_10.0p2)`, `local sandbox (sshd ..., ssh OpenSSH_10.0p2)`.
+pub fn with_client(label: &str, client: &str) -> String {
+    let ssh = format!("ssh {client}");
+    match label.strip_suffix(')') {
+        Some(open) if label.contains(" (") => format!("{open}, {ssh})"),
+        _ => format!("{label} ({ssh})"),
+    }
+}
+
 /// Whether a stored destination is the local sandbox, in any setup.
 pub fn is_sandbox_label(destination: &str) -> bool {
     destination

@@ -4,6 +4,7 @@
 //! and never retries. The real implementation is [`openssh::OpenSsh`]; [`mock::Mock`]
 //! returns fixed, deterministic figures for CLI tests of everything around it.
 
+pub mod by_client;
 pub mod master;
 pub mod mock;
 pub mod openssh;

@@ -18,8 +18,8 @@ pub use algos::AlgoLists;
 pub use cpu::CpuTimes;
 pub use note::{Note, ZerosStep};
 pub use options::{
-    Connections, DataSize, FilterSpec, Filters, LabOptions, PayloadKind, Placement, RunOptions,
-    SampleTimes, WorkloadSpec,
+    Connections, DataSize, FilterSpec, Filters, LabOptions, MAX_CLIENTS, PayloadKind, Placement,
+    RunOptions, SampleTimes, WorkloadSpec,
 };
 pub use problem::{Difference, Doing, Failure, HostProblem, KeyTypes, Part, Problem, ProcessEnd};
 pub use race::{EQUAL_WITHIN, FAILED_AFTER, Stop, StopReason};

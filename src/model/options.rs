@@ -5,6 +5,10 @@ use crate::model::suite::{AlgoKind, Mode, Shape};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// Most clients one run measures (`--ssh`): each multiplies the run's length, and a
+/// sample names its client in a byte.
+pub const MAX_CLIENTS: usize = 8;
+
 /// The options that define a run's measurements; stored with the run so that
 /// `--resume` finishes it the same way. A run's come from the command line
 /// (`cli::config`); `Default` is the empty record that stored fixtures start from.
@@ -61,6 +65,11 @@ pub struct RunOptions {
     /// machine. Run again by `--resume` only from a run this user sealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_sshd: Option<std::path::PathBuf>,
+    /// The OpenSSH-compatible clients measured (`--ssh`), each suite through each, in
+    /// the same rounds; empty: the `ssh` on PATH alone. Run again by `--resume` only from
+    /// a run this user sealed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<std::path::PathBuf>,
     /// What the workload modes move, and the tool options measured as variants.
     #[serde(default)]
     pub workload: WorkloadSpec,
@@ -240,6 +249,38 @@ impl Filters {
             AlgoKind::Cipher => self.ciphers.as_ref(),
             AlgoKind::Mac => self.macs.as_ref(),
             AlgoKind::Compression => None,
+        }
+    }
+
+    /// The filter of `kind`, to set; compression has none.
+    pub fn get_mut(&mut self, kind: AlgoKind) -> Option<&mut Option<FilterSpec>> {
+        match kind {
+            AlgoKind::Kex => Some(&mut self.kex),
+            AlgoKind::HostKey => Some(&mut self.hostkeys),
+            AlgoKind::Cipher => Some(&mut self.ciphers),
+            AlgoKind::Mac => Some(&mut self.macs),
+            AlgoKind::Compression => None,
+        }
+    }
+}
+
+impl FilterSpec {
+    /// The names or patterns it holds.
+    pub fn patterns(&self) -> &Vec<String> {
+        match self {
+            FilterSpec::Only(v)
+            | FilterSpec::Append(v)
+            | FilterSpec::Remove(v)
+            | FilterSpec::Front(v) => v,
+        }
+    }
+
+    pub fn patterns_mut(&mut self) -> &mut Vec<String> {
+        match self {
+            FilterSpec::Only(v)
+            | FilterSpec::Append(v)
+            | FilterSpec::Remove(v)
+            | FilterSpec::Front(v) => v,
         }
     }
 }

@@ -258,6 +258,15 @@ pub struct Suite {
     /// sample: a run records its payload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<PayloadKind>,
+    /// Which of the run's clients (`--ssh`, in the order given) measured it: the same
+    /// names through another client are another suite to race and rank. 0 is the first
+    /// (or only) client, which runs from before clients were a dimension read.
+    #[serde(default, skip_serializing_if = "is_first")]
+    pub client: u8,
+}
+
+fn is_first(client: &u8) -> bool {
+    *client == 0
 }
 
 impl Suite {

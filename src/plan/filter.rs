@@ -6,7 +6,7 @@
 //! The base list a filter applies to is every name the client supports: sshbench
 //! measures everything by default, so `-` and `^` are the useful prefixes.
 
-use crate::model::{AlgoKind, FilterSpec};
+use crate::model::{AlgoKind, AlgoLists, FilterSpec, Filters};
 use anyhow::{Result, bail};
 use std::path::Path;
 
@@ -54,6 +54,46 @@ fn read_list_file(path: &Path) -> Result<String> {
         bail!("the algorithm list {} is empty", path.display());
     }
     Ok(names.join(","))
+}
+
+/// One client's filters in a run of several (`--ssh`): the patterns that match
+/// something it has; another client's names (a newer ssh's key exchange) are not its
+/// to measure. `None` names a pattern no client has, for the caller's error.
+pub fn known_to<'a>(
+    filters: &'a Filters,
+    lists: &AlgoLists,
+    every: &[&AlgoLists],
+) -> std::result::Result<Filters, (AlgoKind, &'a str)> {
+    let mut out = filters.clone();
+    for kind in [
+        AlgoKind::Kex,
+        AlgoKind::HostKey,
+        AlgoKind::Cipher,
+        AlgoKind::Mac,
+    ] {
+        let Some(spec) = filters.get(kind) else {
+            continue;
+        };
+        let has = |l: &AlgoLists, p: &str| {
+            l.get(kind)
+                .unwrap_or_default()
+                .iter()
+                .any(|n| matches(p, n))
+        };
+        if let Some(p) = spec
+            .patterns()
+            .iter()
+            .find(|p| !every.iter().any(|l| has(l, p)))
+        {
+            return Err((kind, p.as_str()));
+        }
+        let mut own = spec.clone();
+        own.patterns_mut().retain(|p| has(lists, p));
+        if let Some(slot) = out.get_mut(kind) {
+            *slot = Some(own);
+        }
+    }
+    Ok(out)
 }
 
 /// `ssh_config` pattern matching: `*` any run, `?` one character.

@@ -78,7 +78,7 @@ pub struct Standing {
     /// it); the best itself while any other item contends. An item without an interval
     /// yet stays; an item without any figure cannot be the best.
     pub contenders: Vec<usize>,
-    /// Each mode's best so far.
+    /// Each mode's best so far (each client's, in a run of several).
     pub best: Vec<usize>,
     /// The items not distinguishable from their mode's best but equal to it within
     /// [`EQUAL_WITHIN`]; the best too when no contender is left beside them.
@@ -118,13 +118,15 @@ pub fn stats_of(entries: &[Entry]) -> Vec<SuiteStats> {
 pub fn standing(live: &[Entry]) -> Standing {
     let stats = stats_of(live);
     let sums = analysis::sums::sums_with_parts(&stats);
-    let mut modes: Vec<Mode> = live.iter().map(|e| e.mode).collect();
-    modes.sort();
-    modes.dedup();
+    // Each client races on its own: its ranking and its advice are its own, and which
+    // client is fastest is read from each one's best.
+    let mut races: Vec<(Mode, u8)> = live.iter().map(|e| (e.mode, e.suite.client)).collect();
+    races.sort();
+    races.dedup();
     let mut out = Standing::default();
-    for mode in modes {
+    for (mode, client) in races {
         let of_mode: Vec<(usize, &SuiteStats)> = (live.iter().zip(&stats))
-            .filter(|(e, _)| e.mode == mode)
+            .filter(|(e, _)| e.mode == mode && e.suite.client == client)
             .map(|(e, s)| (e.item, s))
             .collect();
         let Some((best_item, best)) = best_of(&of_mode, mode) else {
@@ -142,7 +144,8 @@ pub fn standing(live: &[Entry]) -> Standing {
             .filter(|(_, s)| !is_best(s) && contends(s.figure.as_ref(), &best, mode))
             .map(|(i, _)| *i)
             .collect();
-        for sum in sums.iter().filter(|s| s.stats.mode == mode) {
+        for sum in (sums.iter()).filter(|s| s.stats.mode == mode && s.stats.suite.client == client)
+        {
             if contends(sum.stats.figure.as_ref(), &best, mode) {
                 let parts = (of_mode.iter()).filter(|(_, s)| sum.parts.contains(&s.suite));
                 contenders.extend(parts.filter(|(_, s)| !is_best(s)).map(|(i, _)| *i));
@@ -460,6 +463,37 @@ mod tests {
         let alone = standing(&[entry(0, Mode::Send, &best), entry(2, Mode::Send, &far)]);
         assert!(alone.contenders.is_empty());
         assert_eq!(alone.best, [0]);
+    }
+
+    /// A slower client's suites race among themselves: its best goes on beside its own
+    /// rival, however far behind the other client's it is.
+    #[test]
+    fn each_client_races_its_own_suites() {
+        fn through(item: usize, client: u8, figures: &[f64]) -> Entry<'static> {
+            Entry {
+                item,
+                mode: Mode::Send,
+                suite: Box::leak(Box::new(Suite {
+                    cipher: Some(format!("c{item}")),
+                    client,
+                    ..Suite::default()
+                })),
+                figures: figures.to_vec(),
+            }
+        }
+        let (fast, slow, slower) = (
+            [200.0, 204.0, 196.0],
+            [100.0, 104.0, 96.0],
+            [97.0, 92.0, 99.0],
+        );
+        let live = [
+            through(0, 0, &fast),
+            through(1, 1, &slow),
+            through(2, 1, &slower),
+        ];
+        let s = standing(&live);
+        assert_eq!(s.best, [0, 1]);
+        assert_eq!(s.contenders, [1, 2]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! query them directly.
 
 mod backend;
+pub mod clients;
 mod copy;
 mod fleets;
 mod pg;
@@ -21,7 +22,7 @@ mod sqlite;
 pub use copy::{Copied, copy};
 pub use fleets::{FleetHost, FleetRecord};
 pub use pg::{is_url, redact};
-pub use runs::{NewRun, RunRecord, SampleCounts};
+pub use runs::{ClientSide, NewRun, RunRecord, SampleCounts};
 
 pub use schema::SCHEMA_VERSION;
 use schema::{MIGRATIONS, RELABEL_SANDBOX_AT, relabel_sandbox_runs};
@@ -86,8 +87,30 @@ pub struct Selection {
     pub destination: Option<String>,
     /// Only this run.
     pub run: Option<i64>,
+    /// Only this client of runs of several (`--ssh`; 0 is the first).
+    pub client: Option<u8>,
     /// Runs started at or after this UTC time (`2026-11-30` or `2026-11-30T10:00`).
     pub since: Option<String>,
+}
+
+/// The destinations a selection takes.
+enum Wanted {
+    /// This one: a record's own destination, or the one its run was stored under (all
+    /// of a run's clients).
+    Named(String),
+    Any,
+    Among(Vec<String>),
+}
+
+impl Wanted {
+    /// Whether it takes a record `f` of a run stored under `base`.
+    fn takes(&self, base: &str, f: &RunRecord) -> bool {
+        match self {
+            Wanted::Named(d) => &f.destination == d || base == d,
+            Wanted::Any => true,
+            Wanted::Among(ds) => ds.contains(&f.destination),
+        }
+    }
 }
 
 /// One stored sample with its place in the run.
@@ -98,6 +121,9 @@ pub struct StoredSample {
     pub round: u32,
     /// The data its run's transfers carried (`--payload`); set by [`Store::select`].
     pub payload: PayloadKind,
+    /// The client that took it, in a run of several: its record's `client` (the
+    /// sample's suite then reads as any other, `client` 0, see `store::clients`).
+    pub client: u8,
     pub sample: Sample,
 }
 
@@ -277,26 +303,45 @@ impl Store {
     /// The runs and counted samples (round > 0) a report is about. With neither a
     /// destination nor a run, the newest run's destination.
     pub fn select(&self, sel: &Selection) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
-        let all = self.runs()?;
-        let destination = match (&sel.destination, sel.run) {
+        let stored = self.runs()?;
+        // A run of several clients is a record per client (`clients`), each under a
+        // destination of its own; the destination it was stored under names them all.
+        let all: Vec<(String, RunRecord)> = (stored.iter())
+            .flat_map(|r| {
+                clients::facets(r.clone())
+                    .into_iter()
+                    .map(|f| (r.destination.clone(), f))
+            })
+            .collect();
+        let wanted = match (&sel.destination, sel.run) {
             // A destination stored under that very name (say, a host alias `sandbox`)
             // comes first; else `sandbox` and the like name the local sandbox.
-            (Some(d), _) if all.iter().any(|r| &r.destination == d) => Some(d.clone()),
-            (Some(d), _) => Some(destination::stored_destination(d)),
-            (None, Some(_)) => None,
-            (None, None) => all.last().map(|r| r.destination.clone()),
+            (Some(d), _) if all.iter().any(|(b, f)| &f.destination == d || b == d) => {
+                Wanted::Named(d.clone())
+            }
+            (Some(d), _) => Wanted::Named(destination::stored_destination(d)),
+            (None, Some(_)) => Wanted::Any,
+            // The newest run's destination, each of its clients'.
+            (None, None) => Wanted::Among(
+                (all.iter())
+                    .filter(|(_, f)| stored.last().is_some_and(|r| r.id == f.id))
+                    .map(|(_, f)| f.destination.clone())
+                    .collect(),
+            ),
         };
-        let runs: Vec<RunRecord> = all
-            .into_iter()
+        let runs: Vec<RunRecord> = (all.iter())
+            .filter(|(base, f)| wanted.takes(base, f))
+            .map(|(_, f)| f)
             .filter(|r| sel.run.is_none_or(|id| r.id == id))
-            .filter(|r| destination.as_ref().is_none_or(|d| &r.destination == d))
+            .filter(|r| sel.client.is_none_or(|c| r.client == c))
             .filter(|r| {
                 sel.since
                     .as_ref()
                     .is_none_or(|s| r.started_at.as_str() >= s.as_str())
             })
+            .cloned()
             .collect();
-        let samples = self.counted(&runs)?;
+        let samples = clients::assign(&stored, &runs, self.counted(&runs)?);
         Ok((runs, samples))
     }
 
@@ -333,7 +378,10 @@ impl Store {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
-        let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        let mut ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+        // A run of several clients comes once per client.
+        ids.sort_unstable();
+        ids.dedup();
         let read = self.samples_of(&ids, true, columns)?;
         let mut payloads: Vec<(i64, PayloadKind)> =
             runs.iter().map(|r| (r.id, r.options.payload)).collect();

@@ -17,6 +17,14 @@ pub struct SampleCounts {
     pub warmups: u64,
 }
 
+/// One of the clients a run measured (`--ssh`): its version and what it uses unforced
+/// for the destination (`ssh -G`), which is not what another client would.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClientSide {
+    pub version: String,
+    pub defaults: AlgoLists,
+}
+
 /// A run as stored.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -47,6 +55,12 @@ pub struct RunRecord {
     pub last_sample_at: Option<String>,
     /// The client's unforced preference lists for the destination (`ssh -G`).
     pub client_defaults: AlgoLists,
+    /// A run of several clients: each one, in the order of their samples' `client`
+    /// (the first is also `client_version` and `client_defaults`); empty for one client.
+    pub clients: Vec<ClientSide>,
+    /// Which of a run's clients this record speaks for (see `store::clients`); 0 for a
+    /// run of one.
+    pub client: u8,
     /// A raced run: why each plan item stopped (empty for a fixed design, or before
     /// schema v13).
     pub stops: Vec<(usize, Stop)>,
@@ -101,7 +115,38 @@ fn client_defaults(json: Option<String>) -> Result<AlgoLists> {
     Ok(lists)
 }
 
+/// A run's clients: each one's lists checked as [`client_defaults`] checks the first's,
+/// and no more of them than a run may measure.
+fn clients(json: Option<String>) -> Result<Vec<ClientSide>> {
+    let Some(json) = json else {
+        return Ok(Vec::new());
+    };
+    let sides: Vec<ClientSide> =
+        serde_json::from_str(&json).context("reading runs.clients_json")?;
+    if sides.len() > crate::model::MAX_CLIENTS {
+        bail!(
+            "runs.clients_json lists {} clients, more than sshbench measures",
+            sides.len()
+        );
+    }
+    for side in &sides {
+        client_defaults(Some(serde_json::to_string(&side.defaults)?))
+            .context("in runs.clients_json")?;
+    }
+    Ok(sides)
+}
+
 impl Store {
+    /// Record the clients of a run that measures several.
+    pub fn set_clients(&self, run_id: i64, clients: &[ClientSide]) -> Result<()> {
+        let sql = "UPDATE runs SET clients_json = ?2 WHERE id = ?1";
+        self.execute(
+            sql,
+            &[run_id.into(), serde_json::to_string(clients)?.into()],
+        )?;
+        Ok(())
+    }
+
     pub fn create_run(&self, r: &NewRun) -> Result<i64> {
         let (target, options) = (
             serde_json::to_string(r.target)?,
@@ -180,6 +225,8 @@ impl Store {
             samples: row.get("n_samples")?,
             last_sample_at: row.get("last_sample_at")?,
             client_defaults: client_defaults(defaults)?,
+            clients: clients(row.get("clients_json")?)?,
+            client: 0,
             stops: match row.get::<Option<String>>("stops_json")? {
                 Some(j) => serde_json::from_str(&j).context("reading a run's stops")?,
                 None => Vec::new(),

@@ -93,6 +93,11 @@ fn figure_values(s: &Sample) -> Result<Vec<Named>> {
         ("rtt_s", Value::from(s.rtt.map(secs))),
         ("compression", Value::from(s.suite.compression.clone())),
         ("tool_options", Value::from(s.suite.tool.clone())),
+        // NULL for a run's first client: what runs from before clients were stored read.
+        (
+            "client",
+            Value::from((s.suite.client > 0).then_some(i64::from(s.suite.client))),
+        ),
         ("files", Value::from(s.files.map(|n| n as i64))),
         ("compression_factor", Value::from(s.compression_factor)),
     ])
@@ -203,6 +208,7 @@ pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "mac",
     "compression",
     "tool_options",
+    "client",
     "outcome",
     "failure_kind",
     "wall_s",
@@ -372,6 +378,16 @@ fn algorithm(r: &Row, col: &str) -> Result<Option<String>> {
     }
 }
 
+/// Which of its run's clients took the sample; NULL is the first.
+fn client(r: &Row) -> Result<u8> {
+    let v: Option<i64> = r.get("client")?;
+    match v {
+        None => Ok(0),
+        Some(n) if (1..crate::model::MAX_CLIENTS as i64).contains(&n) => Ok(n as u8),
+        Some(n) => bail!("a value sshbench never writes in samples.client: {n}"),
+    }
+}
+
 fn suite(r: &Row) -> Result<Suite> {
     Ok(Suite {
         kex: algorithm(r, "kex")?,
@@ -382,6 +398,7 @@ fn suite(r: &Row) -> Result<Suite> {
         tool: r.get("tool_options")?,
         // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
         data: None,
+        client: client(r)?,
     })
 }
 
@@ -489,6 +506,7 @@ pub(super) fn stored(r: &super::backend::Row) -> Result<StoredSample> {
         item: r.get::<i64>("item")? as usize,
         round: r.get("round")?,
         payload: Default::default(),
+        client: 0,
         sample: sample(r)?,
     })
 }

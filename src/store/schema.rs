@@ -170,6 +170,12 @@ ALTER TABLE fleet_hosts ADD COLUMN problem_json TEXT;      -- a failed host: why
 ALTER TABLE runs ADD COLUMN seal TEXT;                     -- HMAC of target and options under its user's key (resume trusts only its own)
 ALTER TABLE fleets ADD COLUMN seal TEXT;                   -- ... of options, ssh options and hosts
 "#,
+    // Runs that measured several clients (`--ssh`): which one took each sample, and
+    // each client's version and unforced lists (the first's stay in their old columns).
+    r#"
+ALTER TABLE samples ADD COLUMN client INTEGER;             -- index into the run's clients, NULL: the first
+ALTER TABLE runs ADD COLUMN clients_json TEXT;             -- each client's version and ssh -G lists, NULL: one client
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.

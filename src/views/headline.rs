@@ -136,7 +136,7 @@ fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
 }
 
 /// Whether two rows' 95% intervals overlap: the data cannot tell them apart.
-fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
+pub(crate) fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
     let span = |r: &SuiteRow| {
         let (m, c) = (r.mean.unwrap_or(f64::NAN), r.ci95.unwrap_or(0.0));
         (m - c, m + c)

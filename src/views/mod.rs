@@ -4,6 +4,7 @@
 pub mod algos;
 pub mod bars;
 pub mod charts;
+pub mod clients;
 pub mod compare;
 pub mod export;
 pub mod fit;

@@ -1,6 +1,7 @@
 //! OpenSSH 10 as the sandbox's server (`--sshd`), on a machine whose system OpenSSH is
 //! older: its helpers (`sshd-session`, `sshd-auth`) taken from beside it, its offer
-//! read (no DSA: the key it cannot load is never offered), and its runs kept apart from the usual sandbox's. `OPENSSH10` names
+//! read (no DSA: the key it cannot load is never offered), and its runs kept apart from
+//! the usual sandbox's; and as a client (`--ssh`) beside the system's. `OPENSSH10` names
 //! the directory OpenSSH 10's Debian packages were unpacked into (`.ci/run` makes one
 //! from bookworm-backports with `dpkg-deb -x`).
 
@@ -8,6 +9,16 @@ use crate::common;
 use std::path::PathBuf;
 
 fn openssh10() -> PathBuf {
+    root().join("usr/sbin/sshd")
+}
+
+fn ssh10() -> PathBuf {
+    let ssh = root().join("usr/bin/ssh");
+    assert!(ssh.is_file(), "no {}", ssh.display());
+    ssh
+}
+
+fn root() -> PathBuf {
     let root = std::env::var_os("OPENSSH10").map(PathBuf::from).expect(
         "OPENSSH10 must name OpenSSH 10 unpacked into a directory: `apt-get download` \
          openssh-server openssh-client from bookworm-backports, then `dpkg-deb -x` each \
@@ -15,7 +26,7 @@ fn openssh10() -> PathBuf {
     );
     let sshd = root.join("usr/sbin/sshd");
     assert!(sshd.is_file(), "no {}", sshd.display());
-    sshd
+    root
 }
 
 fn sshbench(home: &std::path::Path, args: &[&str]) -> (bool, String, String) {
@@ -103,4 +114,88 @@ fn sshd_must_name_an_executable() {
     let home = tempfile::tempdir().unwrap();
     let (ok, _, err) = sshbench(home.path(), &["algos", "--sshd", "/nonexistent/sshd"]);
     assert!(!ok && err.contains("--sshd /nonexistent/sshd"), "{err}");
+}
+
+/// The system's ssh and OpenSSH 10's measured in one run against OpenSSH 10's sshd:
+/// every suite through each, stored per client; each client's answer and block its own,
+/// OpenSSH 10's leading with the key exchange only it has; which client is fastest.
+#[test]
+fn two_clients_are_measured_in_one_run_each_with_its_own_answer() {
+    let (sshd, ssh10) = (openssh10(), ssh10());
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("runs.sqlite");
+    let db = db.to_str().unwrap();
+    let clients = format!("ssh,{}", ssh10.display());
+    let run = [
+        "run",
+        "--sshd",
+        sshd.to_str().unwrap(),
+        "--ssh",
+        &clients,
+        "--mode",
+        "connect,send",
+        "--kex",
+        "mlkem768x25519-sha256,sntrup761x25519-sha512,curve25519-sha256",
+        "--ciphers",
+        "aes128-gcm@openssh.com,chacha20-poly1305@openssh.com",
+        "--rounds",
+        "2",
+        "-q",
+        "--db",
+        db,
+    ];
+    let (ok, out, err) = sshbench(home.path(), &run);
+    assert!(ok, "{err}\n{out}");
+    // An answer per client, then the comparison.
+    assert_eq!(
+        out.matches("destination: local sandbox (sshd OpenSSH_10.")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains(", ssh OpenSSH_9."), "{out}");
+    assert!(out.contains(", ssh OpenSSH_10."), "{out}");
+    assert!(out.contains("Which client is fastest"), "{out}");
+    // The system's client has no ML-KEM: it was never planned for it.
+    let (ok, json, err) = sshbench(home.path(), &["show", "--format", "json", "--db", db]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let each = v["each"].as_array().expect("a view per client");
+    assert_eq!(each.len(), 2, "{json}");
+    let kexes = |view: &serde_json::Value| -> Vec<String> {
+        (view["suites"].as_array().unwrap().iter())
+            .filter(|r| r["mode"] == "connect")
+            .filter_map(|r| r["kex"].as_str().map(String::from))
+            .collect()
+    };
+    let (old, new) = (kexes(&each[0]), kexes(&each[1]));
+    assert!(!old.iter().any(|k| k.starts_with("mlkem")), "{old:?}");
+    assert!(new.iter().any(|k| k == "mlkem768x25519-sha256"), "{new:?}");
+    assert!(old.iter().any(|k| k == "sntrup761x25519-sha512"), "{old:?}");
+    // OpenSSH 10's block leads with ML-KEM, recommended and the quicker post-quantum one.
+    let run_id = v["each"][1]["runs"][0].as_i64().unwrap().to_string();
+    let (ok, rec, err) = sshbench(home.path(), &["recommend", "--run", &run_id, "--db", db]);
+    assert!(ok, "{err}");
+    let blocks: Vec<&str> = rec
+        .split("# sshbench recommendation for ")
+        .skip(1)
+        .collect();
+    assert_eq!(blocks.len(), 2, "{rec}");
+    let kex_line = |b: &str| {
+        b.lines()
+            .find(|l| l.trim_start().starts_with("KexAlgorithms "))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    assert!(blocks[1].contains("ssh OpenSSH_10."), "{rec}");
+    assert!(
+        kex_line(blocks[1]).starts_with("KexAlgorithms mlkem768x25519-sha256"),
+        "{rec}"
+    );
+    assert!(!kex_line(blocks[0]).contains("mlkem"), "{rec}");
+    // Two clients of one run are compared one with the other.
+    let (a, b) = (format!("run:{run_id}/1"), format!("run:{run_id}/2"));
+    let (ok, cmp, err) = sshbench(home.path(), &["compare", &a, &b, "--db", db]);
+    assert!(ok && cmp.contains("aes128-gcm@openssh.com"), "{err}\n{cmp}");
 }

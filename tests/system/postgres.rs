@@ -26,6 +26,8 @@ fn full_sample() -> sshbench::model::Sample {
         compression: Some("zlib@openssh.com".into()),
         tool: Some("-R 256".into()),
         data: None,
+        // A run's second client: the column round-trips as the others do.
+        client: 1,
     };
     let mut s = SampleBuilder::new(Mode::Send, &suite)
         .wall(Duration::from_millis(300))

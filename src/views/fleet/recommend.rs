@@ -496,6 +496,7 @@ mod override_tests {
                 notes: Vec::new(),
                 dead_ends: Vec::new(),
                 server: Default::default(),
+                client: None,
             }),
         }
     }

@@ -14,6 +14,7 @@ use crate::analysis::SuiteStats;
 use crate::destination;
 use crate::model::{AlgoKind, AlgoLists, Filters, Mode};
 use crate::offer::catalogue::{self, Grade};
+use crate::store::clients::client_software;
 use kept::hold_host_keys;
 pub use kept::{HELD, hold_mark};
 pub use rank::Order;
@@ -99,6 +100,10 @@ pub struct RecommendView {
     /// What the server's software takes (its banner's): `sshd_config` lines or not.
     #[serde(skip_serializing_if = "ServerSoftware::is_sshd")]
     pub server: ServerSoftware,
+    /// Results of one client of a run of several (`--ssh`): that client's software, whose
+    /// names another client may not know.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 fn figure_text(mode: Mode, s: &SuiteStats) -> String {
@@ -280,6 +285,9 @@ pub(crate) fn host_pattern(destination: &str) -> String {
     if destination::is_sandbox_label(destination) {
         return "*".into();
     }
+    // One client's results of several (`localhost (ssh OpenSSH_10.0p2)`): a host name
+    // never holds a space.
+    let destination = destination.split_once(" (").map_or(destination, |(d, _)| d);
     let host = destination.rsplit_once('@').map_or(destination, |(_, h)| h);
     let host = host.trim_start_matches('[');
     match host.split_once(']') {
@@ -327,11 +335,7 @@ fn cipher_modes(measured: &[SuiteStats], goal: Goal, notes: &mut Vec<String>) ->
 
 /// Rank once per kind and collect the lines and notes.
 pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendView {
-    let defaults = scope
-        .runs
-        .last()
-        .map(|r| r.client_defaults.clone())
-        .unwrap_or_default();
+    let defaults = (scope.runs.last()).map_or_else(Default::default, |r| r.client_defaults.clone());
     let server = (scope.runs.last()).and_then(|r| r.server_version.as_deref());
     let filters = (scope.runs.last()).map(|r| r.options.filters.clone());
     let policy = Policy {
@@ -386,7 +390,23 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         notes,
         dead_ends,
         server: policy.server,
+        client: client_of(scope),
     }
+}
+
+/// The client of results of one client of several.
+fn client_of(scope: &Scope) -> Option<String> {
+    (scope.runs.last())
+        .filter(|r| r.clients.len() > 1)
+        .map(|r| client_software(&r.client_version).to_string())
+}
+
+/// The comment a block of one client's of several carries: another ssh reading it may
+/// stop at a name it does not know.
+pub(crate) fn client_comment(v: &RecommendView) -> String {
+    v.client.as_ref().map_or_else(String::new, |c| {
+        format!("    # measured through {c}: for that client's config; another ssh may not know these names\n")
+    })
 }
 
 /// "uploads with rsync (...)" for a workload goal.
@@ -438,6 +458,7 @@ fn client_block(v: &RecommendView) -> String {
          first value it reads)\nHost {}\n",
         host_pattern(&v.destination)
     );
+    client.push_str(&client_comment(v));
     if destination::is_sandbox_label(&v.destination) {
         client.push_str(&format!(
             "    # measured against the {}: this machine as both client and server\n",

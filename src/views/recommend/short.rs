@@ -27,6 +27,7 @@ pub fn fitting(names: &[String], room: usize) -> (String, usize) {
 /// (`heads`), else as a comment.
 pub fn block(v: &RecommendView, width: usize, heads: bool) -> String {
     let mut out = format!("Host {}\n", host_pattern(&v.destination));
+    out.push_str(&super::client_comment(v));
     let (mut headed, mut commented) = (false, false);
     for l in &v.lines {
         let names = l.listed(v.order);
@@ -103,6 +104,7 @@ mod tests {
             notes: Vec::new(),
             dead_ends: Vec::new(),
             server: ServerSoftware::Sshd,
+            client: None,
         }
     }
 
