@@ -37,11 +37,24 @@ impl SoftwareVersion {
         ))
     }
 
+    /// Whether it is HPN-SSH (`OpenSSH_9.6p1-hpn18.3.0`), whose windows follow the TCP
+    /// buffers and which has threaded ciphers and a `none` cipher.
+    pub fn is_hpn(&self) -> bool {
+        is_hpn(&self.version)
+    }
+
     /// Whether this ssh takes an algorithm list that starts with `^` (its names ahead of
     /// the defaults): OpenSSH 8.1 and later.
     pub fn takes_head_lists(&self) -> bool {
         self.product.eq_ignore_ascii_case("OpenSSH") && self.release().is_some_and(|r| r >= (8, 1))
     }
+}
+
+/// Whether a version or banner word names HPN-SSH (`9.6p1-hpn18.3.0`,
+/// `SSH-2.0-OpenSSH_9.6p1-hpn18.3.0`): its `-hpn` suffix.
+pub fn is_hpn(version: &str) -> bool {
+    let first = version.split([' ', ',']).next().unwrap_or("");
+    first.to_ascii_lowercase().contains("-hpn")
 }
 
 /// Parse `ssh -V` output, e.g. `OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026`.
@@ -160,6 +173,16 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hpn_ssh_is_told_by_its_version_suffix() {
+        let hpn = parse_version("OpenSSH_9.6p1-hpn18.3.0, OpenSSL 3.0.13 30 Jan 2024");
+        assert!(hpn.is_hpn());
+        assert!(is_hpn("SSH-2.0-OpenSSH_9.6p1-hpn18.3.0"));
+        assert!(!parse_version("OpenSSH_9.2p1 Debian-2+deb12u7, OpenSSL 3.0.17").is_hpn());
+        // A distribution's word after the version is not the version.
+        assert!(!is_hpn("OpenSSH_9.2p1 chpn-build"));
+    }
 
     #[test]
     fn parses_debian_openssh_version() {

@@ -3,7 +3,7 @@
 use super::export::{Document, Grid};
 use crate::model::AlgoKind;
 use crate::offer::AlgoRow;
-use crate::offer::client::SoftwareVersion;
+use crate::offer::client::{self, SoftwareVersion};
 use crate::offer::server::ServerOffer;
 use serde::Serialize;
 
@@ -31,17 +31,20 @@ pub fn document(r: &AlgosReport) -> Document {
     let mut doc = Document::default();
     let server = match (r.server, &r.server_error) {
         (Some(s), _) => format!(
-            "server: {} ({}; strict KEX: {})",
+            "server: {} ({}; strict KEX: {}){}",
             s.banner,
             s.method,
-            if s.kexinit.strict_kex() { "yes" } else { "no" }
+            if s.kexinit.strict_kex() { "yes" } else { "no" },
+            hpn_words(client::is_hpn(s.banner.trim_start_matches("SSH-2.0-")))
         ),
         (None, Some(e)) => format!("server: unknown ({e})"),
         (None, None) => "server: unknown".into(),
     };
     doc.text(format!(
-        "destination: {}\nclient: {}\n{server}",
-        r.destination, r.client.raw
+        "destination: {}\nclient: {}{}\n{server}",
+        r.destination,
+        r.client.raw,
+        hpn_words(r.client.is_hpn())
     ));
     for kind in AlgoKind::ALL {
         let rows: Vec<&AlgoRow> = r.algorithms.iter().filter(|a| a.kind == kind).collect();
@@ -50,6 +53,15 @@ pub fn document(r: &AlgosReport) -> Document {
         }
     }
     doc
+}
+
+/// What a side's being HPN-SSH means for what sshbench measures.
+fn hpn_words(hpn: bool) -> &'static str {
+    if hpn {
+        "\n  HPN-SSH: its receive window follows its TCP buffer (at most 15 MiB towards a stock OpenSSH sender)"
+    } else {
+        ""
+    }
 }
 
 /// The whole terminal form (piped, or `--wide`).

@@ -6,6 +6,7 @@ use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
 use crate::model::{Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite};
+use crate::offer::client;
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
 use crate::store::{RunRecord, StoredSample};
@@ -209,9 +210,7 @@ fn named_stops(
 /// client's own (HPN-SSH clients grow theirs: not known).
 pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<SuiteStats> {
     let send = runs.iter().rev().find_map(|r| r.server_window);
-    let hpn = runs
-        .iter()
-        .any(|r| r.client_version.to_ascii_lowercase().contains("hpn"));
+    let hpn = (runs.iter()).any(|r| client::parse_version(&r.client_version).is_hpn());
     let receive = (!hpn).then_some(window::OPENSSH_WINDOW);
     analysis::mark_windows(&mut stats, send, receive);
     stats

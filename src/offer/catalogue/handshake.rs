@@ -113,6 +113,15 @@ pub static HANDSHAKE: &[Entry] = &[
         "Ed25519 security-key certificate",
     ),
     e("ssh-ed448", H, TOP, "Ed448 signatures"),
+    // Signatures are checked while connecting, so a future quantum computer cannot forge
+    // one for a connection already made: a hybrid host key is no more urgent than a
+    // hybrid key exchange, and as safe as its Ed25519 half.
+    e(
+        "ssh-mldsa44-ed25519@openssh.com",
+        H,
+        TOP,
+        "hybrid post-quantum signatures: ML-DSA-44 (FIPS 204) + Ed25519; an upcoming OpenSSH host key type",
+    ),
     e("ecdsa-sha2-nistp256", H, OK, "ECDSA on NIST P-256"),
     e("ecdsa-sha2-nistp384", H, OK, "ECDSA on NIST P-384"),
     e("ecdsa-sha2-nistp521", H, OK, "ECDSA on NIST P-521"),

@@ -234,6 +234,13 @@ mod tests {
             Some(Grade::Recommended)
         );
         assert_eq!(grade(AlgoKind::Cipher, "rot13-cbc"), None);
+        // OpenSSH 10's names: its default key exchange, and the hybrid host key to come.
+        for (kind, name) in [
+            (AlgoKind::Kex, "mlkem768x25519-sha256"),
+            (AlgoKind::HostKey, "ssh-mldsa44-ed25519@openssh.com"),
+        ] {
+            assert_eq!(grade(kind, name), Some(Grade::Recommended), "{name}");
+        }
     }
 
     #[test]
