@@ -2106,3 +2106,67 @@ fn two_clients_are_measured_side_by_side_and_reported_apart() {
         text(&fleet.stderr)
     );
 }
+
+/// `kill -9` in a run of two clients: `--resume` runs each client's remaining slots
+/// through that client (its program kept in the run's sealed options), every slot once.
+#[test]
+fn a_run_of_two_clients_resumes_through_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_in(&dir);
+    let copy = dir.path().join("ssh-copy");
+    let system = std::process::Command::new("sh")
+        .args(["-c", "command -v ssh"])
+        .output()
+        .unwrap();
+    std::fs::copy(text(&system.stdout).trim(), &copy).unwrap();
+    let clients = format!("ssh,{}", copy.display());
+    let mut child = sshbench()
+        .args(["run", "--db"])
+        .arg(&db)
+        .args(CONNECT_SWEEP)
+        .args(["--ssh", &clients])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_samples(&db, 8, Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let store = Store::open(&db).unwrap();
+    let run = &store.runs().unwrap()[0];
+    let before = store.samples(&[run.id]).unwrap();
+    assert!(
+        before.len() < run.plan.len() * 2,
+        "the run finished before the kill"
+    );
+    drop(store);
+    let out = run_with_db(&db, &["--resume", "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Which client is fastest"),
+        "{}",
+        text(&out.stdout)
+    );
+    let store = Store::open(&db).unwrap();
+    let after = store.samples(&[run.id]).unwrap();
+    let slots: std::collections::BTreeSet<(usize, u32)> =
+        after.iter().map(|s| (s.item, s.round)).collect();
+    assert_eq!(slots.len(), after.len(), "every slot once");
+    // Each client's items were measured through it: its samples say so.
+    for s in after.iter().filter(|s| s.item < run.plan.len()) {
+        assert_eq!(s.sample.suite.client, run.plan[s.item].suite.client);
+    }
+    let of = |c: u8| {
+        after
+            .iter()
+            .filter(|s| s.round > 0 && s.sample.suite.client == c)
+            .count()
+    };
+    assert!(
+        of(0) >= run.plan.len() && of(1) >= run.plan.len() / 2,
+        "{} {}",
+        of(0),
+        of(1)
+    );
+    assert_eq!(store.runs().unwrap()[0].status, RunStatus::Complete);
+}

@@ -199,3 +199,49 @@ fn two_clients_are_measured_in_one_run_each_with_its_own_answer() {
     let (ok, cmp, err) = sshbench(home.path(), &["compare", &a, &b, "--db", db]);
     assert!(ok && cmp.contains("aes128-gcm@openssh.com"), "{err}\n{cmp}");
 }
+
+/// OpenSSH 10 as the client against its own server, in the modes that go through its
+/// other parts: echo over a session, and a workload with its own sftp (beside its ssh).
+#[test]
+fn openssh_10_as_the_client_echoes_and_runs_its_own_sftp() {
+    let (sshd, ssh10) = (openssh10(), ssh10());
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("runs.sqlite");
+    let db = db.to_str().unwrap();
+    let run = [
+        "run",
+        "--sshd",
+        sshd.to_str().unwrap(),
+        "--ssh",
+        ssh10.to_str().unwrap(),
+        "--mode",
+        "echo,sftp-get",
+        "--ciphers",
+        "aes128-gcm@openssh.com",
+        "--rounds",
+        "1",
+        "--db",
+        db,
+    ];
+    let (ok, out, err) = sshbench(home.path(), &run);
+    assert!(ok, "{err}\n{out}");
+    assert!(err.contains("client 1: OpenSSH_10."), "{err}");
+    assert!(out.contains("(sshd OpenSSH_10."), "{out}");
+    assert!(out.contains("echo     aes128-gcm@openssh.com: "), "{out}");
+    let modes = [
+        "--mode",
+        "echo,sftp-get-file",
+        "--format",
+        "json",
+        "--db",
+        db,
+    ];
+    let (ok, json, err) = sshbench(home.path(), &[&["show"][..], &modes].concat());
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let measured = |mode: &str| {
+        (v["suites"].as_array().unwrap().iter())
+            .any(|r| r["mode"] == mode && r["n"].as_u64().unwrap_or(0) > 0)
+    };
+    assert!(measured("echo") && measured("sftp-get-file"), "{json}");
+}

@@ -59,6 +59,16 @@ fn on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
+/// OpenSSH's own tool of that name in the directory of `ssh` (never rsync, which is
+/// not OpenSSH's).
+fn beside(ssh: &Path, tool: Tool) -> Option<PathBuf> {
+    if !matches!(tool, Tool::Scp | Tool::Sftp) {
+        return None;
+    }
+    let path = ssh.parent()?.join(tool.as_str());
+    path.is_file().then_some(path)
+}
+
 /// The name of the data of `shape` under a directory.
 fn name(shape: Shape) -> &'static str {
     match shape {
@@ -113,11 +123,15 @@ impl Workloads {
     }
 
     /// The client's tool (for scp, whether it takes `-O`), and the local data (written once
-    /// per run).
-    fn prepare(&mut self, tool: Tool, cancel: &Cancel) -> Result<PathBuf, Outcome> {
-        let path = on_path(tool.as_str()).ok_or(Outcome::Unavailable {
-            problem: Problem::ToolHere { tool },
-        })?;
+    /// per run). OpenSSH's scp and sftp are the ones beside the run's `ssh` (another
+    /// OpenSSH unpacked beside the system's: its own), else the first on PATH.
+    fn prepare(&mut self, tool: Tool, ssh: &Path, cancel: &Cancel) -> Result<PathBuf, Outcome> {
+        let path =
+            beside(ssh, tool)
+                .or_else(|| on_path(tool.as_str()))
+                .ok_or(Outcome::Unavailable {
+                    problem: Problem::ToolHere { tool },
+                })?;
         if tool == Tool::Scp && self.scp_classic_flag.is_none() {
             self.scp_classic_flag = Some(tools::scp_takes_classic_flag(&path, cancel));
         }
@@ -141,7 +155,7 @@ impl Workloads {
         if self.one_session {
             return Err(one_session_only());
         }
-        let tool = self.prepare(w.tool, cancel)?;
+        let tool = self.prepare(w.tool, ssh, cancel)?;
         let data = self.data.as_ref().expect("made above");
         let master = Master::start(ssh, target, req, data.scratch(), cancel)?;
         sample.negotiated = master.negotiated().map(Box::new);
@@ -397,5 +411,23 @@ impl Session<'_> {
         run::run(cmd, self.req.timeout, self.cancel).map_err(|e| {
             Outcome::local(Doing::RunningTool, format!("{}: {e}", self.tool.display()))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// scp and sftp are taken from beside the run's ssh when it has them; rsync never.
+    #[test]
+    fn openssh_s_tools_come_from_beside_its_ssh() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["ssh", "sftp", "rsync"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let ssh = dir.path().join("ssh");
+        assert_eq!(beside(&ssh, Tool::Sftp), Some(dir.path().join("sftp")));
+        assert_eq!(beside(&ssh, Tool::Scp), None, "no scp beside it");
+        assert_eq!(beside(&ssh, Tool::Rsync), None);
     }
 }
