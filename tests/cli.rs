@@ -2022,6 +2022,18 @@ fn a_server_s_small_rekey_limit_is_seen_in_its_rekeys() {
     assert!(words.contains("limited by its rekeys"), "{words}");
 }
 
+/// `--ssh` for two clients: the ssh on PATH and a copy of it in `dir` (another program
+/// of the same version).
+fn two_clients(dir: &tempfile::TempDir) -> String {
+    let system = std::process::Command::new("sh")
+        .args(["-c", "command -v ssh"])
+        .output()
+        .unwrap();
+    let copy = dir.path().join("ssh-copy");
+    std::fs::copy(text(&system.stdout).trim(), &copy).unwrap();
+    format!("ssh,{}", copy.display())
+}
+
 /// Two clients in one run (`--ssh`, here the system's ssh and a copy of it): every
 /// suite through each, stored per client; an answer per client and which is fastest;
 /// `compare` takes two clients of the run. Bad `--ssh` values are refused first.
@@ -2029,14 +2041,7 @@ fn a_server_s_small_rekey_limit_is_seen_in_its_rekeys() {
 fn two_clients_are_measured_side_by_side_and_reported_apart() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let system = std::process::Command::new("sh")
-        .args(["-c", "command -v ssh"])
-        .output()
-        .unwrap();
-    let system = text(&system.stdout).trim().to_string();
-    let copy = dir.path().join("ssh-copy");
-    std::fs::copy(&system, &copy).unwrap();
-    let clients = format!("ssh,{}", copy.display());
+    let clients = two_clients(&dir);
     let mock = ["localhost", "--mock-transport", "--seed", "1", "-q"];
     let narrow = [
         "--kex",
@@ -2113,13 +2118,7 @@ fn two_clients_are_measured_side_by_side_and_reported_apart() {
 fn a_run_of_two_clients_resumes_through_both() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_in(&dir);
-    let copy = dir.path().join("ssh-copy");
-    let system = std::process::Command::new("sh")
-        .args(["-c", "command -v ssh"])
-        .output()
-        .unwrap();
-    std::fs::copy(text(&system.stdout).trim(), &copy).unwrap();
-    let clients = format!("ssh,{}", copy.display());
+    let clients = two_clients(&dir);
     let mut child = sshbench()
         .args(["run", "--db"])
         .arg(&db)
