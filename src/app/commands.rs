@@ -97,7 +97,7 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
             .transpose()?,
     };
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let client = client::query(&find_ssh()?)?;
+    let client = client::query_openssh(&find_ssh()?)?;
     let placement = sshbench::cli::config::placement(args.cpus);
     if let Some(why) = unsplittable(placement) {
         say_err!("note: {why}: the sandbox's sshd and its clients run on the same CPUs");
@@ -133,11 +133,12 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
 /// `sshbench algos`.
 pub fn algos(args: AlgosArgs) -> Result<u8> {
     let timeout = Duration::from_secs(args.timeout.max(1));
+    // algos resolves the destination with the client it shows: an OpenSSH one.
     let ssh = match &args.client {
         Some(p) => sshbench::cli::config::client_program(p)?,
         None => find_ssh()?,
     };
-    let client = client::query(&ssh)?;
+    let client = client::query_openssh(&ssh)?;
     let ssh_args = destination_ssh_args(args.destination.as_deref(), &args.ssh)?;
     let (label, server) = match &args.destination {
         None => {

@@ -9,10 +9,10 @@ use anyhow::Result;
 use sshbench::destination::{Resolved, Target};
 use sshbench::measure::Transport;
 use sshbench::measure::mock::Mock;
-use sshbench::measure::openssh::OpenSsh;
+use sshbench::measure::openssh::{Dialect, OpenSsh};
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::{self, Login};
-use sshbench::model::{Failure, RunOptions};
+use sshbench::model::{Failure, Mode, Outcome, RunOptions, SampleRequest, Suite};
 use sshbench::sys::cancel::Cancel;
 use std::path::Path;
 use std::time::Duration;
@@ -32,11 +32,22 @@ pub(super) trait Reach: Sync {
     /// or the failure that would stop every sample (its class and ssh's words).
     fn login(&self, ssh: &Path, srv: &Server, cancel: &Cancel) -> Result<Login, Failure>;
 
-    /// The transport that takes the run's samples.
+    /// dbclient's first connection, before a run is stored: one that cannot log in (a
+    /// host key it does not know, a key the server refuses) would fail every sample.
+    fn dbclient_login(
+        &self,
+        ssh: &Path,
+        dialect: Dialect,
+        srv: &Server,
+        cancel: &Cancel,
+    ) -> Result<(), Outcome>;
+
+    /// The transport that takes the run's samples through one client.
     fn transport(
         &self,
         options: &RunOptions,
         ssh: &Path,
+        dialect: Dialect,
         srv: &Server,
         payload: Payload,
     ) -> Box<dyn Transport>;
@@ -70,16 +81,46 @@ impl Reach for OverSsh {
         window::server_window(ssh, &srv.target, Duration::from_secs(30), cancel)
     }
 
+    fn dbclient_login(
+        &self,
+        ssh: &Path,
+        dialect: Dialect,
+        srv: &Server,
+        cancel: &Cancel,
+    ) -> Result<(), Outcome> {
+        let payload = Payload::random(16, 1);
+        let mut t =
+            OpenSsh::new(ssh.to_path_buf(), srv.target.clone(), payload).with_dialect(dialect);
+        let req = SampleRequest {
+            suite: Suite::default(),
+            mode: Mode::Connect,
+            bytes: 0,
+            ramp: 0,
+            timeout: Duration::from_secs(10),
+            until: None,
+            together: None,
+            reference: None,
+        };
+        let sample = t.measure(&req, cancel);
+        match sample.outcome {
+            Outcome::Success => Ok(()),
+            other => Err(other),
+        }
+    }
+
     fn transport(
         &self,
         options: &RunOptions,
         ssh: &Path,
+        dialect: Dialect,
         srv: &Server,
         payload: Payload,
     ) -> Box<dyn Transport> {
         let workloads = options.workload.clone();
         Box::new(
-            OpenSsh::new(ssh.to_path_buf(), srv.target.clone(), payload).with_workloads(workloads),
+            OpenSsh::new(ssh.to_path_buf(), srv.target.clone(), payload)
+                .with_dialect(dialect)
+                .with_workloads(workloads),
         )
     }
 
@@ -107,7 +148,18 @@ impl Reach for MockReach {
         Ok(Login::default())
     }
 
-    fn transport(&self, _: &RunOptions, _: &Path, _: &Server, _: Payload) -> Box<dyn Transport> {
+    fn dbclient_login(&self, _: &Path, _: Dialect, _: &Server, _: &Cancel) -> Result<(), Outcome> {
+        Ok(())
+    }
+
+    fn transport(
+        &self,
+        _: &RunOptions,
+        _: &Path,
+        _: Dialect,
+        _: &Server,
+        _: Payload,
+    ) -> Box<dyn Transport> {
         Box::new(Mock::default())
     }
 

@@ -14,9 +14,10 @@ use sshbench::cli::config::RunConfig;
 use sshbench::destination::Target;
 use sshbench::measure::Transport;
 use sshbench::measure::by_client::ByClient;
+use sshbench::measure::openssh::{Dialect, DropbearLogin};
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
-use sshbench::model::{AlgoLists, Note, RunOptions, Sample, Stop};
+use sshbench::model::{AlgoLists, ClientKind, Note, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
 use sshbench::runner::{self, Abort, End, RunSettings, Sink};
@@ -81,6 +82,20 @@ pub(super) fn build_plan(
         compression: options.compression,
         workload: &options.workload,
     })
+}
+
+/// The OpenSSH client that reads where the server is and what it offers: the first
+/// `--ssh` that is one, else the `ssh` on PATH.
+fn default_client(given: &[PathBuf]) -> Result<(PathBuf, client::ClientOffer)> {
+    for p in given {
+        let offer = client::query(p).with_context(|| format!("--ssh {}", p.display()))?;
+        if offer.kind == ClientKind::OpenSsh {
+            return Ok((p.clone(), offer));
+        }
+    }
+    let ssh = find_ssh()?;
+    let offer = client::query_openssh(&ssh)?;
+    Ok((ssh, offer))
 }
 
 /// One client a run measures with: its program and what it can negotiate.
@@ -165,8 +180,10 @@ fn make_plan(
 fn client_sides(clients: &[Client], srv: &Server) -> Result<Vec<ClientSide>> {
     (clients.iter().enumerate())
         .map(|(k, c)| {
-            let defaults = match (k, &srv.resolved) {
-                (0, Some(r)) => r.defaults.clone(),
+            // dbclient reads no ssh_config: what it uses unforced is its own order.
+            let defaults = match (k, &srv.resolved, c.offer.kind) {
+                (_, _, ClientKind::Dropbear) => c.offer.lists.clone(),
+                (0, Some(r), _) => r.defaults.clone(),
                 _ => sshbench::destination::resolve(&c.ssh, &srv.target)?.defaults,
             };
             Ok(ClientSide {
@@ -239,7 +256,11 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
 /// that theirs would work too.
 fn login_window(sh: &Shared, clients: &[Client], srv: &Server) -> Result<Login> {
     let mut first = None;
-    for c in clients {
+    // dbclient cannot read the server's window (no -v): its first samples tell.
+    for c in clients
+        .iter()
+        .filter(|c| c.offer.kind == ClientKind::OpenSsh)
+    {
         let login =
             (sh.reach.login(&c.ssh, srv, sh.cancel)).map_err(|f| anyhow!("{}", fatal_error(&f)));
         // Which client failed, where there is more than one to tell apart.
@@ -248,6 +269,17 @@ fn login_window(sh: &Shared, clients: &[Client], srv: &Server) -> Result<Login> 
             _ => login.with_context(|| format!("logging in with {}", c.ssh.display()))?,
         };
         first.get_or_insert(login);
+    }
+    for c in clients
+        .iter()
+        .filter(|c| c.offer.kind == ClientKind::Dropbear)
+    {
+        (sh.reach
+            .dbclient_login(&c.ssh, dialect_of(c, srv)?, srv, sh.cancel))
+        .map_err(|o| {
+            let why = sshbench::views::problem::of_outcome(&o).unwrap_or_default();
+            anyhow!("logging in with {}: {why}", c.ssh.display())
+        })?;
     }
     Ok(first.unwrap_or_default())
 }
@@ -351,6 +383,29 @@ fn server_of(sh: &Shared, first: &Client, host: &HostRun, progress: &Progress) -
     )
 }
 
+/// The host's server for `clients`: where it is and what it offers read with an OpenSSH
+/// client (the first of them, else this command's own), once the clients are known to
+/// take the modes asked for.
+fn server_for(
+    sh: &Shared,
+    clients: &[Client],
+    host: &HostRun,
+    progress: &Progress,
+) -> Result<Server> {
+    let dropbear = clients.iter().any(|c| c.offer.kind == ClientKind::Dropbear);
+    if dropbear && host.options.modes.iter().any(|m| m.workload().is_some()) {
+        bail!("dbclient runs no scp, sftp or rsync workloads: leave them out of --mode");
+    }
+    let this = Client {
+        ssh: sh.ssh.to_path_buf(),
+        offer: sh.client.clone(),
+    };
+    let opener = (clients.iter())
+        .find(|c| c.offer.kind == ClientKind::OpenSsh)
+        .unwrap_or(&this);
+    server_of(sh, opener, host, progress)
+}
+
 /// Measure one destination into `store`: the run's id (told to `created` as soon as
 /// the run is stored) and how its measurements ended. An error before the run is
 /// stored (a name that does not resolve, nothing to measure) has no run.
@@ -369,7 +424,7 @@ pub(super) fn measure(
             progress.say(&format!("client {n}: {version} ({path})"));
         }
     }
-    let srv = server_of(sh, &clients[0], &host, progress)?;
+    let srv = server_for(sh, &clients, &host, progress)?;
     let plan = make_plan(host.resumed, &clients, &srv, options)?;
     // The login comes first: the plan's notes are no news to a run it stops.
     let Start {
@@ -387,7 +442,7 @@ pub(super) fn measure(
     let load = (sh.reach.disturbable() && !srv.here).then_some(srv.target.is_sandbox);
     let overlap = Overlap::begin(sh.instances, load, progress);
     let payload = Payload::new(options.payload, 1 << 20, seed);
-    let mut transport = transport_of(sh, &clients, options, &srv, payload);
+    let mut transport = transport_of(sh, &clients, options, &srv, payload)?;
     let cx = super::streams::Context {
         store,
         run_id,
@@ -424,14 +479,36 @@ fn transport_of(
     options: &RunOptions,
     srv: &Server,
     payload: Payload,
-) -> Box<dyn Transport> {
-    let mut each: Vec<Box<dyn Transport>> = (clients.iter())
-        .map(|c| sh.reach.transport(options, &c.ssh, srv, payload.clone()))
-        .collect();
-    match each.len() {
+) -> Result<Box<dyn Transport>> {
+    let mut each: Vec<Box<dyn Transport>> = Vec::new();
+    for c in clients {
+        let dialect = dialect_of(c, srv)?;
+        each.push(
+            sh.reach
+                .transport(options, &c.ssh, dialect, srv, payload.clone()),
+        );
+    }
+    Ok(match each.len() {
         1 => each.remove(0),
         _ => Box::new(ByClient::new(each)),
+    })
+}
+
+/// How a client is driven: OpenSSH's options, or dbclient's flags with where `ssh -G`
+/// resolved the destination to (and, for the sandbox, a key and known_hosts of its own).
+fn dialect_of(c: &Client, srv: &Server) -> Result<Dialect> {
+    if c.offer.kind != ClientKind::Dropbear {
+        return Ok(Dialect::OpenSsh);
     }
+    let r = (srv.resolved.as_ref()).context("dbclient needs the destination resolved")?;
+    let files = srv.dropbear_files(&c.ssh).transpose()?;
+    Ok(Dialect::Dropbear(DropbearLogin {
+        host: r.hostname.clone(),
+        port: r.port,
+        user: r.user.clone(),
+        identity: files.as_ref().map(|f| f.identity.clone()),
+        home: files.map(|f| f.home),
+    }))
 }
 
 /// The transport's notes on how the run measured, where no answer will carry them: a
@@ -463,8 +540,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let db = db_location(&cfg.db)?;
     store::check(&db)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let ssh = (cfg.options.clients.first()).map_or_else(find_ssh, |p| Ok(p.clone()))?;
-    let client = client::query(&ssh)?;
+    let (ssh, client) = default_client(&cfg.options.clients)?;
     let reach = reach::chosen(cfg.mock_transport);
     let instances = reach.disturbable().then(Instances::register).flatten();
     let sh = Shared {
@@ -497,7 +573,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         options.sandbox_cpus = super::server::sandbox_placement(options.sandbox_cpus, &progress);
         // Filters that name nothing the client knows fail here, before a sandbox starts
         // or a server is probed (a run of several clients plans each client's own).
-        if options.clients.len() < 2 {
+        if options.clients.is_empty() {
             build_plan(&client, None, cfg.destination.is_none(), &options)
                 .map_err(sshbench::cli::Usage)?;
         }

@@ -9,6 +9,7 @@ use sshbench::destination::{self, Target};
 use sshbench::model::{AlgoLists, LabOptions, Placement};
 use sshbench::offer::server::{self, ProbeError, ProbeMethod, ServerOffer};
 use sshbench::offer::{self, client};
+use sshbench::sandbox::dropbear::DropbearFiles;
 use sshbench::sandbox::{self, Sandbox, SandboxOptions};
 use sshbench::sys::{affinity, machine};
 use sshbench::views::scope::TERRAPIN_NOTE;
@@ -122,6 +123,12 @@ pub struct Server {
 }
 
 impl Server {
+    /// dbclient's home and key for the sandbox (`None` for a real server, which it
+    /// reaches with the user's own).
+    pub fn dropbear_files(&self, dbclient: &Path) -> Option<Result<DropbearFiles>> {
+        Some(self.sandbox.as_ref()?.dropbear_files(dbclient))
+    }
+
     /// The sandbox's path: what one raw TCP stream moves along it (see
     /// [`Sandbox::tcp_rate`]); `None` for a real server, or with why it failed.
     pub fn tcp_rate(&self) -> Option<Result<f64>> {

@@ -3,6 +3,7 @@
 //! and nothing else from the crate.
 
 pub mod algos;
+pub mod client;
 pub mod cpu;
 pub mod note;
 pub mod options;
@@ -15,6 +16,7 @@ pub mod suite;
 pub mod text;
 
 pub use algos::AlgoLists;
+pub use client::{ClientKind, DBCLIENT_WINDOW};
 pub use cpu::CpuTimes;
 pub use note::{Note, ZerosStep};
 pub use options::{

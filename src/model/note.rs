@@ -44,6 +44,10 @@ pub enum Note {
         cpus: usize,
         sandbox: bool,
     },
+    /// The client was Dropbear's dbclient: it chooses no key exchange or host key (its
+    /// connections differ by cipher alone) and says nothing of what it negotiated (it
+    /// offered only the forced cipher and MAC, so a connection it made used them).
+    DbclientOffersAlone,
     /// A sentence stored by a version before notes were typed, shown as it was.
     #[serde(skip)]
     Legacy(String),

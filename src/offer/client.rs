@@ -5,7 +5,7 @@
 //! 6.5, `HostKeyAlgorithms` only in recent releases), so each list degrades to an older
 //! query or to "unknown" instead of failing.
 
-use crate::model::{AlgoKind, AlgoLists};
+use crate::model::{AlgoKind, AlgoLists, ClientKind};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::path::Path;
@@ -84,6 +84,7 @@ pub fn parse_list(text: &str) -> Vec<String> {
 /// What the local ssh client supports.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ClientOffer {
+    pub kind: ClientKind,
     pub version: SoftwareVersion,
     pub lists: AlgoLists,
     /// Ciphers the client reports as authenticated (`ssh -Q cipher-auth`), if it can.
@@ -144,11 +145,14 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
     if version.raw.is_empty() {
         bail!("{} -V printed nothing; is it an ssh client?", ssh.display());
     }
+    if version.product.eq_ignore_ascii_case("Dropbear") {
+        return dropbear(ssh, version);
+    }
     if !version.product.eq_ignore_ascii_case("OpenSSH") {
         bail!(
-            "{} is {}, not OpenSSH: sshbench forces each suite with OpenSSH's options \
-             (-o KexAlgorithms=... and the like), which this client does not take; install \
-             OpenSSH's client (Debian: apt-get install openssh-client) and put it first on PATH",
+            "{} is {}, neither OpenSSH nor Dropbear's dbclient: sshbench forces each suite \
+             with their options, which this client may not take; install OpenSSH's client \
+             (Debian: apt-get install openssh-client)",
             ssh.display(),
             version.raw
         );
@@ -164,14 +168,84 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
     }
     let aead_ciphers = run_query(ssh, "cipher-auth")?;
     Ok(ClientOffer {
+        kind: ClientKind::OpenSsh,
         version,
         lists,
         aead_ciphers,
     })
 }
 
+/// The OpenSSH client sshbench resolves destinations and reads offers with (`ssh -G`,
+/// `ssh -vv`): `ssh` on PATH must be one; dbclient is measured only as a `--ssh` beside it.
+pub fn query_openssh(ssh: &Path) -> Result<ClientOffer> {
+    let offer = query(ssh)?;
+    if offer.kind != ClientKind::OpenSsh {
+        bail!(
+            "{} is {}, not OpenSSH: sshbench resolves destinations and reads offers with \
+             OpenSSH's ssh (ssh -G, -vv); install OpenSSH's client (Debian: apt-get install \
+             openssh-client) and put it first on PATH, and give this client with --ssh to \
+             measure it",
+            ssh.display(),
+            offer.version.raw
+        );
+    }
+    Ok(offer)
+}
+
+/// Dropbear's dbclient: its ciphers and MACs from `-c help` and `-m help`; it has no
+/// choice of key exchange or host key to list.
+fn dropbear(dbclient: &Path, version: SoftwareVersion) -> Result<ClientOffer> {
+    let mut lists = AlgoLists::new();
+    for (kind, flag) in [(AlgoKind::Cipher, "-c"), (AlgoKind::Mac, "-m")] {
+        let out = Command::new(dbclient)
+            .args([flag, "help"])
+            .stdin(Stdio::null())
+            .output()
+            .with_context(|| format!("running {} {flag} help", dbclient.display()))?;
+        let names = dropbear_list(&String::from_utf8_lossy(&out.stderr));
+        if names.is_empty() {
+            bail!("{} {flag} help listed nothing", dbclient.display());
+        }
+        lists.set(kind, names);
+    }
+    Ok(ClientOffer {
+        kind: ClientKind::Dropbear,
+        version,
+        lists,
+        aead_ciphers: None,
+    })
+}
+
+/// The names of `dbclient -c help` (`dbclient: Available ciphers: a,b,c`).
+pub fn dropbear_list(text: &str) -> Vec<String> {
+    let Some(rest) = text
+        .lines()
+        .find_map(|l| l.split_once("Available ").map(|(_, r)| r))
+    else {
+        return Vec::new();
+    };
+    let names = rest.split_once(':').map_or("", |(_, n)| n);
+    (names.split(','))
+        .map(str::trim)
+        .filter(|n| crate::model::text::algorithm_name(n))
+        .map(str::to_string)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dbclient_s_lists_are_read_from_its_help() {
+        let said = "dbclient: Available ciphers: chacha20-poly1305@openssh.com,aes128-ctr,aes256-ctr\n\ndbclient: Exited: .";
+        assert_eq!(
+            dropbear_list(said),
+            ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes256-ctr"]
+        );
+        assert!(dropbear_list("dbclient: Exited: No valid ciphers").is_empty());
+        let v = parse_version("Dropbear v2022.83");
+        assert_eq!(v.product, "Dropbear");
+    }
+
     use super::*;
 
     #[test]

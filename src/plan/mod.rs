@@ -12,7 +12,7 @@
 pub mod filter;
 
 use crate::model::{
-    AlgoKind, AlgoLists, FilterSpec, Filters, Mode, Shape, Suite, Tool, WorkloadSpec,
+    AlgoKind, AlgoLists, ClientKind, FilterSpec, Filters, Mode, Shape, Suite, Tool, WorkloadSpec,
 };
 use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
@@ -183,6 +183,19 @@ fn reference(names: &[String], preferred: &str) -> String {
 /// one host key and each host key with one key exchange, and the other pairs are sums
 /// (`analysis::sums`); `full` measures every pair.
 fn connect_items(input: &PlanInput, notes: &mut Vec<PlanNote>) -> Result<Vec<PlanItem>> {
+    // A client that chooses no key exchange or host key (dbclient) connects once per
+    // cipher: its connections differ by nothing else it can choose.
+    if input.client.kind == ClientKind::Dropbear {
+        let ciphers = select(input, AlgoKind::Cipher, notes)?;
+        let item = |c: &String| PlanItem {
+            mode: Mode::Connect,
+            suite: Suite {
+                cipher: Some(c.clone()),
+                ..Suite::default()
+            },
+        };
+        return Ok(ciphers.iter().map(item).collect());
+    }
     let kexes = select(input, AlgoKind::Kex, notes)?;
     let vary = input.vary_hostkeys || input.filters.get(AlgoKind::HostKey).is_some();
     let hostkeys = if vary {

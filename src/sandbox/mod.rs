@@ -11,6 +11,7 @@
 //! privilege-separation directory or user it had to create.
 
 mod config;
+pub mod dropbear;
 mod find;
 mod keys;
 pub mod lab;

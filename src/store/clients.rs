@@ -42,7 +42,7 @@ pub fn facets(run: RunRecord) -> Vec<RunRecord> {
 /// Each client's words in its facet's destination: its software (`OpenSSH_10.0p2`),
 /// numbered where two clients run the same.
 fn labels(run: &RunRecord) -> Vec<String> {
-    let software: Vec<&str> = (run.clients.iter())
+    let software: Vec<String> = (run.clients.iter())
         .map(|c| client_software(&c.version))
         .collect();
     (software.iter().enumerate())
@@ -54,12 +54,20 @@ fn labels(run: &RunRecord) -> Vec<String> {
 }
 
 /// The first word of `ssh -V` (`OpenSSH_9.2p1` of `OpenSSH_9.2p1 Debian-2, OpenSSL
-/// 3.0.17`), or `unknown` for anything that is not a short printable word.
-pub fn client_software(version: &str) -> &str {
-    let word = version.split_whitespace().next().unwrap_or("");
-    let word = word.trim_end_matches(',');
-    let ok = !word.is_empty() && word.len() <= 40 && word.bytes().all(|b| b.is_ascii_graphic());
-    if ok { word } else { "unknown" }
+/// 3.0.17`), with the next where the first has no version (`Dropbear v2022.83`), or
+/// `unknown` for anything that is not a short printable name.
+pub fn client_software(version: &str) -> String {
+    let mut words = version.split_whitespace().map(|w| w.trim_end_matches(','));
+    let first = words.next().unwrap_or("");
+    // `Dropbear v2022.83`: its version is a word of its own.
+    let word = match words.next() {
+        Some(v) if !first.contains(|c: char| c.is_ascii_digit()) => format!("{first} {v}"),
+        _ => first.to_string(),
+    };
+    let ok = !word.is_empty()
+        && word.len() <= 40
+        && word.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+    if ok { word } else { "unknown".into() }
 }
 
 /// For each item of the run's plan, its index in client `k`'s facet.

@@ -225,6 +225,23 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
+/// Start `cmd`'s child in a session of its own, without a controlling terminal: a
+/// client that would ask the terminal (a password, an unknown host key: dbclient has no
+/// batch mode) cannot, and fails instead of waiting on the user's screen. Its process
+/// group is its own, as with `process_group(0)`.
+pub fn without_terminal(cmd: &mut std::process::Command) {
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// How long a live process has been ready to run but waited for a CPU (the run-queue
 /// delay, second field of `/proc/PID/schedstat`): Linux only; `None` elsewhere or when
 /// the kernel does not keep it.

@@ -406,7 +406,13 @@ pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
     for n in &v.notes {
         doc.para(format!("note: {n}"), "  ");
     }
-    doc.text("Recommended ~/.ssh/config (recommended and acceptable grades, best grade first):");
+    let what = match v.recommendation.dbclient {
+        true => "dbclient options",
+        false => "~/.ssh/config",
+    };
+    doc.text(format!(
+        "Recommended {what} (recommended and acceptable grades, best grade first):"
+    ));
     // The newest run's client is the one the block is for.
     let client = scope
         .runs

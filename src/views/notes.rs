@@ -15,6 +15,11 @@ pub fn say(note: &Note) -> String {
              closed"
             .into(),
         Note::UnverifiedHostKeys { algorithms } => unverified(algorithms),
+        Note::DbclientOffersAlone => "dbclient chooses no key exchange or host key, so its \
+             connections are measured once per cipher with what it and the server agree on; \
+             it says nothing of what it negotiated, but offers only the cipher and MAC given \
+             to -c and -m, so every sample that worked used them"
+            .into(),
         Note::NoisyShell { said } => format!(
             "the server's login shell prints \"{said}\" before every command: sshbench's own \
              streams skip it, but scp -O, rsync and an sftp-server the shell starts fail on \

@@ -5,7 +5,9 @@ use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
-use crate::model::{Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite};
+use crate::model::{
+    DBCLIENT_WINDOW, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite,
+};
 use crate::offer::client;
 use crate::offer::grade::{Grader, SuiteGrade};
 use crate::plan::PlanItem;
@@ -210,8 +212,15 @@ fn named_stops(
 /// client's own (HPN-SSH clients grow theirs: not known).
 pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<SuiteStats> {
     let send = runs.iter().rev().find_map(|r| r.server_window);
+    // The newest run's client: dbclient's window is its `-W`, 24 KiB unless given.
+    let version = runs
+        .last()
+        .map(|r| client::parse_version(&r.client_version));
     let hpn = (runs.iter()).any(|r| client::parse_version(&r.client_version).is_hpn());
-    let receive = (!hpn).then_some(window::OPENSSH_WINDOW);
+    let receive = match version {
+        Some(v) if v.product.eq_ignore_ascii_case("Dropbear") => Some(DBCLIENT_WINDOW),
+        _ => (!hpn).then_some(window::OPENSSH_WINDOW),
+    };
     analysis::mark_windows(&mut stats, send, receive);
     stats
 }
@@ -382,7 +391,11 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
             (Some(k), Some(h)) => format!("{k} + {h}"),
             (Some(k), None) => k.clone(),
             (None, Some(h)) => format!("{h} (host key)"),
-            (None, None) => "ssh's defaults".into(),
+            // dbclient's connections differ by their cipher alone.
+            (None, None) => match &s.cipher {
+                Some(c) => format!("{c} (cipher)"),
+                None => "ssh's defaults".into(),
+            },
         },
         // An AEAD cipher's MAC is its own: the cipher alone names the pair.
         _ => format!(

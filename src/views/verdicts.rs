@@ -59,10 +59,15 @@ pub fn window_bound(mode: Mode, bound: Bound, w: PathWindow, rate: f64) -> Optio
     );
     match bound {
         Bound::Window => {
-            let fix = if mode == Mode::Send && w.bytes < SMALL_WINDOW {
-                "a larger server window (Dropbear: start it with -W 2097152)".to_string()
-            } else {
-                hpn_allows(w)
+            let fix = match (mode, w.bytes < SMALL_WINDOW) {
+                (Mode::Send, true) => {
+                    "a larger server window (Dropbear: start it with -W 2097152)".to_string()
+                }
+                // Only dbclient's window is this small on a client.
+                (_, true) => "a larger window for this client (dbclient -W 2097152; its \
+                              most is 10 MB)"
+                    .to_string(),
+                _ => hpn_allows(w),
             };
             Some(format!(
                 "{mode} is window-bound: {cap} and it moved {:.1}; the cipher does not matter here, {fix} or parallel streams would help.",

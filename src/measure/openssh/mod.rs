@@ -52,9 +52,34 @@ const MAX_PRE_READY: usize = 64 * 1024;
 /// How often the waiting thread checks for cancellation.
 const POLL: Duration = Duration::from_millis(20);
 
-/// Spawns the system's OpenSSH client.
+/// How a client takes where to connect and the suite to force.
+#[derive(Clone, Debug, Default)]
+pub enum Dialect {
+    /// OpenSSH's options, and the destination as ssh_config resolves it.
+    #[default]
+    OpenSsh,
+    /// dbclient's own flags: it reads no ssh_config.
+    Dropbear(DropbearLogin),
+}
+
+/// Where dbclient connects and how it logs in, as `ssh -G` resolved the destination (or
+/// the sandbox made them).
+#[derive(Clone, Debug)]
+pub struct DropbearLogin {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    /// A key in Dropbear's format (`-i`); `None`: its own default (`~/.ssh/id_dropbear`).
+    pub identity: Option<PathBuf>,
+    /// `HOME` for dbclient, whose `.ssh/known_hosts` it checks the host key against
+    /// (the sandbox's private one); `None`: the user's own.
+    pub home: Option<PathBuf>,
+}
+
+/// Spawns an OpenSSH client, or Dropbear's dbclient (see [`Dialect`]).
 pub struct OpenSsh {
     ssh: PathBuf,
+    dialect: Dialect,
     target: Target,
     payload: Payload,
     workloads: Workloads,
@@ -99,6 +124,7 @@ impl OpenSsh {
         OpenSsh {
             workloads: Workloads::new(WorkloadSpec::default(), payload.clone()),
             ssh,
+            dialect: Dialect::OpenSsh,
             target,
             payload,
             scratch: None,
@@ -110,6 +136,19 @@ impl OpenSsh {
         }
     }
 
+    /// Drive dbclient instead of OpenSSH's ssh.
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    fn dropbear(&self) -> Option<&DropbearLogin> {
+        match &self.dialect {
+            Dialect::Dropbear(login) => Some(login),
+            Dialect::OpenSsh => None,
+        }
+    }
+
     /// What the workload modes move (the default: [`WorkloadSpec::default`]).
     pub fn with_workloads(mut self, spec: WorkloadSpec) -> Self {
         self.workloads = Workloads::new(spec, self.payload.clone());
@@ -118,6 +157,9 @@ impl OpenSsh {
 
     /// The full argument list for one sample (without the program name).
     pub fn args(&self, req: &SampleRequest) -> Vec<String> {
+        if let Some(login) = self.dropbear() {
+            return dropbear_args(req, login);
+        }
         let mut args = session_options(req);
         args.extend(self.target.ssh_options.iter().cloned());
         self.command(req, args, false)
@@ -155,6 +197,34 @@ impl OpenSsh {
     }
 }
 
+/// dbclient's arguments for one sample: no terminal, where to log in, the forced
+/// cipher and MAC (it then offers those alone), the host and the remote command.
+fn dropbear_args(req: &SampleRequest, login: &DropbearLogin) -> Vec<String> {
+    let mut args: Vec<String> = vec!["-T".into(), "-p".into(), login.port.to_string()];
+    args.extend(["-l".into(), login.user.clone()]);
+    if let Some(key) = &login.identity {
+        args.extend(["-i".into(), key.display().to_string()]);
+    }
+    if let Some(c) = &req.suite.cipher {
+        args.extend(["-c".into(), c.clone()]);
+    }
+    if let Some(m) = &req.suite.mac {
+        args.extend(["-m".into(), m.clone()]);
+    }
+    args.push(login.host.clone());
+    args.push(match req.mode {
+        Mode::Connect => remote::connect_command(),
+        Mode::Send => remote::send_command(req.ramp),
+        Mode::Receive => {
+            let streams = req.together.map_or(1, |t| t.of);
+            remote::receive_command(req.bytes, remote::memory_copies(streams))
+        }
+        Mode::Echo => remote::echo_command(),
+        m => unreachable!("{m}: dbclient runs no workloads"),
+    });
+    args
+}
+
 impl OpenSsh {
     /// Start ssh for one sample in its own process group: a timeout kills ssh and any
     /// ProxyCommand together, and the terminal's Ctrl-C reaches sshbench, which decides.
@@ -183,11 +253,21 @@ impl OpenSsh {
         let mut cmd = Command::new(&self.ssh);
         // The sample's thread waits for it: ssh goes if sshbench is killed meanwhile.
         proc::die_with_parent(&mut cmd);
+        match self.dropbear() {
+            Some(login) => {
+                proc::without_terminal(&mut cmd);
+                if let Some(home) = &login.home {
+                    cmd.env("HOME", home);
+                }
+            }
+            None => {
+                cmd.process_group(0);
+            }
+        }
         cmd.args(args)
             .stdin(stdin)
             .stdout(stdout)
             .stderr(Stdio::piped())
-            .process_group(0)
             .spawn()
             .map_err(|e| Outcome::local(Doing::RunningTool, format!("{}: {e}", self.ssh.display())))
     }
@@ -211,6 +291,7 @@ impl OpenSsh {
     /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
     /// feed and read it, wait for it, judge it.
     fn take(&mut self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
+        self.note_dbclient();
         let (file, ping) = self.send_source(req, cancel, over);
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
@@ -256,6 +337,9 @@ impl OpenSsh {
             out: &seen.out,
             write_error: seen.written.error.as_deref(),
             negotiated: sample.negotiated.as_deref(),
+            // dbclient says nothing of what it negotiated, but offers only the names
+            // `-c` and `-m` give it: a connection it made used them.
+            offered_alone: self.dropbear().is_some(),
         };
         sample.outcome = judge(req, moved, &observed);
         if let (Some(r), Some(e)) = (seen.out.ready_at, seen.out.end_at) {
@@ -269,6 +353,13 @@ impl OpenSsh {
             sample.rtt = sample.rtt.or(ping);
         }
         sample
+    }
+
+    /// dbclient's samples carry a note of their own (what it chooses, what it says).
+    fn note_dbclient(&mut self) {
+        if self.dropbear().is_some() && !self.notes.said.contains(&Note::DbclientOffersAlone) {
+            self.notes.said.push(Note::DbclientOffersAlone);
+        }
     }
 
     /// What a send reads: a sized send over a shared connection reads its bytes from
@@ -346,7 +437,8 @@ impl OpenSsh {
         req: &SampleRequest,
         cancel: &Cancel,
     ) -> Result<Option<Pipes>, Outcome> {
-        let Some(suite) = req.reference.as_ref().filter(|_| req.mode == Mode::Echo) else {
+        let echo = req.mode == Mode::Echo && self.dropbear().is_none();
+        let Some(suite) = req.reference.as_ref().filter(|_| echo) else {
             return Ok(None);
         };
         if !self.reference.as_ref().is_some_and(|r| r.serves(suite)) {
@@ -388,6 +480,7 @@ impl Transport for OpenSsh {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         let (ssh, target) = (self.ssh.clone(), self.target.clone());
         let mut other = OpenSsh::new(ssh, target, self.payload.clone());
+        other.dialect = self.dialect.clone();
         other.one_session = self.one_session;
         other.sftp_connect = self.sftp_connect;
         Some(Box::new(other))
@@ -402,6 +495,9 @@ impl Transport for OpenSsh {
             return self.workloads.measure(&self.ssh, &self.target, req, cancel);
         }
         let mut sample = self.take(req, cancel, None);
+        if self.dropbear().is_some() {
+            return sample;
+        }
         if let Some((algorithm, why)) = judge::unverified_host_key(req, &sample.outcome) {
             sample.outcome = why;
             self.notes.unverified.insert(algorithm);
@@ -428,6 +524,10 @@ impl Transport for OpenSsh {
         cancel: &Cancel,
         progress: &mut GroupProgress,
     ) -> Vec<Sample> {
+        // dbclient has no connection sharing: a connection per sample.
+        if self.dropbear().is_some() {
+            return super::each(reqs, progress, |r| self.take(r, cancel, None));
+        }
         self.group(reqs, cancel, progress)
     }
 }

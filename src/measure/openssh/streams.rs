@@ -422,6 +422,16 @@ fn write_rest(
 
 /// Feed stdin: for `send`, each step of the protocol when the reader says so; for
 /// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
+/// The first byte a receive writes, before the server has answered: dbclient, asked
+/// without a terminal whether to trust a host key it does not know, reads its answer
+/// from stdin and takes a `y` for yes, so that byte is never one.
+fn not_yes(first: &[u8]) -> Vec<u8> {
+    first
+        .iter()
+        .map(|&b| if matches!(b, b'y' | b'Y') { b'n' } else { b })
+        .collect()
+}
+
 pub(super) fn feed_stdin(
     child: &mut Child,
     req: &SampleRequest,
@@ -470,7 +480,10 @@ pub(super) fn feed_stdin(
             Mode::Receive => {
                 hold();
                 let block = &payload.block()[..remote::RECEIVE_BLOCK.min(payload.block().len())];
-                stdin.write_all(block).and_then(|()| stdin.flush())
+                let (first, rest) = block.split_at(block.len().min(1));
+                (stdin.write_all(&not_yes(first)))
+                    .and_then(|()| stdin.write_all(rest))
+                    .and_then(|()| stdin.flush())
             }
             _ => Ok(()),
         };
@@ -484,6 +497,14 @@ pub(super) fn feed_stdin(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_receive_never_starts_with_a_yes() {
+        assert_eq!(not_yes(b"y"), b"n");
+        assert_eq!(not_yes(b"Y"), b"n");
+        assert_eq!(not_yes(b"x"), b"x");
+        assert!(not_yes(b"").is_empty());
+    }
 
     #[test]
     fn the_last_line_before_the_ready_line_is_kept() {

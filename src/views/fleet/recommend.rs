@@ -497,6 +497,7 @@ mod override_tests {
                 dead_ends: Vec::new(),
                 server: Default::default(),
                 client: None,
+                dbclient: false,
             }),
         }
     }

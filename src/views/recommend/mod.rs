@@ -104,6 +104,10 @@ pub struct RecommendView {
     /// names another client may not know.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// The client is Dropbear's dbclient, which reads no ssh_config: its advice is its
+    /// own flags.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dbclient: bool,
 }
 
 fn figure_text(mode: Mode, s: &SuiteStats) -> String {
@@ -391,7 +395,47 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         dead_ends,
         server: policy.server,
         client: client_of(scope),
+        dbclient: is_dbclient(scope),
     }
+}
+
+/// Whether the newest run's client is Dropbear's dbclient.
+fn is_dbclient(scope: &Scope) -> bool {
+    (scope.runs.last()).is_some_and(|r| {
+        let v = crate::offer::client::parse_version(&r.client_version);
+        v.product.eq_ignore_ascii_case("Dropbear")
+    })
+}
+
+/// dbclient's advice: `-c` and `-m` with the lists in order (it offers only those
+/// names, so a server that offers none of them is refused), for the destination.
+pub(crate) fn dbclient_block(v: &RecommendView) -> String {
+    let host = match host_pattern(&v.destination).as_str() {
+        "*" => "HOST".to_string(),
+        h => h.to_string(),
+    };
+    let mut out = String::from(
+        "# dbclient reads no ssh_config: give it these (it offers only the names given, first \
+         preferred)\n",
+    );
+    let mut flags = Vec::new();
+    for l in &v.lines {
+        let flag = match l.keyword {
+            "Ciphers" => "-c",
+            "MACs" => "-m",
+            _ => continue,
+        };
+        for c in &l.comments {
+            out.push_str(&format!("# {c}\n"));
+        }
+        flags.push(format!("{flag} {}", l.listed(v.order).join(",")));
+    }
+    if flags.is_empty() {
+        out.push_str("# nothing to give it; the notes below say why\n");
+    } else {
+        out.push_str(&format!("dbclient {} {host}\n", flags.join(" ")));
+    }
+    out
 }
 
 /// The client of results of one client of several.
@@ -452,6 +496,9 @@ fn header(v: &RecommendView) -> String {
 }
 
 fn client_block(v: &RecommendView) -> String {
+    if v.dbclient {
+        return dbclient_block(v);
+    }
     // ssh keeps the first value it reads: a block below `Host *` defaults is ignored.
     let mut client = format!(
         "# ~/.ssh/config, above any Host * or Match block that sets these (ssh keeps the \

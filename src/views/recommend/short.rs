@@ -26,6 +26,9 @@ pub fn fitting(names: &[String], room: usize) -> (String, usize) {
 /// (its names ahead of the client's own, which stay) where the client takes that
 /// (`heads`), else as a comment.
 pub fn block(v: &RecommendView, width: usize, heads: bool) -> String {
+    if v.dbclient {
+        return super::dbclient_block(v);
+    }
     let mut out = format!("Host {}\n", host_pattern(&v.destination));
     out.push_str(&super::client_comment(v));
     let (mut headed, mut commented) = (false, false);
@@ -105,6 +108,7 @@ mod tests {
             dead_ends: Vec::new(),
             server: ServerSoftware::Sshd,
             client: None,
+            dbclient: false,
         }
     }
 
