@@ -114,9 +114,9 @@ fn dbclient_is_measured_beside_openssh_against_the_sandbox() {
     );
 }
 
-/// dbclient against a real Dropbear server, as on a router: its own known_hosts (in
-/// its HOME) and key, never `-y`; a host key it does not know fails the samples, not
-/// the user's terminal.
+/// dbclient against a real Dropbear server, as on a router, in every mode it has: its
+/// own known_hosts (in its HOME) and key, never `-y`; a host key it does not know stops
+/// the run at its first login, without asking anyone or adding the key.
 #[test]
 fn dbclient_reaches_a_dropbear_server_with_its_own_known_hosts_and_key() {
     let server = common::dropbear::start(common::dropbear::DropbearOptions {
@@ -145,7 +145,7 @@ fn dbclient_reaches_a_dropbear_server_with_its_own_known_hosts_and_key() {
                 "--ssh",
                 &dbclient(),
                 "--mode",
-                "send,receive",
+                "connect,send,receive,echo",
             ])
             .args([
                 "--ciphers",
@@ -195,8 +195,10 @@ fn dbclient_reaches_a_dropbear_server_with_its_own_known_hosts_and_key() {
     let known = run(db.to_str().unwrap());
     let said = text(&known.stdout);
     assert!(known.status.success(), "{}\n{said}", text(&known.stderr));
+    assert!(said.contains("connect  aes128-ctr (cipher): "), "{said}");
     assert!(said.contains("send     aes128-ctr"), "{said}");
     assert!(said.contains("receive  aes128-ctr"), "{said}");
+    assert!(said.contains("echo     aes128-ctr"), "{said}");
 }
 
 /// Over the delay lab's 20 ms, dbclient's 24 KiB receive window caps its downloads near
