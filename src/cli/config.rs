@@ -40,19 +40,27 @@ pub struct RunConfig {
 /// `--sshd`: an executable file, kept as an absolute path (a resumed run starts it
 /// again from wherever it is run).
 pub fn sshd_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
+    executable(
+        p,
+        &format!("--sshd {}", p.display()),
+        "the path of an OpenSSH sshd",
+    )
+}
+
+/// `found`, an executable file, as an absolute path; else an error that begins with
+/// `given` (the option and what it named) and says to give `what`.
+fn executable(found: &std::path::Path, given: &str, what: &str) -> Result<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    let shown = p.display();
-    let meta = std::fs::metadata(p).map_err(|e| anyhow::anyhow!("--sshd {shown}: {e}"))?;
+    let meta = std::fs::metadata(found).map_err(|e| anyhow::anyhow!("{given}: {e}"))?;
     if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
-        bail!("--sshd {shown}: not an executable file; give the path of an OpenSSH sshd");
+        bail!("{given}: not an executable file; give {what}");
     }
-    Ok(std::fs::canonicalize(p)?)
+    Ok(std::fs::canonicalize(found)?)
 }
 
 /// `--ssh`: a program found on PATH when it is a bare name, else a path; an executable
 /// file, kept as an absolute path (a resumed run runs it again from anywhere).
 pub fn client_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let shown = p.display();
     let bare = p.components().count() == 1 && !p.to_string_lossy().starts_with('.');
     let found = if bare {
@@ -62,11 +70,11 @@ pub fn client_program(p: &std::path::Path) -> Result<std::path::PathBuf> {
     } else {
         p.to_path_buf()
     };
-    let meta = std::fs::metadata(&found).map_err(|e| anyhow::anyhow!("--ssh {shown}: {e}"))?;
-    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
-        bail!("--ssh {shown}: not an executable file; give an OpenSSH-compatible client");
-    }
-    Ok(std::fs::canonicalize(&found)?)
+    executable(
+        &found,
+        &format!("--ssh {shown}"),
+        "an OpenSSH-compatible client",
+    )
 }
 
 /// Every `--ssh` given, each once, at most [`MAX_CLIENTS`].

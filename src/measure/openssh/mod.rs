@@ -181,19 +181,25 @@ impl OpenSsh {
         }
         args.push("--".into());
         args.push(self.target.destination.clone());
-        args.push(match req.mode {
-            Mode::Connect if sftp => "sftp".into(),
-            Mode::Connect => remote::connect_command(),
-            Mode::Send if from_file => remote::send_file_command(req.ramp),
-            Mode::Send => remote::send_command(req.ramp),
-            Mode::Receive => {
-                let streams = req.together.map_or(1, |t| t.of);
-                remote::receive_command(req.bytes, remote::memory_copies(streams))
-            }
-            Mode::Echo => remote::echo_command(),
-            m => unreachable!("{m} runs through measure::workload, not one ssh"),
-        });
+        args.push(remote_command(req, from_file, sftp));
         args
+    }
+}
+
+/// What the server runs for a sample of `req`'s mode: an sftp session for a login that
+/// runs no commands (`sftp`), a send that ssh reads from a file (`from_file`).
+fn remote_command(req: &SampleRequest, from_file: bool, sftp: bool) -> String {
+    match req.mode {
+        Mode::Connect if sftp => "sftp".into(),
+        Mode::Connect => remote::connect_command(),
+        Mode::Send if from_file => remote::send_file_command(req.ramp),
+        Mode::Send => remote::send_command(req.ramp),
+        Mode::Receive => {
+            let streams = req.together.map_or(1, |t| t.of);
+            remote::receive_command(req.bytes, remote::memory_copies(streams))
+        }
+        Mode::Echo => remote::echo_command(),
+        m => unreachable!("{m} runs through measure::workload, not one ssh"),
     }
 }
 
@@ -212,16 +218,7 @@ fn dropbear_args(req: &SampleRequest, login: &DropbearLogin) -> Vec<String> {
         args.extend(["-m".into(), m.clone()]);
     }
     args.push(login.host.clone());
-    args.push(match req.mode {
-        Mode::Connect => remote::connect_command(),
-        Mode::Send => remote::send_command(req.ramp),
-        Mode::Receive => {
-            let streams = req.together.map_or(1, |t| t.of);
-            remote::receive_command(req.bytes, remote::memory_copies(streams))
-        }
-        Mode::Echo => remote::echo_command(),
-        m => unreachable!("{m}: dbclient runs no workloads"),
-    });
+    args.push(remote_command(req, false, false));
     args
 }
 
