@@ -43,10 +43,21 @@ impl SoftwareVersion {
         is_hpn(&self.version)
     }
 
+    /// Which kind of client it is, by its product (`OpenSSH_…`, `Dropbear v…`); `None`
+    /// for any other.
+    pub fn kind(&self) -> Option<ClientKind> {
+        [
+            ("OpenSSH", ClientKind::OpenSsh),
+            ("Dropbear", ClientKind::Dropbear),
+        ]
+        .into_iter()
+        .find_map(|(product, kind)| self.product.eq_ignore_ascii_case(product).then_some(kind))
+    }
+
     /// Whether this ssh takes an algorithm list that starts with `^` (its names ahead of
     /// the defaults): OpenSSH 8.1 and later.
     pub fn takes_head_lists(&self) -> bool {
-        self.product.eq_ignore_ascii_case("OpenSSH") && self.release().is_some_and(|r| r >= (8, 1))
+        self.kind() == Some(ClientKind::OpenSsh) && self.release().is_some_and(|r| r >= (8, 1))
     }
 }
 
@@ -145,17 +156,16 @@ pub fn query(ssh: &Path) -> Result<ClientOffer> {
     if version.raw.is_empty() {
         bail!("{} -V printed nothing; is it an ssh client?", ssh.display());
     }
-    if version.product.eq_ignore_ascii_case("Dropbear") {
-        return dropbear(ssh, version);
-    }
-    if !version.product.eq_ignore_ascii_case("OpenSSH") {
-        bail!(
+    match version.kind() {
+        Some(ClientKind::Dropbear) => return dropbear(ssh, version),
+        Some(ClientKind::OpenSsh) => {}
+        None => bail!(
             "{} is {}, neither OpenSSH nor Dropbear's dbclient: sshbench forces each suite \
              with their options, which this client may not take; install OpenSSH's client \
              (Debian: apt-get install openssh-client)",
             ssh.display(),
             version.raw
-        );
+        ),
     }
     let mut lists = AlgoLists::new();
     for kind in AlgoKind::ALL {

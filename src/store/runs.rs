@@ -78,6 +78,11 @@ fn sealed_parts<'a>(target: &'a str, options: &'a str) -> [&'a str; 3] {
 }
 
 impl RunRecord {
+    /// Which kind of client took its samples, by the version it stored.
+    pub fn client_kind(&self) -> Option<crate::model::ClientKind> {
+        crate::offer::client::parse_version(&self.client_version).kind()
+    }
+
     /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
     /// from before it was recorded).
     pub fn via_proxy(&self) -> bool {

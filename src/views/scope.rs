@@ -6,7 +6,7 @@ use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, SuiteStats};
 use crate::measure::window;
 use crate::model::{
-    DBCLIENT_WINDOW, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite,
+    ClientKind, DBCLIENT_WINDOW, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite,
 };
 use crate::offer::client;
 use crate::offer::grade::{Grader, SuiteGrade};
@@ -213,13 +213,11 @@ fn named_stops(
 pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<SuiteStats> {
     let send = runs.iter().rev().find_map(|r| r.server_window);
     // The newest run's client: dbclient's window is its `-W`, 24 KiB unless given.
-    let version = runs
-        .last()
-        .map(|r| client::parse_version(&r.client_version));
+    let dbclient = runs.last().and_then(RunRecord::client_kind) == Some(ClientKind::Dropbear);
     let hpn = (runs.iter()).any(|r| client::parse_version(&r.client_version).is_hpn());
-    let receive = match version {
-        Some(v) if v.product.eq_ignore_ascii_case("Dropbear") => Some(DBCLIENT_WINDOW),
-        _ => (!hpn).then_some(window::OPENSSH_WINDOW),
+    let receive = match dbclient {
+        true => Some(DBCLIENT_WINDOW),
+        false => (!hpn).then_some(window::OPENSSH_WINDOW),
     };
     analysis::mark_windows(&mut stats, send, receive);
     stats

@@ -401,10 +401,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
 
 /// Whether the newest run's client is Dropbear's dbclient.
 fn is_dbclient(scope: &Scope) -> bool {
-    (scope.runs.last()).is_some_and(|r| {
-        let v = crate::offer::client::parse_version(&r.client_version);
-        v.product.eq_ignore_ascii_case("Dropbear")
-    })
+    scope.runs.last().and_then(|r| r.client_kind()) == Some(crate::model::ClientKind::Dropbear)
 }
 
 /// dbclient's advice: `-c` and `-m` with the lists in order (it offers only those
