@@ -65,7 +65,7 @@ pub fn start(sh: &Shared) -> Result<u8> {
         Target::parse(h)?;
     }
     // Filters that name nothing the client knows fail here, before any host.
-    build_plan(sh.client, None, false, &cfg.options)?;
+    build_plan(&sh.own.offer, None, false, &cfg.options)?;
     let sets = cpu_sets(cfg.jobs, hosts.len(), true)?;
     if sets.len() > 1 {
         one_name_per_server(sh, &hosts)?;
@@ -83,7 +83,7 @@ fn one_name_per_server(sh: &Shared, hosts: &[String]) -> Result<()> {
     let mut seen: Vec<((String, u16), &str)> = Vec::new();
     for h in hosts {
         let t = Target::parse(h)?.with_ssh_args(sh.cfg.ssh_args.clone());
-        let Ok(r) = destination::resolve(sh.ssh, &t) else {
+        let Ok(r) = destination::resolve(&sh.own.ssh, &t) else {
             continue;
         };
         let server = (r.hostname.to_ascii_lowercase(), r.port);

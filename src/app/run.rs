@@ -27,7 +27,7 @@ use sshbench::sys::instances::Instances;
 use sshbench::sys::machine;
 use sshbench::views::notes;
 use sshbench::views::scope::counted;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Stores each sample as it arrives, and each raced item's stop.
@@ -84,37 +84,16 @@ pub(super) fn build_plan(
     })
 }
 
-/// The OpenSSH client that reads where the server is and what it offers: the first
-/// `--ssh` that is one, else the `ssh` on PATH.
-fn default_client(given: &[PathBuf]) -> Result<(PathBuf, client::ClientOffer)> {
-    for p in given {
-        let offer = client::query(p).with_context(|| format!("--ssh {}", p.display()))?;
-        if offer.kind == ClientKind::OpenSsh {
-            return Ok((p.clone(), offer));
-        }
-    }
-    let ssh = find_ssh()?;
-    let offer = client::query_openssh(&ssh)?;
-    Ok((ssh, offer))
-}
-
 /// One client a run measures with: its program and what it can negotiate.
+#[derive(Clone)]
 pub(super) struct Client {
     pub ssh: PathBuf,
     pub offer: client::ClientOffer,
 }
 
-/// The clients a run measures with: those its options name (`--ssh`), else this
-/// command's own.
-fn clients_of(sh: &Shared, options: &RunOptions) -> Result<Vec<Client>> {
-    if options.clients.is_empty() {
-        let only = Client {
-            ssh: sh.ssh.to_path_buf(),
-            offer: sh.client.clone(),
-        };
-        return Ok(vec![only]);
-    }
-    (options.clients.iter())
+/// The clients `--ssh` names, each asked once what it can negotiate.
+fn query_clients(programs: &[PathBuf]) -> Result<Vec<Client>> {
+    (programs.iter())
         .map(|p| {
             let offer = client::query(p).with_context(|| format!("--ssh {}", p.display()))?;
             Ok(Client {
@@ -123,6 +102,29 @@ fn clients_of(sh: &Shared, options: &RunOptions) -> Result<Vec<Client>> {
             })
         })
         .collect()
+}
+
+/// The OpenSSH client that reads where the server is and what it offers: the first
+/// of `given` that is one, else the `ssh` on PATH.
+fn default_client(given: &[Client]) -> Result<Client> {
+    if let Some(c) = given.iter().find(|c| c.offer.kind == ClientKind::OpenSsh) {
+        return Ok(c.clone());
+    }
+    let ssh = find_ssh()?;
+    let offer = client::query_openssh(&ssh)?;
+    Ok(Client { ssh, offer })
+}
+
+/// The clients a run measures with: those its options name (`--ssh`; already asked
+/// when they are the command's own), else this command's own client.
+fn clients_of(sh: &Shared, options: &RunOptions) -> Result<Vec<Client>> {
+    if options.clients.is_empty() {
+        return Ok(vec![sh.own.clone()]);
+    }
+    if options.clients.iter().eq(sh.given.iter().map(|c| &c.ssh)) {
+        return Ok(sh.given.to_vec());
+    }
+    query_clients(&options.clients)
 }
 
 /// The plan: each client's suites (what it and the server can negotiate), the clients
@@ -176,14 +178,18 @@ fn make_plan(
 }
 
 /// What each client of a run that names its clients (`--ssh`) is and uses unforced for
-/// the run's server; the first's lists were already read with the server.
+/// the run's server; the first OpenSSH one's lists were read with the server (see
+/// [`server_for`]).
 fn client_sides(clients: &[Client], srv: &Server) -> Result<Vec<ClientSide>> {
+    let opener = clients
+        .iter()
+        .position(|c| c.offer.kind == ClientKind::OpenSsh);
     (clients.iter().enumerate())
         .map(|(k, c)| {
             // dbclient reads no ssh_config: what it uses unforced is its own order.
-            let defaults = match (k, &srv.resolved, c.offer.kind) {
-                (_, _, ClientKind::Dropbear) => c.offer.lists.clone(),
-                (0, Some(r), _) => r.defaults.clone(),
+            let defaults = match (&srv.resolved, c.offer.kind) {
+                (_, ClientKind::Dropbear) => c.offer.lists.clone(),
+                (Some(r), _) if opener == Some(k) => r.defaults.clone(),
                 _ => sshbench::destination::resolve(&c.ssh, &srv.target)?.defaults,
             };
             Ok(ClientSide {
@@ -322,8 +328,11 @@ pub(super) struct Shared<'a> {
     pub cfg: &'a RunConfig,
     pub db: &'a str,
     pub cancel: &'a Cancel,
-    pub ssh: &'a Path,
-    pub client: &'a client::ClientOffer,
+    /// The OpenSSH client that resolves destinations and reads offers (see
+    /// [`default_client`]), and measures where no `--ssh` is given.
+    pub own: &'a Client,
+    /// The clients the command's `--ssh` named, as they answered.
+    pub given: &'a [Client],
     /// This process among those measuring on this machine (see [`Instances`]).
     pub instances: Option<&'a Instances>,
     /// How every host is reached, chosen once (see [`Reach`]).
@@ -365,7 +374,7 @@ fn start(
 }
 
 /// The host's server: the sandbox started, or the destination resolved and its offer read.
-fn server_of(sh: &Shared, first: &Client, host: &HostRun, progress: &Progress) -> Result<Server> {
+fn server_of(sh: &Shared, opener: &Client, host: &HostRun, progress: &Progress) -> Result<Server> {
     let setup = SandboxSetup {
         lab: host.options.lab,
         placement: host.options.sandbox_cpus,
@@ -374,8 +383,8 @@ fn server_of(sh: &Shared, first: &Client, host: &HostRun, progress: &Progress) -
     let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
     connect_server(
         host.destination.clone(),
-        &first.ssh,
-        &first.offer,
+        &opener.ssh,
+        &opener.offer,
         probe_timeout,
         sh.reach,
         setup,
@@ -396,13 +405,9 @@ fn server_for(
     if dropbear && host.options.modes.iter().any(|m| m.workload().is_some()) {
         bail!("dbclient runs no scp, sftp or rsync workloads: leave them out of --mode");
     }
-    let this = Client {
-        ssh: sh.ssh.to_path_buf(),
-        offer: sh.client.clone(),
-    };
     let opener = (clients.iter())
         .find(|c| c.offer.kind == ClientKind::OpenSsh)
-        .unwrap_or(&this);
+        .unwrap_or(sh.own);
     server_of(sh, opener, host, progress)
 }
 
@@ -540,15 +545,16 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let db = db_location(&cfg.db)?;
     store::check(&db)?;
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
-    let (ssh, client) = default_client(&cfg.options.clients)?;
+    let given = query_clients(&cfg.options.clients)?;
+    let own = default_client(&given)?;
     let reach = reach::chosen(cfg.mock_transport);
     let instances = reach.disturbable().then(Instances::register).flatten();
     let sh = Shared {
         cfg: &cfg,
         db: &db,
         cancel: &cancel,
-        ssh: &ssh,
-        client: &client,
+        own: &own,
+        given: &given,
         instances: instances.as_ref(),
         reach,
     };
@@ -567,14 +573,14 @@ pub fn run(args: RunArgs) -> Result<u8> {
         .map_or_else(|| cfg.options.clone(), |r| r.options.clone());
     let progress = Progress::new(cfg.quiet, cfg.verbose, options.rounds);
     if options.clients.is_empty() {
-        progress.say(&format!("client: {}", client.version.raw));
+        progress.say(&format!("client: {}", own.offer.version.raw));
     }
     if resumed.is_none() {
         options.sandbox_cpus = super::server::sandbox_placement(options.sandbox_cpus, &progress);
         // Filters that name nothing the client knows fail here, before a sandbox starts
         // or a server is probed (a run of several clients plans each client's own).
         if options.clients.is_empty() {
-            build_plan(&client, None, cfg.destination.is_none(), &options)
+            build_plan(&own.offer, None, cfg.destination.is_none(), &options)
                 .map_err(sshbench::cli::Usage)?;
         }
     }
