@@ -107,6 +107,7 @@ pub fn sandbox(args: SandboxArgs) -> Result<u8> {
         lab,
         placement,
         sshd,
+        ..SandboxSetup::default()
     };
     let (sb, split) = start_sandbox(&client, &setup)?;
     let mut out = std::io::stdout().lock();

@@ -14,7 +14,7 @@ use sshbench::cli::config::RunConfig;
 use sshbench::destination::Target;
 use sshbench::measure::Transport;
 use sshbench::measure::by_client::ByClient;
-use sshbench::measure::openssh::{Dialect, DropbearLogin};
+use sshbench::measure::openssh::{Dialect, DropbearLogin, ServerLog};
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
 use sshbench::model::{AlgoLists, ClientKind, Note, RunOptions, Sample, Stop};
@@ -379,6 +379,10 @@ fn server_of(sh: &Shared, opener: &Client, host: &HostRun, progress: &Progress) 
         lab: host.options.lab,
         placement: host.options.sandbox_cpus,
         sshd: host.options.sandbox_sshd.clone(),
+        log_kex: sh
+            .given
+            .iter()
+            .any(|c| c.offer.kind == ClientKind::Dropbear),
     };
     let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
     connect_server(
@@ -513,6 +517,7 @@ fn dialect_of(c: &Client, srv: &Server) -> Result<Dialect> {
         user: r.user.clone(),
         identity: files.as_ref().map(|f| f.identity.clone()),
         home: files.map(|f| f.home),
+        server_log: srv.kex_log().map(ServerLog::new),
     }))
 }
 

@@ -38,6 +38,8 @@ pub struct SandboxSetup {
     pub placement: Placement,
     /// `--sshd`; `None`: the one found on this machine.
     pub sshd: Option<std::path::PathBuf>,
+    /// A client measures that cannot say what it negotiated (dbclient): sshd logs it.
+    pub log_kex: bool,
 }
 
 /// Start the sandbox; with a split placement its sshd runs on the server's CPUs, and the
@@ -52,6 +54,7 @@ pub fn start_sandbox(
         candidates: offer::candidates(client),
         lab: setup.lab,
         server_cpus: split.as_ref().map(|s| s.server.clone()),
+        log_kex: setup.log_kex,
         ..SandboxOptions::default()
     })?;
     Ok((sb, split))
@@ -127,6 +130,11 @@ impl Server {
     /// reaches with the user's own).
     pub fn dropbear_files(&self, dbclient: &Path) -> Option<Result<DropbearFiles>> {
         Some(self.sandbox.as_ref()?.dropbear_files(dbclient))
+    }
+
+    /// The sandbox sshd's log, when it says what each connection negotiated.
+    pub fn kex_log(&self) -> Option<std::path::PathBuf> {
+        self.sandbox.as_ref()?.kex_log()
     }
 
     /// The sandbox's path: what one raw TCP stream moves along it (see

@@ -48,6 +48,13 @@ pub enum Note {
     /// connections differ by cipher alone) and says nothing of what it negotiated (it
     /// offered only the forced cipher and MAC, so a connection it made used them).
     DbclientOffersAlone,
+    /// As [`Note::DbclientOffersAlone`], but what each sample negotiated was read from
+    /// the server's log (the sandbox's sshd) and checked as ssh's own report is.
+    DbclientCheckedByServer,
+    /// The server's log showed dbclient compressing (`compression`): its builds with
+    /// zlib offer it first and have no switch to refuse it, so its send and receive
+    /// figures carry zlib's work, where OpenSSH's ran with compression off.
+    DbclientCompressed { compression: String },
     /// A sentence stored by a version before notes were typed, shown as it was.
     #[serde(skip)]
     Legacy(String),

@@ -95,6 +95,9 @@ impl SshdConfig {
         if opts.forwarding {
             self.set("AllowTcpForwarding", "yes");
         }
+        if opts.log_kex {
+            self.set("LogLevel", "DEBUG1");
+        }
         if opts.no_sftp {
             self.lines.retain(|(k, _)| k != "Subsystem");
         }

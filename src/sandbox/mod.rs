@@ -63,6 +63,10 @@ pub struct SandboxOptions {
     pub no_sftp: bool,
     /// The sessions' `PATH` (a server whose tools are elsewhere, or missing).
     pub session_path: Option<String>,
+    /// Log at DEBUG1, where sshd says what each connection negotiated: the check of a
+    /// client that cannot say it itself (dbclient). Off otherwise, to keep sshd's
+    /// per-connection work what a real server's is.
+    pub log_kex: bool,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.
@@ -76,6 +80,7 @@ pub struct Sandbox {
     client_key: PathBuf,
     sshd: PathBuf,
     offered: AlgoLists,
+    log_kex: bool,
     privsep: Option<Privsep>,
     // Removed after sshd is stopped (field order).
     cgroup: Option<Cgroup>,
@@ -201,6 +206,7 @@ impl Sandbox {
             client_key,
             sshd,
             offered,
+            log_kex: opts.log_kex,
             privsep,
             dir,
         };
@@ -372,6 +378,12 @@ impl Sandbox {
     /// sshd's log so far (for diagnostics).
     pub fn log(&self) -> String {
         fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
+    }
+
+    /// sshd's log, when it says what each connection negotiated (see
+    /// [`SandboxOptions::log_kex`]).
+    pub fn kex_log(&self) -> Option<PathBuf> {
+        self.log_kex.then(|| self.dir.path().join("sshd.log"))
     }
 
     /// Stop sshd and every session process it spawned. Idempotent.

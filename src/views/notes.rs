@@ -17,9 +17,22 @@ pub fn say(note: &Note) -> String {
         Note::UnverifiedHostKeys { algorithms } => unverified(algorithms),
         Note::DbclientOffersAlone => "dbclient chooses no key exchange or host key, so its \
              connections are measured once per cipher with what it and the server agree on; \
-             it says nothing of what it negotiated, but offers only the cipher and MAC given \
-             to -c and -m, so every sample that worked used them"
+             it says nothing of what it negotiated and this server's log cannot be read, so \
+             that is unverified, but it offers only the cipher and MAC given to -c and -m, so \
+             every sample that worked used them (builds of it with zlib also compress when \
+             the server allows it, which cannot be seen from here)"
             .into(),
+        Note::DbclientCheckedByServer => "dbclient chooses no key exchange or host key, so \
+             its connections are measured once per cipher with what it and the server agree \
+             on; it says nothing of what it negotiated, so every sample was checked against \
+             what the sandbox's sshd logged for its connection"
+            .into(),
+        Note::DbclientCompressed { compression } => format!(
+            "dbclient compressed its connections ({compression}): it offers compression \
+             first and has no switch to turn it off, so its send and receive figures include \
+             zlib's work on data that does not compress, where OpenSSH's were measured with \
+             compression off; `Compression no` in the server's sshd_config stops it"
+        ),
         Note::NoisyShell { said } => format!(
             "the server's login shell prints \"{said}\" before every command: sshbench's own \
              streams skip it, but scp -O, rsync and an sftp-server the shell starts fail on \
@@ -171,6 +184,18 @@ mod tests {
             client.contains("figures that the client's CPU limits"),
             "{client}"
         );
+        let zlib = say(&Note::DbclientCompressed {
+            compression: "zlib@openssh.com".into(),
+        });
+        assert!(
+            zlib.starts_with("dbclient compressed its connections (zlib@openssh.com)"),
+            "{zlib}"
+        );
+        assert!(zlib.ends_with("`Compression no` in the server's sshd_config stops it"));
+        let alone = say(&Note::DbclientOffersAlone);
+        assert!(alone.contains("that is unverified"), "{alone}");
+        let checked = say(&Note::DbclientCheckedByServer);
+        assert!(checked.ends_with("what the sandbox's sshd logged for its connection"));
         assert_eq!(say(&Note::Legacy("as it was".into())), "as it was");
     }
 

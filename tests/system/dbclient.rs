@@ -85,6 +85,15 @@ fn dbclient_is_measured_beside_openssh_against_the_sandbox() {
         dropbear.contains("dbclient chooses no key exchange"),
         "{dropbear}"
     );
+    // What it negotiated is read from the sandbox sshd's log, which shows it compressing.
+    assert!(
+        dropbear.contains("checked against what the sandbox's sshd logged"),
+        "{dropbear}"
+    );
+    assert!(
+        dropbear.contains("dbclient compressed its connections (zlib@openssh.com)"),
+        "{dropbear}"
+    );
     assert!(
         dropbear.contains("Recommended dbclient options"),
         "{dropbear}"
@@ -101,6 +110,23 @@ fn dbclient_is_measured_beside_openssh_against_the_sandbox() {
         through(1).count()
     );
     assert!(through(1).all(|s| s.sample.outcome.is_success()), "{said}");
+    // Each dbclient sample stored what the server's log says it negotiated: its cipher.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut rows = conn
+        .prepare("SELECT cipher, negotiated_json FROM samples WHERE client = 1")
+        .unwrap();
+    let seen: Vec<(String, Option<String>)> = rows
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(seen.len(), through(1).count());
+    for (cipher, negotiated) in seen {
+        let n: sshbench::model::Negotiated =
+            serde_json::from_str(&negotiated.expect("negotiated")).unwrap();
+        assert_eq!(n.cipher_cs.as_deref(), Some(cipher.as_str()), "{n:?}");
+        assert!(n.kex.is_some(), "{n:?}");
+    }
     let connects: Vec<_> = runs[1]
         .plan
         .iter()
@@ -199,6 +225,8 @@ fn dbclient_reaches_a_dropbear_server_with_its_own_known_hosts_and_key() {
     assert!(said.contains("send     aes128-ctr"), "{said}");
     assert!(said.contains("receive  aes128-ctr"), "{said}");
     assert!(said.contains("echo     aes128-ctr"), "{said}");
+    // Nothing can read what a real server negotiated: said as unverified.
+    assert!(said.contains("that is unverified"), "{said}");
 }
 
 /// Over the delay lab's 20 ms, dbclient's 24 KiB receive window caps its downloads near

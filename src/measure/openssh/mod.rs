@@ -15,6 +15,7 @@ mod notes;
 mod options;
 mod proxy;
 mod reference;
+mod server_log;
 mod streams;
 
 use judge::{Observed, judge, wait_exit};
@@ -25,7 +26,9 @@ use super::payload::{Payload, Zeros, ZerosSlot};
 use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::destination::Target;
-use crate::model::{Doing, FailureKind, Mode, Note, Outcome, Sample, SampleRequest, WorkloadSpec};
+use crate::model::{
+    Doing, FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest, WorkloadSpec,
+};
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
 use crate::sys::scratch::Scratch;
@@ -37,6 +40,8 @@ pub(crate) use judge::negotiation;
 use notes::Notes;
 pub use options::session_options;
 use reference::{Pipes, Reference};
+use server_log::LogMark;
+pub use server_log::ServerLog;
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -74,6 +79,9 @@ pub struct DropbearLogin {
     /// `HOME` for dbclient, whose `.ssh/known_hosts` it checks the host key against
     /// (the sandbox's private one); `None`: the user's own.
     pub home: Option<PathBuf>,
+    /// The server's log, where it says what each connection negotiated (the sandbox's);
+    /// `None`: nothing can tell, and a sample is trusted to have used what was offered.
+    pub server_log: Option<ServerLog>,
 }
 
 /// Spawns an OpenSSH client, or Dropbear's dbclient (see [`Dialect`]).
@@ -278,6 +286,20 @@ impl OpenSsh {
 /// at the mark, and at their rates the feeder costs little.
 const FILE_SEND_MIN_WINDOW: u64 = 32 << 20;
 
+/// What a sample negotiated: its master's, what ssh said, or what the server logged of
+/// its connection after `mark`.
+fn negotiated(
+    over: Option<&Shared>,
+    lines: &[String],
+    mark: Option<&LogMark>,
+) -> Option<Negotiated> {
+    match over {
+        Some(o) => o.negotiated.clone(),
+        None => sshlog::negotiated(lines),
+    }
+    .or_else(|| mark?.negotiated())
+}
+
 /// A send of a size (not a time-bounded warm-up), with bytes past its ramp: over a
 /// shared connection, ssh reads it from a file.
 fn sized_send(r: &SampleRequest) -> bool {
@@ -288,7 +310,7 @@ impl OpenSsh {
     /// One sample: spawn ssh (over its own connection, or as a session of `over`'s),
     /// feed and read it, wait for it, judge it.
     fn take(&mut self, req: &SampleRequest, cancel: &Cancel, over: Option<&Shared>) -> Sample {
-        self.note_dbclient();
+        let mark = self.dropbear().and_then(|l| l.server_log.as_ref()?.mark());
         let (file, ping) = self.send_source(req, cancel, over);
         let start = Instant::now();
         let mut sample = Sample::new(req.suite.clone(), req.mode, Outcome::Success);
@@ -322,11 +344,8 @@ impl OpenSsh {
         sample.wall = exit.at - start;
         // An attached ssh only hands its pipes over to the master.
         sample.client_cpu = over.is_none().then_some(exit.cpu);
-        sample.negotiated = match over {
-            Some(o) => o.negotiated.clone(),
-            None => sshlog::negotiated(&seen.lines),
-        }
-        .map(Box::new);
+        sample.negotiated = negotiated(over, &seen.lines, mark.as_ref()).map(Box::new);
+        self.note_dbclient(sample.negotiated.as_deref());
         let observed = Observed {
             exit: &exit,
             killed,
@@ -335,8 +354,9 @@ impl OpenSsh {
             write_error: seen.written.error.as_deref(),
             negotiated: sample.negotiated.as_deref(),
             // dbclient says nothing of what it negotiated, but offers only the names
-            // `-c` and `-m` give it: a connection it made used them.
-            offered_alone: self.dropbear().is_some(),
+            // `-c` and `-m` give it: a connection it made used them, when the server's
+            // log cannot say.
+            offered_alone: self.dropbear().is_some() && sample.negotiated.is_none(),
         };
         sample.outcome = judge(req, moved, &observed);
         if let (Some(r), Some(e)) = (seen.out.ready_at, seen.out.end_at) {
@@ -352,10 +372,27 @@ impl OpenSsh {
         sample
     }
 
-    /// dbclient's samples carry a note of their own (what it chooses, what it says).
-    fn note_dbclient(&mut self) {
-        if self.dropbear().is_some() && !self.notes.said.contains(&Note::DbclientOffersAlone) {
-            self.notes.said.push(Note::DbclientOffersAlone);
+    /// dbclient's samples carry notes of their own: what it chooses, whether what it
+    /// negotiated was read from the server's log or only offered, and the compression
+    /// the log showed it using, which it has no switch to refuse.
+    fn note_dbclient(&mut self, seen: Option<&Negotiated>) {
+        if self.dropbear().is_none() {
+            return;
+        }
+        let mut notes = vec![match seen {
+            Some(_) => Note::DbclientCheckedByServer,
+            None => Note::DbclientOffersAlone,
+        }];
+        let compressed = seen.and_then(|n| n.compression_cs.as_deref());
+        if let Some(c) = compressed.filter(|c| *c != "none") {
+            notes.push(Note::DbclientCompressed {
+                compression: c.to_string(),
+            });
+        }
+        for note in notes {
+            if !self.notes.said.contains(&note) {
+                self.notes.said.push(note);
+            }
         }
     }
 
