@@ -5,11 +5,11 @@ mod common;
 use sshbench::analysis;
 use sshbench::destination::Target;
 use sshbench::measure::Transport;
-use sshbench::measure::openssh::OpenSsh;
+use sshbench::measure::openssh::{Dialect, OpenSsh};
 use sshbench::measure::payload::Payload;
 use sshbench::model::AlgoLists;
 use sshbench::model::{AlgoKind, Mode, Suite};
-use sshbench::model::{FailureKind, Outcome, Placement, Problem, SampleRequest};
+use sshbench::model::{FailureKind, Note, Outcome, Placement, Problem, SampleRequest};
 use sshbench::sandbox::ALIAS;
 use sshbench::sys::affinity;
 use sshbench::sys::cancel::Cancel;
@@ -610,6 +610,24 @@ fn group_of(s: &Suite) -> Vec<SampleRequest> {
         req(Mode::Receive, s.clone(), 64 << 20),
         echo,
     ]
+}
+
+/// HPN-SSH grows a channel's window only on a connection of its own: driven as HPN, a
+/// suite's samples each get one (the system's ssh stands in for hpnssh, whose options
+/// are OpenSSH's), and a note says why.
+#[test]
+fn an_hpn_client_s_samples_each_have_a_connection_of_their_own() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb).with_dialect(Dialect::Hpn);
+    let s = suite(None, None, Some("aes128-ctr"), Some("hmac-sha2-256"));
+    let before = accepted(&sb);
+    let samples = t.measure_group(&group_of(&s), &Cancel::new(), &mut |_, _| {});
+    assert!(
+        samples.iter().all(|s| s.outcome == Outcome::Success),
+        "{samples:?}"
+    );
+    assert_eq!(accepted(&sb) - before, 3, "{}", sb.log());
+    assert!(t.notes().contains(&Note::HpnOwnConnections));
 }
 
 #[test]

@@ -16,8 +16,8 @@ pub use echo::echo_median;
 pub use grouping::{aggregate_reported, mark_payload, mark_suite};
 pub use rank::{Marginal, Ranked, marginals, not_distinguishable, rank};
 pub use suites::{
-    Bound, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy, figure, mark_tcp,
-    mark_windows, path_rtt,
+    Bound, ChannelWindow, PathWindow, SATURATED, SuiteStats, WINDOW_MARGIN, aggregate, busy,
+    figure, mark_tcp, mark_windows, path_rtt,
 };
 
 use crate::model::Mode;

@@ -123,7 +123,8 @@ impl SuiteStats {
                 (_, Some(f)) if self.path_tcp.is_some_and(|t| f.mean < t * BEHIND) => {
                     self.busier_side()
                 }
-                (Some(_), Some(_)) => Bound::Link,
+                // A window that grows sets no cap to say the link fell short of.
+                (Some(w), Some(_)) if !w.grows => Bound::Link,
                 _ => Bound::Network,
             },
             _ => Bound::Unknown,
@@ -450,6 +451,27 @@ pub struct PathWindow {
     pub bytes: u64,
     pub rtt: f64,
     pub handling: f64,
+    /// The receiver's window follows its TCP receive buffer (HPN-SSH): `bytes` is where
+    /// it starts, so it binds only a transfer that moved about that much per round trip,
+    /// and says nothing of a link that allowed more.
+    pub grows: bool,
+}
+
+/// A receiver's channel window: its size, and whether it grows from there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChannelWindow {
+    pub bytes: u64,
+    pub grows: bool,
+}
+
+impl ChannelWindow {
+    /// A window that stays as it is.
+    pub fn fixed(bytes: u64) -> Self {
+        ChannelWindow {
+            bytes,
+            grows: false,
+        }
+    }
 }
 
 impl PathWindow {
@@ -463,6 +485,7 @@ impl PathWindow {
     /// it, and the receiver had room for more.
     pub fn binds(&self, rate: f64, busy: f64) -> bool {
         rate >= self.cap() * WINDOW_MARGIN
+            && (!self.grows || rate <= self.cap() / WINDOW_MARGIN)
             && self.bytes as f64 <= rate * self.rtt * WINDOW_ROUND_TRIPS
             && busy < WINDOW_MARGIN
     }
@@ -478,7 +501,11 @@ pub fn path_rtt(stats: &[SuiteStats]) -> Option<f64> {
 /// Give the send suites the server's window (`send`) and the receive suites the
 /// client's (`receive`), each over the path's round trip ([`path_rtt`]) and the
 /// receiving side's time to take it in.
-pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option<u64>) {
+pub fn mark_windows(
+    stats: &mut [SuiteStats],
+    send: Option<ChannelWindow>,
+    receive: Option<ChannelWindow>,
+) {
     let Some(rtt) = path_rtt(stats).filter(|r| *r > 0.0) else {
         return;
     };
@@ -490,7 +517,7 @@ pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option
         };
         let rate = s.figure.map(|f| f.mean).filter(|r| *r > 0.0);
         let busy = s.receiver_busy();
-        s.path_window = bytes.map(|bytes| {
+        s.path_window = bytes.map(|ChannelWindow { bytes, grows }| {
             let handling = match (busy, rate) {
                 (Some(b), Some(r)) => bytes as f64 * b / r,
                 _ => 0.0,
@@ -499,6 +526,7 @@ pub fn mark_windows(stats: &mut [SuiteStats], send: Option<u64>, receive: Option
                 bytes,
                 rtt,
                 handling,
+                grows,
             }
         });
     }
@@ -665,6 +693,7 @@ mod tests {
             bytes: 24576,
             rtt: 0.000255,
             handling: 24576.0 * 0.64 / 46.9e6,
+            grows: false,
         };
         assert!(dropbear.binds(46.9e6, 0.64));
         // The same rate, the server nearly saturated: its CPU, not the window.
@@ -674,6 +703,7 @@ mod tests {
             bytes: 2 << 20,
             rtt: 0.0001,
             handling: (2 << 20) as f64 * 0.7 / 900e6,
+            grows: false,
         };
         assert!(!openssh.binds(900e6, 0.7));
         // Far away, a window per round trip is the rate.
@@ -681,9 +711,36 @@ mod tests {
             bytes: 2 << 20,
             rtt: 0.05,
             handling: 0.001,
+            grows: false,
         };
         assert!(far.binds(40e6, 0.05));
         assert!(!far.binds(20e6, 0.05), "half the cap is the link's");
+        assert!(
+            far.binds(200e6, 0.05),
+            "a fixed window's cap is only a floor here"
+        );
+        // HPN-SSH's window starts at 2 MiB and grows: it binds only what its start allows.
+        let hpn = PathWindow { grows: true, ..far };
+        assert!(hpn.binds(40e6, 0.05));
+        assert!(!hpn.binds(200e6, 0.05), "it grew");
+    }
+
+    #[test]
+    fn a_growing_window_that_grew_leaves_the_path_unknown() {
+        let s = busy_sample("aes128-gcm@openssh.com", 2, (0.3, 0.3), false);
+        let mut stats = aggregate([&s, &s, &s]);
+        // A window that allows far more than moved: the link fell short of it.
+        stats[0].path_window = Some(PathWindow {
+            bytes: 1 << 40,
+            rtt: 0.05,
+            handling: 0.0,
+            grows: false,
+        });
+        assert_eq!(stats[0].bound(), Some(Bound::Link));
+        stats[0].path_window = stats[0]
+            .path_window
+            .map(|w| PathWindow { grows: true, ..w });
+        assert_eq!(stats[0].bound(), Some(Bound::Network));
     }
 
     #[test]
@@ -762,6 +819,7 @@ mod tests {
             bytes: 50_000_000,
             rtt: 0.05,
             handling: 0.0,
+            grows: false,
         });
         mark_tcp(&mut stats, Some(4e9));
         assert_eq!(stats[0].bound(), Some(Bound::Window));

@@ -506,6 +506,9 @@ fn transport_of(
 /// How a client is driven: OpenSSH's options, or dbclient's flags with where `ssh -G`
 /// resolved the destination to (and, for the sandbox, a key and known_hosts of its own).
 fn dialect_of(c: &Client, srv: &Server) -> Result<Dialect> {
+    if c.offer.version.is_hpn() {
+        return Ok(Dialect::Hpn);
+    }
     if c.offer.kind != ClientKind::Dropbear {
         return Ok(Dialect::OpenSsh);
     }

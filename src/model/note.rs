@@ -55,6 +55,9 @@ pub enum Note {
     /// zlib offer it first and have no switch to refuse it, so its send and receive
     /// figures carry zlib's work, where OpenSSH's ran with compression off.
     DbclientCompressed { compression: String },
+    /// The client is HPN-SSH, which grows a channel's window only on a connection of
+    /// its own: its transfers each had one.
+    HpnOwnConnections,
     /// A sentence stored by a version before notes were typed, shown as it was.
     #[serde(skip)]
     Legacy(String),

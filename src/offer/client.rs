@@ -37,7 +37,7 @@ impl SoftwareVersion {
         ))
     }
 
-    /// Whether it is HPN-SSH (`OpenSSH_9.6p1-hpn18.3.0`), whose windows follow the TCP
+    /// Whether it is HPN-SSH (`OpenSSH_10.2p1_hpn18.8.0`), whose windows follow the TCP
     /// buffers and which has threaded ciphers and a `none` cipher.
     pub fn is_hpn(&self) -> bool {
         is_hpn(&self.version)
@@ -61,11 +61,13 @@ impl SoftwareVersion {
     }
 }
 
-/// Whether a version or banner word names HPN-SSH (`9.6p1-hpn18.3.0`,
-/// `SSH-2.0-OpenSSH_9.6p1-hpn18.3.0`): its `-hpn` suffix.
+/// Whether a version or banner word names HPN-SSH: its `hpn` suffix, after `_` since
+/// HPN 17 (`OpenSSH_10.2p1_hpn18.8.0`, as its `ssh -V` and banner say) and after `-`
+/// before (`OpenSSH_7.4p1-hpn14v5`).
 pub fn is_hpn(version: &str) -> bool {
     let first = version.split([' ', ',']).next().unwrap_or("");
-    first.to_ascii_lowercase().contains("-hpn")
+    let first = first.to_ascii_lowercase();
+    first.contains("-hpn") || first.contains("_hpn")
 }
 
 /// Parse `ssh -V` output, e.g. `OpenSSH_9.2p1 Debian-2+deb12u6, OpenSSL 3.0.19 27 Jan 2026`.
@@ -260,9 +262,13 @@ mod tests {
 
     #[test]
     fn hpn_ssh_is_told_by_its_version_suffix() {
-        let hpn = parse_version("OpenSSH_9.6p1-hpn18.3.0, OpenSSL 3.0.13 30 Jan 2024");
+        // As HPN-SSH 18.8.0's `hpnssh -V` and banner read.
+        let hpn = parse_version("OpenSSH_10.2p1_hpn18.8.0, OpenSSL 3.0.19 27 Jan 2026");
         assert!(hpn.is_hpn());
-        assert!(is_hpn("SSH-2.0-OpenSSH_9.6p1-hpn18.3.0"));
+        assert_eq!(hpn.kind(), Some(ClientKind::OpenSsh));
+        assert!(is_hpn("SSH-2.0-OpenSSH_10.2p1_hpn18.8.0"));
+        // Before HPN 17.
+        assert!(is_hpn("SSH-2.0-OpenSSH_7.4p1-hpn14v5"));
         assert!(!parse_version("OpenSSH_9.2p1 Debian-2+deb12u7, OpenSSL 3.0.17").is_hpn());
         // A distribution's word after the version is not the version.
         assert!(!is_hpn("OpenSSH_9.2p1 chpn-build"));

@@ -191,7 +191,10 @@ impl SshdConfig {
                     p.create_dir(Path::new(&dir))?;
                     continue;
                 }
-                if let Some(rest) = after(&err, "Privilege separated user ") {
+                // OpenSSH says "separated", HPN-SSH's hpnsshd "separation".
+                let user = after(&err, "Privilege separated user ")
+                    .or_else(|| after(&err, "Privilege separation user "));
+                if let Some(rest) = user {
                     let name = rest.split_whitespace().next().unwrap_or("sshd").to_string();
                     p.create_user(&name)?;
                     continue;

@@ -55,15 +55,18 @@ pub(super) fn helpers_beside(sshd: &Path) -> Vec<(&'static str, PathBuf)> {
         prefix.join("libexec"),
         prefix.join("libexec/openssh"),
     ];
+    // Named as the server is: HPN-SSH's `hpnsshd` starts `hpnsshd-session`.
+    let own = sshd.file_name().and_then(|n| n.to_str()).unwrap_or("sshd");
     [
         ("SshdSessionPath", "sshd-session"),
         ("SshdAuthPath", "sshd-auth"),
     ]
     .into_iter()
     .filter_map(|(option, name)| {
-        let found = places
-            .iter()
-            .map(|d| d.join(name))
+        let named = own.replacen("sshd", name, 1);
+        let found = [named.as_str(), name]
+            .into_iter()
+            .flat_map(|n| places.iter().map(move |d| d.join(n)))
             .find(|p| is_executable(p));
         found.map(|p| (option, p))
     })
@@ -116,5 +119,18 @@ mod tests {
         let old = tmp.path().join("old/sbin/sshd");
         exe(&old);
         assert!(helpers_beside(&old).is_empty());
+        // HPN-SSH's, as its `make install` places them: prefixed like the server.
+        let hpn = tmp.path().join("hpn");
+        exe(&hpn.join("sbin/hpnsshd"));
+        exe(&hpn.join("libexec/hpnsshd-session"));
+        exe(&hpn.join("libexec/hpnsshd-auth"));
+        let found = helpers_beside(&hpn.join("sbin/hpnsshd"));
+        assert_eq!(
+            found,
+            [
+                ("SshdSessionPath", hpn.join("libexec/hpnsshd-session")),
+                ("SshdAuthPath", hpn.join("libexec/hpnsshd-auth")),
+            ]
+        );
     }
 }

@@ -39,8 +39,10 @@ impl Privsep {
         Ok(Self::run_dir()?.join(format!("sshbench-created-{what}")))
     }
 
-    fn write_marker(what: &str, text: &str) -> Result<()> {
-        write_marker_at(&Self::marker(what)?, text)
+    /// Add a line to a marker: a sandbox of another sshd (HPN-SSH's `hpnsshd`) may have
+    /// needed a user of another name while the first still lives.
+    fn write_marker(what: &str, line: &str) -> Result<()> {
+        add_line_at(&Self::marker(what)?, line)
     }
 
     fn read_marker(what: &str) -> Option<String> {
@@ -110,7 +112,8 @@ impl Privsep {
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
         loop {
-            if crate::sys::proc::processes_named("sshd").is_empty() {
+            let named = crate::sys::proc::processes_named;
+            if named("sshd").is_empty() && named("hpnsshd").is_empty() {
                 return true;
             }
             if std::time::Instant::now() >= deadline {
@@ -132,8 +135,10 @@ impl Privsep {
         let last = flock(&self.users, libc::LOCK_EX | libc::LOCK_NB).is_ok();
         if last && Self::no_sshd_left() {
             let remove = |what| Self::marker(what).map(fs::remove_file);
-            if let Some(dir) = Self::read_marker("dir") {
-                let _ = fs::remove_dir(dir);
+            if let Some(dirs) = Self::read_marker("dir") {
+                for dir in dirs.lines().filter(|d| d.starts_with('/')) {
+                    let _ = fs::remove_dir(dir);
+                }
                 let _ = remove("dir");
             }
             // Only a name useradd could have made: a marker is a file's word, not root's.
@@ -141,13 +146,27 @@ impl Privsep {
                 n.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
             };
-            if let Some(name) = Self::read_marker("user").filter(|n| !n.is_empty() && plain(n)) {
-                let _ = Command::new("userdel").arg("--").arg(name).status();
+            if let Some(names) = Self::read_marker("user") {
+                for name in names.lines().filter(|n| !n.is_empty() && plain(n)) {
+                    let _ = Command::new("userdel").arg("--").arg(name).status();
+                }
                 let _ = remove("user");
             }
         }
         // Dropping the files releases both locks.
     }
+}
+
+/// Add `line` to the marker at `path` unless it is there.
+fn add_line_at(path: &Path, line: &str) -> Result<()> {
+    let mut lines = read_marker_at(path).unwrap_or_default();
+    if !lines.lines().any(|l| l == line) {
+        if !lines.is_empty() {
+            lines.push('\n');
+        }
+        lines.push_str(line);
+    }
+    write_marker_at(path, &lines)
 }
 
 /// Write a marker, never through a link someone put in its place.
@@ -199,5 +218,16 @@ mod tests {
         let plain = dir.path().join("sshbench-created-dir");
         write_marker_at(&plain, "/run/sshd\n").unwrap();
         assert_eq!(read_marker_at(&plain).as_deref(), Some("/run/sshd"));
+    }
+
+    /// Two sshds' users (`sshd`, HPN-SSH's `hpnsshd`) are both remembered, once each.
+    #[test]
+    fn a_marker_keeps_every_name_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let users = dir.path().join("sshbench-created-user");
+        for name in ["sshd", "hpnsshd", "sshd"] {
+            add_line_at(&users, name).unwrap();
+        }
+        assert_eq!(read_marker_at(&users).as_deref(), Some("sshd\nhpnsshd"));
     }
 }

@@ -6,6 +6,8 @@
 
 use super::{RunRecord, StoredSample};
 use crate::destination;
+use crate::model::{ClientKind, Note};
+use crate::offer::client::parse_version;
 
 /// `run` as one record per client; a run of one client (or from before clients were
 /// stored) as it is.
@@ -34,9 +36,23 @@ pub fn facets(run: RunRecord) -> Vec<RunRecord> {
             f.stops = (run.stops.iter())
                 .filter_map(|&(item, stop)| Some((renumber(&map, item, f.plan.len())?, stop)))
                 .collect();
+            let (kind, hpn) = (f.client_kind(), parse_version(&f.client_version).is_hpn());
+            f.notes.retain(|n| concerns(n, kind, hpn));
             f
         })
         .collect()
+}
+
+/// Whether a note of the run concerns a client of this kind: those on dbclient or on
+/// HPN-SSH are that client's alone (notes are stored per run, not per client).
+fn concerns(note: &Note, kind: Option<ClientKind>, hpn: bool) -> bool {
+    match note {
+        Note::DbclientOffersAlone
+        | Note::DbclientCheckedByServer
+        | Note::DbclientCompressed { .. } => kind == Some(ClientKind::Dropbear),
+        Note::HpnOwnConnections => hpn,
+        _ => true,
+    }
 }
 
 /// Each client's words in its facet's destination: its software (`OpenSSH_10.0p2`),
@@ -162,7 +178,7 @@ pub fn groups(
 #[cfg(test)]
 mod tests {
     use super::super::{ClientSide, Selection, Store};
-    use crate::model::{Mode, Outcome, Sample, Stop, StopReason, Suite};
+    use crate::model::{Mode, Note, Outcome, Sample, Stop, StopReason, Suite};
     use crate::plan::PlanItem;
     use crate::sys::machine::Machine;
 
@@ -265,6 +281,23 @@ mod tests {
         };
         let (again, _) = store.select(&numbered).unwrap();
         assert_eq!(again[0].destination, runs[0].destination);
+    }
+
+    /// A note on dbclient or on HPN-SSH is shown with that client's facet alone.
+    #[test]
+    fn a_note_on_one_kind_of_client_stays_with_it() {
+        let (_dir, store, id) = two_clients(["OpenSSH_10.2p1_hpn18.8.0", "Dropbear v2022.83"]);
+        let notes = [
+            Note::OneSessionPerConnection,
+            Note::HpnOwnConnections,
+            Note::DbclientCompressed {
+                compression: "zlib@openssh.com".into(),
+            },
+        ];
+        store.add_notes(id, &notes).unwrap();
+        let (runs, _) = store.select(&Selection::default()).unwrap();
+        assert_eq!(runs[0].notes, notes[..2]);
+        assert_eq!(runs[1].notes, [notes[0].clone(), notes[2].clone()]);
     }
 
     #[test]

@@ -27,6 +27,11 @@ pub fn say(note: &Note) -> String {
              on; it says nothing of what it negotiated, so every sample was checked against \
              what the sandbox's sshd logged for its connection"
             .into(),
+        Note::HpnOwnConnections => "HPN-SSH grows its channel window with its TCP \
+             receive buffer only on a connection of its own, not for a session over a \
+             control master, so each of its transfers had a connection of its own (as with \
+             --connections sample); ssh_config's ControlMaster would take that gain away"
+            .into(),
         Note::DbclientCompressed { compression } => format!(
             "dbclient compressed its connections ({compression}): it offers compression \
              first and has no switch to turn it off, so its send and receive figures include \
@@ -192,6 +197,8 @@ mod tests {
             "{zlib}"
         );
         assert!(zlib.ends_with("`Compression no` in the server's sshd_config stops it"));
+        let hpn = say(&Note::HpnOwnConnections);
+        assert!(hpn.contains("each of its transfers had a connection of its own"));
         let alone = say(&Note::DbclientOffersAlone);
         assert!(alone.contains("that is unverified"), "{alone}");
         let checked = say(&Note::DbclientCheckedByServer);

@@ -3,7 +3,7 @@
 
 use crate::analysis::ceiling::PathCeiling;
 use crate::analysis::streams::StreamsFigure;
-use crate::analysis::{self, SuiteStats};
+use crate::analysis::{self, ChannelWindow, SuiteStats};
 use crate::measure::window;
 use crate::model::{
     ClientKind, DBCLIENT_WINDOW, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite,
@@ -208,18 +208,29 @@ fn named_stops(
 }
 
 /// The stored runs' statistics with the channel windows their transfers met: the newest
-/// run's reading of the server's window for uploads and, for downloads, the OpenSSH
-/// client's own (HPN-SSH clients grow theirs: not known).
+/// run's reading of the server's window for uploads and, for downloads, the client's
+/// own (HPN-SSH's, on either side, start there and grow).
 pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<SuiteStats> {
     let send = runs.iter().rev().find_map(|r| r.server_window);
     // The newest run's client: dbclient's window is its `-W`, 24 KiB unless given.
     let dbclient = runs.last().and_then(RunRecord::client_kind) == Some(ClientKind::Dropbear);
     let hpn = (runs.iter()).any(|r| client::parse_version(&r.client_version).is_hpn());
     let receive = match dbclient {
-        true => Some(DBCLIENT_WINDOW),
-        false => (!hpn).then_some(window::OPENSSH_WINDOW),
+        true => ChannelWindow::fixed(DBCLIENT_WINDOW),
+        false => ChannelWindow {
+            bytes: window::OPENSSH_WINDOW,
+            grows: hpn,
+        },
     };
-    analysis::mark_windows(&mut stats, send, receive);
+    // An HPN-SSH server grows the window it takes uploads into, as its client does.
+    let hpn_server = (runs.iter().rev())
+        .find_map(|r| r.server_version.as_deref())
+        .is_some_and(client::is_hpn);
+    let send = send.map(|bytes| ChannelWindow {
+        bytes,
+        grows: hpn_server,
+    });
+    analysis::mark_windows(&mut stats, send, Some(receive));
     stats
 }
 

@@ -58,6 +58,7 @@ pub fn window_bound(mode: Mode, bound: Bound, w: PathWindow, rate: f64) -> Optio
         w.rtt * 1e3,
     );
     match bound {
+        Bound::Window if w.grows => Some(window_not_grown(mode, w, rate)),
         Bound::Window => {
             let fix = match (mode, w.bytes < SMALL_WINDOW) {
                 (Mode::Send, true) => {
@@ -80,6 +81,28 @@ pub fn window_bound(mode: Mode, bound: Bound, w: PathWindow, rate: f64) -> Optio
         )),
         _ => None,
     }
+}
+
+/// An HPN-SSH receiver that moved what its starting window allows: its window did not
+/// follow a TCP receive buffer that did not grow.
+fn window_not_grown(mode: Mode, w: PathWindow, rate: f64) -> String {
+    let whose = match mode {
+        Mode::Send => "the HPN-SSH server's",
+        _ => "this HPN-SSH client's",
+    };
+    format!(
+        "{mode} is window-bound: {whose} channel window starts at {} and \
+         follows its TCP receive buffer (up to 15 MiB towards a stock OpenSSH sender), yet \
+         it moved {:.1} MB/s, what {} per {:.2} ms round trip allows: the buffer did not \
+         grow. The kernel sizes it from the round trip it sees: raise the maximum of \
+         net.ipv4.tcp_rmem (Linux) and mind that behind a relay or proxy, as in the delay \
+         lab, it sees a shorter round trip than the path's; parallel streams would help \
+         meanwhile.",
+        size(w.bytes),
+        rate / 1e6,
+        size(w.bytes),
+        w.rtt * 1e3,
+    )
 }
 
 /// One sentence on a path's ceiling (`label` names its suite): the figure, which suite
@@ -179,6 +202,7 @@ mod tests {
             bytes: 24576,
             rtt: 0.00026,
             handling: 0.00034,
+            grows: false,
         };
         let s = window_bound(Mode::Send, Bound::Window, w, 41e6).unwrap();
         assert_eq!(
@@ -193,6 +217,7 @@ mod tests {
             bytes: 2 << 20,
             rtt: 0.05,
             handling: 0.001,
+            grows: false,
         };
         let s = window_bound(Mode::Receive, Bound::Window, w, 40e6).unwrap();
         assert!(
@@ -204,6 +229,23 @@ mod tests {
         assert!(
             s.contains("an HPN-SSH receiver, whose window follows its TCP receive buffer up to 15 MiB towards a stock OpenSSH sender, would allow up to 308.4 MB/s at this round trip"),
             "{s}"
+        );
+        let grows = PathWindow { grows: true, ..w };
+        let hpn = window_bound(Mode::Receive, Bound::Window, grows, 40e6).unwrap();
+        assert!(
+            hpn.starts_with(
+                "receive is window-bound: this HPN-SSH client's channel window starts at 2 MiB"
+            ),
+            "{hpn}"
+        );
+        assert!(
+            hpn.contains("it moved 40.0 MB/s, what 2 MiB per 50.00 ms round trip allows: the buffer did not grow"),
+            "{hpn}"
+        );
+        let server = window_bound(Mode::Send, Bound::Window, grows, 40e6).unwrap();
+        assert!(
+            server.starts_with("send is window-bound: the HPN-SSH server's channel window"),
+            "{server}"
         );
         let link = window_bound(Mode::Send, Bound::Link, w, 2e6).unwrap();
         assert!(link.starts_with("send is network-bound"), "{link}");

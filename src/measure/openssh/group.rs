@@ -38,7 +38,15 @@ impl OpenSsh {
         cancel: &Cancel,
         progress: &mut GroupProgress,
     ) -> Vec<Sample> {
-        if self.one_session || !shareable(reqs) {
+        // An HPN-SSH client grows a channel's window with its TCP receive buffer only on
+        // a connection of its own, not for a session over a control master, where a
+        // download reads as stock OpenSSH's (bench/results/notebook.md, "HPN-SSH as a
+        // client").
+        let hpn = Note::HpnOwnConnections;
+        if self.own_connections && shareable(reqs) && !self.notes.said.contains(&hpn) {
+            self.notes.said.push(hpn);
+        }
+        if self.one_session || self.own_connections || !shareable(reqs) {
             return each(reqs, progress, |r| self.measure(r, cancel));
         }
         let master = match self

@@ -57,12 +57,15 @@ const MAX_PRE_READY: usize = 64 * 1024;
 /// How often the waiting thread checks for cancellation.
 const POLL: Duration = Duration::from_millis(20);
 
-/// How a client takes where to connect and the suite to force.
+/// How a client takes where to connect and the suite to force, and how it is driven.
 #[derive(Clone, Debug, Default)]
 pub enum Dialect {
     /// OpenSSH's options, and the destination as ssh_config resolves it.
     #[default]
     OpenSsh,
+    /// HPN-SSH: OpenSSH's options, every sample on a connection of its own (it grows a
+    /// window only there, see `group`).
+    Hpn,
     /// dbclient's own flags: it reads no ssh_config.
     Dropbear(DropbearLogin),
 }
@@ -101,6 +104,8 @@ pub struct OpenSsh {
     notes: Notes,
     /// The server ends a connection after its first session: no sample shares one.
     one_session: bool,
+    /// Every sample on a connection of its own ([`Dialect::Hpn`]).
+    own_connections: bool,
     /// The login allows sftp alone: a connect sample's session is an sftp one.
     sftp_connect: bool,
 }
@@ -140,12 +145,14 @@ impl OpenSsh {
             zeros: ZerosSlot::default(),
             notes: Notes::default(),
             one_session: false,
+            own_connections: false,
             sftp_connect: false,
         }
     }
 
     /// Drive dbclient instead of OpenSSH's ssh.
     pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.own_connections |= matches!(dialect, Dialect::Hpn);
         self.dialect = dialect;
         self
     }
@@ -153,7 +160,7 @@ impl OpenSsh {
     fn dropbear(&self) -> Option<&DropbearLogin> {
         match &self.dialect {
             Dialect::Dropbear(login) => Some(login),
-            Dialect::OpenSsh => None,
+            Dialect::OpenSsh | Dialect::Hpn => None,
         }
     }
 

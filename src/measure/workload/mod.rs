@@ -59,14 +59,18 @@ fn on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
-/// OpenSSH's own tool of that name in the directory of `ssh` (never rsync, which is
-/// not OpenSSH's).
+/// OpenSSH's own tool in the directory of `ssh` (never rsync, which is not OpenSSH's):
+/// named as the client is (`hpnssh` has `hpnscp` beside it), else by its own name.
 fn beside(ssh: &Path, tool: Tool) -> Option<PathBuf> {
     if !matches!(tool, Tool::Scp | Tool::Sftp) {
         return None;
     }
-    let path = ssh.parent()?.join(tool.as_str());
-    path.is_file().then_some(path)
+    let (dir, own) = (ssh.parent()?, ssh.file_name()?.to_str()?);
+    let own = own.replacen("ssh", tool.as_str(), 1);
+    [own.as_str(), tool.as_str()]
+        .into_iter()
+        .map(|name| dir.join(name))
+        .find(|p| p.is_file())
 }
 
 /// The name of the data of `shape` under a directory.
@@ -429,5 +433,12 @@ mod tests {
         assert_eq!(beside(&ssh, Tool::Sftp), Some(dir.path().join("sftp")));
         assert_eq!(beside(&ssh, Tool::Scp), None, "no scp beside it");
         assert_eq!(beside(&ssh, Tool::Rsync), None);
+        // HPN-SSH's tools carry its prefix, and are preferred to a plain one beside.
+        for name in ["hpnssh", "hpnscp"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let hpn = dir.path().join("hpnssh");
+        assert_eq!(beside(&hpn, Tool::Scp), Some(dir.path().join("hpnscp")));
+        assert_eq!(beside(&hpn, Tool::Sftp), Some(dir.path().join("sftp")));
     }
 }
