@@ -57,8 +57,9 @@ pub fn say(note: &Note) -> String {
         }
         Note::KeystrokeClock { interval_ms } => format!(
             "echo is timed without a terminal; in one, this ssh (ObscureKeystrokeTiming) sends \
-             each keystroke after the first of a burst on its next {interval_ms} ms tick, \
-             about {} ms later on average, more than any cipher differs by; \
+             each keystroke typed within 1-3 s of the one before on its next {interval_ms} ms \
+             tick, about {} ms later on average (only one after a longer pause goes at once), \
+             more than any cipher differs by; \
              `ObscureKeystrokeTiming no` in ssh_config gives that time back and the \
              keystroke-timing protection up",
             interval_ms.div_ceil(2)
