@@ -550,7 +550,7 @@ fn view_fleet_run() {
     use sshbench::store::{FleetHost, FleetRecord};
     use sshbench::views::export::{self, Format, Style};
     let (_dir, db) = fixture();
-    let runs = Store::open(&db).unwrap().runs().unwrap();
+    let counts = Store::open(&db).unwrap().sample_counts().unwrap();
     let host =
         |position: usize, destination: &str, status: &str, run_id, error: Option<&str>| FleetHost {
             position,
@@ -584,7 +584,7 @@ fn view_fleet_run() {
             ),
         ],
     };
-    let (doc, view) = sshbench::views::fleet::fleet_run(&fleet, &runs);
+    let (doc, view) = sshbench::views::fleet::fleet_run(&fleet, &counts);
     for (name, format) in [("table", Format::Table), ("json", Format::Json)] {
         let out = export::render(&doc, &view, format, Style::default());
         insta::assert_snapshot!(format!("fleet_run_{name}"), out);

@@ -384,7 +384,7 @@ fn finish(sh: &Shared, id: i64) -> Result<u8> {
         RunStatus::Budget
     };
     store.set_fleet_status(id, status)?;
-    let (doc, view) = fleet_view::fleet_run(&fleet, &store.runs()?);
+    let (doc, view) = fleet_view::fleet_run(&fleet, &store.sample_counts()?);
     super::emit(&doc, &view, sshbench::cli::FormatArg::Table, sh.cfg.wide)?;
     if let Some(code) = sh.cancel.exit_code() {
         say_err!(

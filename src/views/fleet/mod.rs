@@ -8,7 +8,7 @@ pub mod table;
 use crate::model::{AlgoKind, HostProblem, HostStatus, Mode, Suite};
 use crate::offer::catalogue::Grade;
 use crate::offer::grade::Grader;
-use crate::store::{FleetRecord, RunRecord};
+use crate::store::{FleetRecord, SampleCounts};
 use crate::views::export::{Document, Grid};
 use crate::views::recommend::{Goal, Order, RecommendView};
 use crate::views::scope::Scope;
@@ -60,7 +60,8 @@ pub struct HostLine {
     pub destination: String,
     pub status: HostStatus,
     pub run: Option<i64>,
-    pub samples: i64,
+    /// Measured samples (warm-ups are not counted).
+    pub samples: u64,
     pub error: Option<String>,
 }
 
@@ -73,8 +74,10 @@ pub struct FleetRunView {
     pub failed: usize,
 }
 
-/// The table a fleet run ends with: every host, its state, its run and why it failed.
-pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRunView) {
+/// The table a fleet run ends with: every host, its state, its run, its measured
+/// samples (`counts`, by run id: warm-ups are not counted, as in every report) and why
+/// it failed.
+pub fn fleet_run(fleet: &FleetRecord, counts: &[(i64, SampleCounts)]) -> (Document, FleetRunView) {
     let hosts: Vec<HostLine> = fleet
         .hosts
         .iter()
@@ -84,8 +87,8 @@ pub fn fleet_run(fleet: &FleetRecord, runs: &[RunRecord]) -> (Document, FleetRun
             run: h.run_id,
             samples: h
                 .run_id
-                .and_then(|id| runs.iter().find(|r| r.id == id))
-                .map_or(0, |r| r.samples),
+                .and_then(|id| counts.iter().find(|(r, _)| *r == id))
+                .map_or(0, |(_, c)| c.measured),
             error: why(h.status, h.problem.as_ref()),
         })
         .collect();
