@@ -2049,8 +2049,11 @@ fn two_clients_are_measured_side_by_side_and_reported_apart() {
         "--ciphers",
         "aes128-ctr,aes128-gcm@openssh.com",
     ];
-    let out = run_with_db(&db, &[&mock[..], &narrow, &["--ssh", &clients]].concat());
+    let out = run_with_db(&db, &[&mock[..4], &narrow, &["--ssh", &clients]].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // The plan says how its work grows with the clients.
+    let plan = text(&out.stderr);
+    assert!(plan.contains(" through the 2 clients) × "), "{plan}");
     let said = text(&out.stdout);
     assert_eq!(
         said.matches("destination: localhost (ssh OpenSSH_").count(),

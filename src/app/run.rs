@@ -315,8 +315,19 @@ fn rounds_then_streams(
 fn announce(run_id: i64, seed: u64, plan: &Plan, options: &RunOptions, db: &str) -> String {
     let then = ["", ", then more for those not told apart from the best"][options.race as usize];
     let warmups = runner::leads(plan).iter().filter(|l| l.is_none()).count();
+    // Each client is a run's worth of work: say so where the count grows with them.
+    let clients = options.clients.len();
+    let through = match clients {
+        0 | 1 => String::new(),
+        n => {
+            let each =
+                |k: usize| (plan.items.iter()).filter(move |i| usize::from(i.suite.client) == k);
+            let counts: Vec<String> = (0..n).map(|k| each(k).count().to_string()).collect();
+            format!(" ({} through the {n} clients)", counts.join(" + "))
+        }
+    };
     format!(
-        "run {run_id}: {} × {}{then} after {}, seed {seed}, stored in {db}",
+        "run {run_id}: {}{through} × {}{then} after {}, seed {seed}, stored in {db}",
         counted(plan.items.len(), "measurement"),
         counted(options.rounds as usize, "round"),
         counted(warmups, "warm-up"),
