@@ -33,6 +33,27 @@ mod tests {
     }
 
     #[test]
+    fn a_client_s_own_implementation_is_negotiable_as_its_name_and_shares_its_risks() {
+        let mut client = AlgoLists::new();
+        client.set(AlgoKind::Cipher, v(&["chacha20-poly1305-mt@hpnssh.org"]));
+        let mut server = AlgoLists::new();
+        server.set(AlgoKind::Cipher, v(&["chacha20-poly1305@openssh.com"]));
+        let rows = compare(&client, Some(&server), Some(false));
+        let mt = rows
+            .iter()
+            .find(|r| r.name == "chacha20-poly1305-mt@hpnssh.org")
+            .unwrap();
+        assert!(mt.negotiable && mt.terrapin && mt.aead, "{mt:?}");
+        assert!(
+            !candidates(&client::ClientOffer::default())
+                .get(AlgoKind::Cipher)
+                .unwrap()
+                .iter()
+                .any(|n| n.contains("hpnssh.org"))
+        );
+    }
+
+    #[test]
     fn intersect_keeps_left_order_and_unknown_kinds() {
         let mut client = AlgoLists::new();
         client.set(AlgoKind::Cipher, v(&["a", "b", "c"]));
@@ -70,7 +91,7 @@ pub struct AlgoRow {
 /// encrypt-then-MAC, unless both sides use strict KEX.
 pub fn terrapin_exposed(kind: AlgoKind, name: &str) -> bool {
     match kind {
-        AlgoKind::Cipher => name == "chacha20-poly1305@openssh.com",
+        AlgoKind::Cipher => catalogue::on_wire(kind, name) == "chacha20-poly1305@openssh.com",
         AlgoKind::Mac => name.contains("-etm@"),
         _ => false,
     }
@@ -112,7 +133,8 @@ pub fn compare(
         for name in names {
             let entry = catalogue::lookup(kind, name);
             let in_client = c.map(|l| l.contains(name));
-            let in_server = s.map(|l| l.contains(name));
+            let wire = catalogue::on_wire(kind, name);
+            let in_server = s.map(|l| l.iter().any(|n| n == wire));
             let negotiable = in_client.unwrap_or(true) && in_server.unwrap_or(true);
             let exposed = terrapin_exposed(kind, name) && (kind == AlgoKind::Cipher || has_cbc);
             rows.push(AlgoRow {

@@ -115,14 +115,16 @@ fn select(input: &PlanInput, kind: AlgoKind, notes: &mut Vec<PlanNote>) -> Resul
         (None, Some(known)) => known.to_vec(),
     };
     if let Some(server) = input.server.and_then(|s| s.get(kind)) {
-        let refused: Vec<&String> = names.iter().filter(|n| !server.contains(n)).collect();
+        // A client's own implementation of a name is offered as that name.
+        let offered = |n: &String| server.iter().any(|s| s == catalogue::on_wire(kind, n));
+        let refused: Vec<&String> = names.iter().filter(|n| !offered(n)).collect();
         if !refused.is_empty() && filter.is_some() {
             notes.push(PlanNote::NotOffered {
                 kind,
                 names: refused.iter().map(|n| n.to_string()).collect(),
             });
         }
-        names.retain(|n| server.contains(n));
+        names.retain(offered);
     }
     let all = names.clone();
     names.retain(|n| {
@@ -601,6 +603,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("rot13") && err.contains("aes128-ctr"), "{err}");
+    }
+
+    /// HPN-SSH's multithreaded chacha20 is offered as OpenSSH's name: a server with that
+    /// name takes it, and it is measured beside the serial one.
+    #[test]
+    fn a_client_s_own_implementation_is_planned_where_the_server_offers_its_name() {
+        let mut c = client();
+        let hpn = [
+            "chacha20-poly1305-mt@hpnssh.org",
+            "chacha20-poly1305@openssh.com",
+        ];
+        c.lists.set(AlgoKind::Cipher, v(&hpn));
+        c.aead_ciphers = Some(v(&hpn));
+        let mut server = AlgoLists::new();
+        server.set(AlgoKind::Cipher, v(&["chacha20-poly1305@openssh.com"]));
+        let f = Filters::default();
+        let plan = build(&input(&c, Some(&server), &f, &[Mode::Receive])).unwrap();
+        let ciphers: Vec<&str> = (plan.items.iter())
+            .filter_map(|i| i.suite.cipher.as_deref())
+            .collect();
+        assert_eq!(ciphers, hpn);
+        server.set(AlgoKind::Cipher, v(&["aes128-ctr"]));
+        assert!(build(&input(&c, Some(&server), &f, &[Mode::Receive])).is_err());
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct Entry {
     pub reason: &'static str,
     /// The canonical name this one is an alias of, if any.
     pub alias_of: Option<&'static str>,
+    /// A client's own implementation of another name, which is what it sends and the
+    /// server must offer (HPN-SSH's multithreaded chacha20-poly1305). Unlike an alias it
+    /// is measured apart: the point is how it compares.
+    pub on_wire: Option<&'static str>,
 }
 
 pub(super) const fn e(
@@ -69,6 +73,7 @@ pub(super) const fn e(
         grade,
         reason,
         alias_of: None,
+        on_wire: None,
     }
 }
 
@@ -80,12 +85,20 @@ pub(super) const fn aead(name: &'static str, grade: Grade, reason: &'static str)
         grade,
         reason,
         alias_of: None,
+        on_wire: None,
     }
 }
 
 pub(super) const fn alias(entry: Entry, of: &'static str) -> Entry {
     Entry {
         alias_of: Some(of),
+        ..entry
+    }
+}
+
+pub(super) const fn implements(entry: Entry, on_wire: &'static str) -> Entry {
+    Entry {
+        on_wire: Some(on_wire),
         ..entry
     }
 }
@@ -172,9 +185,19 @@ pub fn canonical(kind: AlgoKind, name: &str) -> &str {
     }
 }
 
-/// Every catalogue name of one kind.
+/// The name a client sends for `name`: the one it implements (see [`Entry::on_wire`]),
+/// or the name itself.
+pub fn on_wire(kind: AlgoKind, name: &str) -> &str {
+    match lookup(kind, name).and_then(|e| e.on_wire) {
+        Some(wire) => wire,
+        None => name,
+    }
+}
+
+/// Every catalogue name of one kind that a server may offer (a client's own
+/// implementation of another name is not one).
 pub fn names(kind: AlgoKind) -> impl Iterator<Item = &'static str> {
-    entries().filter(move |e| e.kind == kind).map(|e| e.name)
+    (entries().filter(move |e| e.kind == kind && e.on_wire.is_none())).map(|e| e.name)
 }
 
 #[cfg(test)]

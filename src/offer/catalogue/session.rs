@@ -1,6 +1,8 @@
 //! The catalogue's ciphers, MACs and compression.
 
-use super::{AlgoKind, BLOCK64, CBC, EAM, ETM, Entry, Grade, MD5, RC4, SHA1_MAC, aead, alias, e};
+use super::{
+    AlgoKind, BLOCK64, CBC, EAM, ETM, Entry, Grade, MD5, RC4, SHA1_MAC, aead, alias, e, implements,
+};
 use AlgoKind::{Cipher as C, Compression as Z, Mac as M};
 use Grade::{Acceptable as OK, Broken as BAD, Legacy as OLD, Recommended as TOP};
 
@@ -10,6 +12,14 @@ pub static SESSION: &[Entry] = &[
         "chacha20-poly1305@openssh.com",
         TOP,
         "AEAD, fast without AES hardware",
+    ),
+    implements(
+        aead(
+            "chacha20-poly1305-mt@hpnssh.org",
+            TOP,
+            "HPN-SSH's multithreaded chacha20-poly1305@openssh.com (that name on the wire)",
+        ),
+        "chacha20-poly1305@openssh.com",
     ),
     aead(
         "aes128-gcm@openssh.com",
