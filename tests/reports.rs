@@ -672,6 +672,50 @@ fn view_headline_window_bound() {
     insta::assert_snapshot!("headline_window_bound_json", json);
 }
 
+/// An HPN-SSH server grows the window it takes uploads into: a send that moved what its
+/// starting 2 MiB allows over 50 ms is said to be one whose buffer did not grow, and one
+/// that moved four times that is not called window-bound at all.
+#[test]
+fn an_hpn_server_s_window_is_judged_as_one_that_grows() {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::{headline, scope::Scope};
+    let said = |rate: f64| {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let item = PlanItem {
+            mode: Mode::Send,
+            suite: ctr_and_chacha()[0].clone(),
+        };
+        let id = router_run(
+            &store,
+            std::slice::from_ref(&item),
+            "SSH-2.0-OpenSSH_10.2p1_hpn18.8.0",
+        );
+        store.set_server_window(id, 2 << 20).unwrap();
+        for round in 1..4u32 {
+            let time = Duration::from_secs_f64(1e8 / rate);
+            let s = SampleBuilder::new(Mode::Send, &item.suite)
+                .wall(time * 2 + Duration::from_millis(200))
+                .transfer(200_000_000, 100_000_000, time)
+                .busy(0.2, 0.2)
+                .rtt(Duration::from_millis(50))
+                .build();
+            store.add_sample(id, 0, round, &s).unwrap();
+        }
+        let (runs, samples) = store.select(&Default::default()).unwrap();
+        let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
+        export::render(&doc, &view, Format::Table, Style::default()).replace('\n', " ")
+    };
+    let stuck = said(41e6);
+    assert!(
+        stuck.contains("the HPN-SSH server's channel window starts at 2 MiB"),
+        "{stuck}"
+    );
+    let grown = said(170e6);
+    assert!(!grown.contains("window-bound"), "{grown}");
+    assert!(!grown.contains("network-bound"), "{grown}");
+}
+
 /// `show`, `summary` and `recommend` grade a suite the same way: chacha20-poly1305 is
 /// recommended where the server has strict KEX and legacy where it has not.
 #[test]
