@@ -384,32 +384,9 @@ fn start(
     }
 }
 
-/// The host's server: the sandbox started, or the destination resolved and its offer read.
-fn server_of(sh: &Shared, opener: &Client, host: &HostRun, progress: &Progress) -> Result<Server> {
-    let setup = SandboxSetup {
-        lab: host.options.lab,
-        placement: host.options.sandbox_cpus,
-        sshd: host.options.sandbox_sshd.clone(),
-        log_kex: sh
-            .given
-            .iter()
-            .any(|c| c.offer.kind == ClientKind::Dropbear),
-    };
-    let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
-    connect_server(
-        host.destination.clone(),
-        &opener.ssh,
-        &opener.offer,
-        probe_timeout,
-        sh.reach,
-        setup,
-        progress,
-    )
-}
-
-/// The host's server for `clients`: where it is and what it offers read with an OpenSSH
-/// client (the first of them, else this command's own), once the clients are known to
-/// take the modes asked for.
+/// The host's server for `clients`: the sandbox started, or the destination resolved
+/// and its offer read, with an OpenSSH client (the first of them, else this command's
+/// own), once the clients are known to take the modes asked for.
 fn server_for(
     sh: &Shared,
     clients: &[Client],
@@ -423,7 +400,22 @@ fn server_for(
     let opener = (clients.iter())
         .find(|c| c.offer.kind == ClientKind::OpenSsh)
         .unwrap_or(sh.own);
-    server_of(sh, opener, host, progress)
+    let setup = SandboxSetup {
+        lab: host.options.lab,
+        placement: host.options.sandbox_cpus,
+        sshd: host.options.sandbox_sshd.clone(),
+        log_kex: dropbear,
+    };
+    let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
+    connect_server(
+        host.destination.clone(),
+        &opener.ssh,
+        &opener.offer,
+        probe_timeout,
+        sh.reach,
+        setup,
+        progress,
+    )
 }
 
 /// Measure one destination into `store`: the run's id (told to `created` as soon as

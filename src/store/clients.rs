@@ -7,7 +7,6 @@
 use super::{RunRecord, StoredSample};
 use crate::destination;
 use crate::model::{ClientKind, Note};
-use crate::offer::client::parse_version;
 
 /// `run` as one record per client; a run of one client (or from before clients were
 /// stored) as it is.
@@ -36,7 +35,7 @@ pub fn facets(run: RunRecord) -> Vec<RunRecord> {
             f.stops = (run.stops.iter())
                 .filter_map(|&(item, stop)| Some((renumber(&map, item, f.plan.len())?, stop)))
                 .collect();
-            let (kind, hpn) = (f.client_kind(), parse_version(&f.client_version).is_hpn());
+            let (kind, hpn) = (f.client_kind(), f.client_is_hpn());
             f.notes.retain(|n| concerns(n, kind, hpn));
             f
         })

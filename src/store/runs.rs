@@ -83,6 +83,11 @@ impl RunRecord {
         crate::offer::client::parse_version(&self.client_version).kind()
     }
 
+    /// Whether its client was HPN-SSH, by the version it stored.
+    pub fn client_is_hpn(&self) -> bool {
+        crate::offer::client::parse_version(&self.client_version).is_hpn()
+    }
+
     /// ssh reached the destination through a ProxyJump or ProxyCommand (false for runs
     /// from before it was recorded).
     pub fn via_proxy(&self) -> bool {

@@ -214,7 +214,7 @@ pub fn with_windows(mut stats: Vec<SuiteStats>, runs: &[RunRecord]) -> Vec<Suite
     let send = runs.iter().rev().find_map(|r| r.server_window);
     // The newest run's client: dbclient's window is its `-W`, 24 KiB unless given.
     let dbclient = runs.last().and_then(RunRecord::client_kind) == Some(ClientKind::Dropbear);
-    let hpn = (runs.iter()).any(|r| client::parse_version(&r.client_version).is_hpn());
+    let hpn = runs.iter().any(RunRecord::client_is_hpn);
     let receive = match dbclient {
         true => ChannelWindow::fixed(DBCLIENT_WINDOW),
         false => ChannelWindow {

@@ -3,7 +3,7 @@
 //! servers that end a connection after its first session (tinysshd), whose samples then
 //! get a connection each.
 
-use super::{OpenSsh, sized_send};
+use super::{Dialect, OpenSsh, sized_send};
 use crate::measure::master::Master;
 use crate::measure::{GroupProgress, Transport, each};
 use crate::model::{FailureKind, Mode, Negotiated, Note, Outcome, Problem, Sample, SampleRequest};
@@ -42,11 +42,12 @@ impl OpenSsh {
         // a connection of its own, not for a session over a control master, where a
         // download reads as stock OpenSSH's (bench/results/notebook.md, "HPN-SSH as a
         // client").
+        let own = matches!(self.dialect, Dialect::Hpn);
         let hpn = Note::HpnOwnConnections;
-        if self.own_connections && shareable(reqs) && !self.notes.said.contains(&hpn) {
+        if own && shareable(reqs) && !self.notes.said.contains(&hpn) {
             self.notes.said.push(hpn);
         }
-        if self.one_session || self.own_connections || !shareable(reqs) {
+        if self.one_session || own || !shareable(reqs) {
             return each(reqs, progress, |r| self.measure(r, cancel));
         }
         let master = match self

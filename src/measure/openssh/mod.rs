@@ -104,8 +104,6 @@ pub struct OpenSsh {
     notes: Notes,
     /// The server ends a connection after its first session: no sample shares one.
     one_session: bool,
-    /// Every sample on a connection of its own ([`Dialect::Hpn`]).
-    own_connections: bool,
     /// The login allows sftp alone: a connect sample's session is an sftp one.
     sftp_connect: bool,
 }
@@ -145,14 +143,12 @@ impl OpenSsh {
             zeros: ZerosSlot::default(),
             notes: Notes::default(),
             one_session: false,
-            own_connections: false,
             sftp_connect: false,
         }
     }
 
-    /// Drive dbclient instead of OpenSSH's ssh.
+    /// Drive HPN-SSH or dbclient instead of OpenSSH's ssh.
     pub fn with_dialect(mut self, dialect: Dialect) -> Self {
-        self.own_connections |= matches!(dialect, Dialect::Hpn);
         self.dialect = dialect;
         self
     }

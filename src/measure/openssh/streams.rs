@@ -420,8 +420,6 @@ fn write_rest(
     Ok(())
 }
 
-/// Feed stdin: for `send`, each step of the protocol when the reader says so; for
-/// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
 /// The first byte a receive writes, before the server has answered: dbclient, asked
 /// without a terminal whether to trust a host key it does not know, reads its answer
 /// from stdin and takes a `y` for yes, so that byte is never one.
@@ -432,6 +430,8 @@ fn not_yes(first: &[u8]) -> Vec<u8> {
         .collect()
 }
 
+/// Feed stdin: for `send`, each step of the protocol when the reader says so; for
+/// `receive`, the payload block up front. Closing stdin signals EOF to the remote side.
 pub(super) fn feed_stdin(
     child: &mut Child,
     req: &SampleRequest,
