@@ -2172,3 +2172,53 @@ fn a_run_of_two_clients_resumes_through_both() {
     );
     assert_eq!(store.runs().unwrap()[0].status, RunStatus::Complete);
 }
+
+/// `exec` on the sandbox: commands over a master well under fresh ones, the
+/// ControlMaster block from `recommend --for commands`, and nothing left in the run's
+/// temp directory (the sandbox, the masters' sockets and scratch) once it is over.
+#[test]
+fn exec_compares_fresh_connections_with_a_master_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let db = db_in(&dir);
+    let out = sshbench()
+        .env("TMPDIR", &tmp)
+        .args(["run", "--mode", "exec", "--rounds", "2", "-q", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("over one ControlMaster connection: "),
+        "{stdout}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let rec = sshbench()
+        .args(["recommend", "--for", "commands", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&rec.stdout).unwrap();
+    let gain = v["commands"]["gain"].as_f64().expect("both ways measured");
+    assert!(gain > 2.0, "a master's command against a fresh one: {gain}");
+    let rec = sshbench()
+        .args(["recommend", "--for", "commands", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let block = text(&rec.stdout);
+    for line in [
+        "ControlMaster auto",
+        "ControlPath ~/.ssh/cm-%C",
+        "ControlPersist 10m",
+    ] {
+        assert!(block.contains(&format!("    {line}\n")), "{block}");
+    }
+}

@@ -6,12 +6,13 @@ mod common;
 use common::SampleBuilder;
 use sshbench::model::RunStatus;
 use sshbench::model::{
-    AlgoKind, AlgoLists, FailureKind, Mode, Outcome, Phases, Problem, Sample, Stop, StopReason,
-    Suite, WorkloadSpec,
+    AlgoKind, AlgoLists, ExecVia, FailureKind, KeyPlace, KeystrokeTiming, Mode, Outcome, Phases,
+    Problem, Sample, Stop, StopReason, Suite, TypedKey, Typing, TypingWire, WireSpan, WorkloadSpec,
 };
 use sshbench::plan::PlanItem;
 use sshbench::store::{NewRun, Store};
 use sshbench::sys::machine::Machine;
+use sshbench::views::recommend::Goal;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -27,6 +28,8 @@ fn suite(kex: Option<&str>, hk: Option<&str>, cipher: Option<&str>, mac: Option<
         tool: None,
         data: None,
         client: 0,
+        keystrokes: None,
+        exec: None,
     }
 }
 
@@ -221,6 +224,33 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
                 .collect();
             b = b.wall(Duration::from_millis(300)).bytes(100).echoes(echoes);
         }
+        Mode::Exec => {
+            // Ten commands of `base` seconds, those with output 10% longer; a master's
+            // start in its phases.
+            let each = (0..10).map(|i| base * wobble * [1.0, 1.1][i % 2]).collect();
+            b = b.wall(Duration::from_secs(2)).bytes(10).echoes(each);
+            if s.exec == Some(ExecVia::Master) {
+                b = b.phases(Phases {
+                    tcp: 0.001,
+                    version: 0.002,
+                    kex: 0.080,
+                    auth: 0.020,
+                    session: 0.040,
+                });
+            }
+        }
+        Mode::Typing => {
+            b = b.wall(Duration::from_secs(7)).bytes(24);
+            let mut built = b.build();
+            built.typing = Some(Box::new(typed(s.keystrokes, base * wobble)));
+            built.echoes = built
+                .typing
+                .iter()
+                .flat_map(|t| &t.keys)
+                .map(|k| k.echo_s)
+                .collect();
+            return built;
+        }
         m if m.workload().is_some() => {
             // 2000 files of 16 KiB, or one file of 32 MiB.
             let (bytes, files) = WorkloadSpec::default().size(m.workload().unwrap().shape);
@@ -244,6 +274,41 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
         }
     }
     b.build()
+}
+
+/// A typing sample's 24 keys in the pattern's places, each `base` seconds; with the clock
+/// on, 2-18 ms more for those within the chaff period, and chaff in the pause after.
+fn typed(clock: Option<KeystrokeTiming>, base: f64) -> Typing {
+    let on = clock.is_some_and(|k| !k.is_off());
+    let mut keys = Vec::new();
+    for (burst, pause) in [None, Some(0.8), Some(3.5)].into_iter().enumerate() {
+        for position in 0..8u8 {
+            let mut key = TypedKey {
+                idle_s: if position == 0 { pause } else { Some(0.08) },
+                position,
+                echo_s: base * (1.0 + burst as f64 * 0.01),
+            };
+            if on && key.place() != KeyPlace::AfterLongPause {
+                key.echo_s += f64::from(2 + 2 * position) * 1e-3;
+            }
+            keys.push(key);
+        }
+    }
+    let span = |seconds: f64, packets: u64| WireSpan {
+        seconds,
+        bytes_out: packets * 36,
+        packets_out: packets,
+        bytes_in: packets * 36,
+        packets_in: packets,
+    };
+    let (typing, idle) = if on { (90, 116) } else { (24, 0) };
+    Typing {
+        keys,
+        wire: Some(TypingWire {
+            typing: span(1.75, typing),
+            idle: span(3.5, idle),
+        }),
+    }
 }
 
 /// Two runs of `pi@nas` and one of `pi@nas2` (5% faster), with one failure and one refusal.
@@ -1398,6 +1463,75 @@ fn router_headline(mode: Mode, suites: &[Suite], bases: &[f64], options: &str) -
     let (doc, view) = headline::headline(&Scope::build(&runs, &samples), headline::WIDTH);
     let out = export::render(&doc, &view, Format::Table, Style::default());
     common::words(&out)
+}
+
+/// The answer (a table) and `recommend --for goal` (a table and JSON) over a `router`
+/// run of OpenSSH 10 of `items` in `mode`, three rounds, each at its base.
+fn own_goal_views(mode: Mode, items: &[(Suite, f64)], goal: Goal) -> (String, [String; 2]) {
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::recommend::{self, Order};
+    use sshbench::views::{headline, scope::Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let plan: Vec<PlanItem> = (items.iter())
+        .map(|(suite, _)| PlanItem {
+            mode,
+            suite: suite.clone(),
+        })
+        .collect();
+    let options = format!(r#"{{"modes":["{mode}"]}}"#);
+    let id = router_run_with(&store, &plan, "SSH-2.0-OpenSSH_10.0", &options);
+    for round in 1..4u32 {
+        for (i, (suite, base)) in items.iter().enumerate() {
+            let s = sample(mode, suite, *base, round, 1.0);
+            store.add_sample(id, i, round, &s).unwrap();
+        }
+    }
+    let (runs, samples) = store.select(&Default::default()).unwrap();
+    let scope = Scope::build(&runs, &samples);
+    let (doc, view) = headline::headline(&scope, headline::WIDTH);
+    let answer = export::render(&doc, &view, Format::Table, Style::default());
+    let grade = sshbench::offer::catalogue::Grade::Acceptable;
+    let (doc, view) = recommend::recommend(&scope, goal, grade, Order::Grade);
+    let advice =
+        [Format::Table, Format::Json].map(|f| export::render(&doc, &view, f, Style::default()));
+    (answer, advice)
+}
+
+/// Typing with the keystroke clock on and off: the answer and `recommend --for
+/// interactive` say each place's keys and the wire, what `no` gives back and gives up,
+/// and put nothing of it in the block.
+#[test]
+fn view_typing() {
+    let clock = |k| Suite {
+        keystrokes: Some(k),
+        ..Suite::default()
+    };
+    let items = [KeystrokeTiming::Yes, KeystrokeTiming::No].map(|k| (clock(k), 0.0005));
+    let (answer, [table, json]) = own_goal_views(Mode::Typing, &items, Goal::Interactive);
+    let block = answer.split("Recommended").nth(1).unwrap();
+    assert!(!block.contains("ObscureKeystrokeTiming"), "{answer}");
+    insta::assert_snapshot!("typing_headline_table", answer);
+    insta::assert_snapshot!("typing_recommend_table", table);
+    insta::assert_snapshot!("typing_recommend_json", json);
+}
+
+/// Short commands on fresh connections and over a master: the answer says both and the
+/// gain; `recommend --for commands` adds the ControlMaster lines and their caveats, and
+/// no other goal does.
+#[test]
+fn view_exec() {
+    let via = |v| Suite {
+        exec: Some(v),
+        ..Suite::default()
+    };
+    let items = [(via(ExecVia::Fresh), 0.140), (via(ExecVia::Master), 0.004)];
+    let (answer, [table, json]) = own_goal_views(Mode::Exec, &items, Goal::Commands);
+    insta::assert_snapshot!("exec_headline_table", answer);
+    insta::assert_snapshot!("exec_recommend_table", table);
+    insta::assert_snapshot!("exec_recommend_json", json);
+    let (_, [other, _]) = own_goal_views(Mode::Exec, &items, Goal::Balanced);
+    assert!(!other.contains("ControlMaster"), "{other}");
 }
 
 /// Echo where ssh's own choice (chacha20-poly1305) is within the noise of the

@@ -30,6 +30,8 @@ fn suite(
         tool: None,
         data: None,
         client: 0,
+        keystrokes: None,
+        exec: None,
     }
 }
 
@@ -174,6 +176,85 @@ fn echo_times_every_keystroke_through_the_negotiated_suite() {
             assert!(s.compression_factor.is_some(), "{s:?}");
         }
     }
+}
+
+/// Typing in a terminal through the system's ssh: every key of the pattern echoed in
+/// order through `-tt`, each with its place, and the socket's counters where the OS
+/// tells (Linux); the session ends on its own after the last key.
+#[test]
+fn typing_types_the_pattern_into_a_terminal_and_counts_the_wire() {
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let r = SampleRequest {
+        ramp: 0,
+        ..req(Mode::Typing, suite(None, None, None, None), 24)
+    };
+    let s = t.measure(&r, &Cancel::new());
+    assert_eq!(s.outcome, Outcome::Success, "{s:?}\n{}", sb.log());
+    let typing = s.typing.as_deref().expect("the keys");
+    assert_eq!(typing.keys.len(), 24);
+    assert_eq!(s.echoes.len(), 24);
+    let places: Vec<_> = typing.keys.iter().map(|k| k.place()).collect();
+    use sshbench::model::KeyPlace::*;
+    assert_eq!(&places[..2], [AfterLongPause, InBurst]);
+    assert_eq!((places[8], places[16]), (AfterShortPause, AfterLongPause));
+    let idle = typing.keys[16].idle_s.unwrap();
+    assert!(idle > 3.0, "the long pause: {idle}");
+    if cfg!(target_os = "linux") {
+        let wire = typing.wire.expect("TCP_INFO of ssh's socket");
+        // At least a packet out per key, and the bytes of 24 encrypted packets.
+        assert!(wire.typing.packets_out >= 24, "{wire:?}");
+        assert!(wire.typing.bytes_out >= 24 * 32, "{wire:?}");
+        assert!(wire.idle.seconds > 3.0, "{wire:?}");
+    }
+}
+
+/// The ssh processes whose command line names `config` (one sandbox's ssh_config).
+fn ssh_processes_of(config: &std::path::Path) -> Vec<String> {
+    let needle = config.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if line.contains(&needle) && line.contains("ControlMaster=yes") {
+            found.push(line);
+        }
+    }
+    found
+}
+
+/// Short commands both ways: each command timed and checked (the ones with output
+/// bring exactly theirs back), a master's start in its phases, and nothing of the
+/// master left once the sample is over (its socket: tests/cli.rs).
+#[test]
+fn exec_runs_commands_fresh_and_over_a_master_and_leaves_nothing() {
+    use sshbench::model::ExecVia;
+    let sb = common::sandbox(AlgoLists::new());
+    let mut t = common::transport(&sb);
+    let mut p50 = Vec::new();
+    for via in [ExecVia::Fresh, ExecVia::Master] {
+        let s = Suite {
+            exec: Some(via),
+            ..Suite::default()
+        };
+        let r = SampleRequest {
+            ramp: 0,
+            ..req(Mode::Exec, s, 10)
+        };
+        let s = t.measure(&r, &Cancel::new());
+        assert_eq!(s.outcome, Outcome::Success, "{via}: {s:?}\n{}", sb.log());
+        assert_eq!(s.echoes.len(), 10, "{via}");
+        assert_eq!(s.phases.is_some(), via == ExecVia::Master, "{via}: {s:?}");
+        p50.push(analysis::percentiles(&s.echoes).unwrap().p50);
+        assert!(
+            ssh_processes_of(sb.ssh_config()).is_empty(),
+            "a master is left"
+        );
+    }
+    // A fresh connection does its handshake every time; a session of a master does not.
+    assert!(p50[1] < p50[0], "fresh {} s, master {} s", p50[0], p50[1]);
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod rekey;
 pub mod streams;
 mod suites;
 pub mod sums;
+pub mod typing;
 pub mod workload;
 
 pub use echo::echo_median;

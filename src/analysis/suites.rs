@@ -4,6 +4,7 @@
 
 use super::connect::{common_rest, connect_figure, rest};
 use super::echo::{echo_figure, echo_median, echo_ratio, echo_scale};
+use super::typing::{TypingStats, typing_stats};
 use super::{Percentiles, Summary, median, percentiles_of, summarize, summarize_figures};
 use crate::model::{CpuWindow, Mode, Outcome, Phases, Problem, Rekey, Sample, Suite};
 
@@ -20,8 +21,10 @@ pub struct SuiteStats {
     /// Connect: seconds. Send/receive: bytes per second. Echo: each session's median
     /// round trip, seconds.
     pub figure: Option<Summary>,
-    /// Echo: percentiles over every timed keystroke of every session.
+    /// Echo and typing: percentiles over every timed keystroke of every session.
     pub echo: Option<Percentiles>,
+    /// Typing: the keys by their place, and the wire.
+    pub typing: Option<TypingStats>,
     /// Client CPU seconds per GB moved (transfers: over the steady window where the OS
     /// tells, else the whole process) or per connection (connect).
     pub client_cpu: Option<Summary>,
@@ -198,6 +201,7 @@ pub fn figure(s: &Sample) -> Option<f64> {
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
         Mode::Echo => echo_ratio(s).or_else(|| echo_median(s)),
+        Mode::Typing | Mode::Exec => echo_median(s),
         _ => s.throughput(),
     }
 }
@@ -207,6 +211,7 @@ fn figures_of(mode: Mode, list: &[&Sample], scales: Scales) -> Vec<f64> {
     let each = list.iter();
     match mode {
         Mode::Echo => each.filter_map(|s| echo_figure(s, scales.echo)).collect(),
+        Mode::Typing | Mode::Exec => each.filter_map(|s| echo_median(s)).collect(),
         Mode::Connect => each
             .filter_map(|s| connect_figure(s, scales.connect))
             .collect(),
@@ -292,7 +297,7 @@ fn group_in_order<'a>(samples: &[&'a Sample]) -> Vec<(Mode, &'a Suite, Vec<&'a S
 fn client_cpu(mode: Mode, s: &Sample) -> Option<f64> {
     match (mode, s.client_window_cpu) {
         (Mode::Connect, _) => Some(s.client_cpu?.total().as_secs_f64()),
-        (Mode::Echo, _) => None,
+        (Mode::Echo | Mode::Typing | Mode::Exec, _) => None,
         (_, Some(w)) => w.per_gb(),
         _ => {
             let c = s.client_cpu?.total().as_secs_f64();
@@ -354,6 +359,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
             .any(|s| matches!(s.outcome, Outcome::Unavailable { .. })),
         figure: summarize_figures(mode, &figures),
         echo: percentiles_of(echoes),
+        typing: typing_stats(&good),
         client_cpu: summarize(&cpu),
         server_cpu: summarize(&server),
         client_busy: busy(&client_windows),
@@ -648,6 +654,7 @@ mod tests {
             rekey: None,
             echoes: Vec::new(),
             echoes_ref: Vec::new(),
+            typing: None,
         }
     }
 

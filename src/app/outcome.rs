@@ -112,7 +112,7 @@ fn changed_key_hint(host: Option<&str>, other_type: bool) -> String {
 /// `ssh -G` resolved it): echo is timed without a terminal, so its figures leave that
 /// wait out, and it outweighs any cipher's microseconds.
 pub fn keystroke_clock_note(resolved: Option<&Resolved>, modes: &[Mode]) -> Option<Note> {
-    let interval_ms = resolved?.keystroke_interval_ms?;
+    let interval_ms = resolved?.keystroke_interval_ms()?;
     modes
         .contains(&Mode::Echo)
         .then_some(Note::KeystrokeClock { interval_ms })

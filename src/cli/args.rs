@@ -198,7 +198,7 @@ pub struct ShowArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "connect,send,receive,echo"
+        default_value = "connect,send,receive,echo,typing,exec"
     )]
     pub mode: Vec<ModeArg>,
 
@@ -432,6 +432,13 @@ pub enum ModeArg {
     /// Interactive latency: round trip of single keystrokes through an open session,
     /// p50/p90/p99 (per cipher × MAC).
     Echo,
+    /// Typing in a terminal (ssh -tt): bursts of keys and pauses as a person types,
+    /// each key's echo by its place, with ObscureKeystrokeTiming on and off where the
+    /// client has it (OpenSSH 9.5+), and what it costs on the wire.
+    Typing,
+    /// Short commands (exit 0, and one with output), each on a fresh connection and each
+    /// over one ControlMaster connection sshbench opens and closes: time per command.
+    Exec,
     /// Upload with the real sftp client (what scp does since OpenSSH 9.0): one large
     /// file and a tree of small files (sftp-put-file, sftp-put-tree for one of them).
     SftpPut,
@@ -480,6 +487,8 @@ impl ModeArg {
             ModeArg::Send => &[Mode::Send],
             ModeArg::Receive => &[Mode::Receive],
             ModeArg::Echo => &[Mode::Echo],
+            ModeArg::Typing => &[Mode::Typing],
+            ModeArg::Exec => &[Mode::Exec],
             ModeArg::SftpPut => &[Mode::SftpPutFile, Mode::SftpPutTree],
             ModeArg::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
             ModeArg::RsyncPut => &[Mode::RsyncPutFile, Mode::RsyncPutTree],
@@ -531,6 +540,16 @@ pub struct WorkloadArgs {
     /// directory.
     #[arg(long, value_name = "DIR")]
     pub remote_dir: Option<String>,
+
+    /// The ObscureKeystrokeTiming variants `--mode typing` measures, comma-separated:
+    /// yes (the client's 20 ms clock), no, interval:N (N ms).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "yes,no"
+    )]
+    pub keystroke_timing: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -157,8 +157,12 @@ pub enum GoalArg {
     Connect,
     /// Send and receive alike.
     Balanced,
-    /// Lowest keystroke echo latency (needs `--mode echo` data): typing, tmux, X11.
+    /// Lowest keystroke echo latency (needs `--mode echo` data): typing, tmux, X11; with
+    /// `--mode typing` data, what the keystroke clock costs.
     Interactive,
+    /// Many short commands (Ansible, scripts, git): the ControlMaster lines, with
+    /// `--mode exec` data.
+    Commands,
     /// Fastest sftp uploads (needs `--mode sftp-put` data; its two shapes alike).
     SftpPut,
     /// Fastest sftp downloads (`--mode sftp-get`).
@@ -180,6 +184,7 @@ pub fn goal(g: GoalArg) -> Goal {
         GoalArg::Connect => Goal::Connect,
         GoalArg::Balanced => Goal::Balanced,
         GoalArg::Interactive => Goal::Interactive,
+        GoalArg::Commands => Goal::Commands,
         GoalArg::SftpPut => Goal::SftpPut,
         GoalArg::SftpGet => Goal::SftpGet,
         GoalArg::RsyncPut => Goal::RsyncPut,

@@ -4,7 +4,7 @@
 
 use super::args::WorkloadArgs;
 use super::config::parse_size;
-use crate::model::{Mode, WorkloadSpec};
+use crate::model::{KeystrokeTiming, Mode, WorkloadSpec};
 use anyhow::{Result, bail};
 
 /// `2000x16K` as (files, bytes per file).
@@ -94,7 +94,25 @@ pub fn spec(a: &WorkloadArgs) -> Result<WorkloadSpec> {
             .map(|o| check_options("rsync", o, &rsync))
             .collect::<Result<_>>()?,
         remote_dir: a.remote_dir.as_deref().map(remote_dir).transpose()?,
+        keystrokes: keystroke_variants(&a.keystroke_timing)?,
     })
+}
+
+/// `--keystroke-timing`: each variant once, in the order given.
+fn keystroke_variants(given: &[String]) -> Result<Vec<KeystrokeTiming>> {
+    let mut out = Vec::new();
+    for g in given {
+        let Some(k) = KeystrokeTiming::parse(g.trim()) else {
+            bail!(
+                "--keystroke-timing {g:?}: use yes, no or interval:N (N from 1 to 1000 ms), \
+                 comma-separated"
+            );
+        };
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    Ok(out)
 }
 
 /// `--remote-dir`: a path the server's shell and sftp take as it is, without quoting.
@@ -136,6 +154,7 @@ mod tests {
             sftp_options: sftp.iter().map(|s| s.to_string()).collect(),
             rsync_options: rsync.iter().map(|s| s.to_string()).collect(),
             remote_dir: None,
+            keystroke_timing: vec!["yes".into(), "no".into()],
         }
     }
 

@@ -9,7 +9,7 @@ pub use options::{NO_HOST_KEY_UPDATES, ssh_args};
 
 use crate::model::AlgoKind;
 use crate::model::AlgoLists;
-use crate::model::{LabOptions, Placement};
+use crate::model::{KeystrokeTiming, LabOptions, Placement};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -241,10 +241,10 @@ pub struct Resolved {
     /// The client's effective preference lists for this destination (its defaults,
     /// or what the user's ssh_config sets): what ssh would use without sshbench.
     pub defaults: AlgoLists,
-    /// OpenSSH 9.5+'s `ObscureKeystrokeTiming` in a terminal: the interval (ms) on whose
-    /// ticks typed keystrokes leave; `None` when off or unknown to this client.
+    /// OpenSSH 9.5+'s `ObscureKeystrokeTiming` as this destination resolves it; `None`
+    /// when the client does not know the option.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub keystroke_interval_ms: Option<u32>,
+    pub keystrokes: Option<KeystrokeTiming>,
     /// `StrictHostKeyChecking` as ssh will apply it (`true`, `ask`, `accept-new`,
     /// `false`), whatever spelling set it.
     #[serde(skip)]
@@ -266,6 +266,16 @@ pub enum Weakened {
 }
 
 impl Resolved {
+    /// The clock (ms) on whose ticks a terminal's keystrokes leave; `None` when off or
+    /// unknown to this client.
+    pub fn keystroke_interval_ms(&self) -> Option<u32> {
+        match self.keystrokes? {
+            KeystrokeTiming::Yes => Some(20),
+            KeystrokeTiming::Interval(ms) => Some(ms.into()),
+            KeystrokeTiming::No => None,
+        }
+    }
+
     /// Whether ssh, as configured for this destination, would accept a key it cannot
     /// check: judged on the values `ssh -G` resolved, not on how they were spelt.
     pub fn weakened(&self) -> Option<Weakened> {
@@ -299,12 +309,10 @@ pub fn parse_ssh_g(text: &str) -> Resolved {
             "userknownhostsfile" => {
                 r.known_hosts = value.split_whitespace().map(str::to_string).collect()
             }
-            // `yes` is the default interval, `no` none, else the interval itself.
+            // `yes`, `no`, or an interval as a bare number of milliseconds.
             "obscurekeystroketiming" => {
-                r.keystroke_interval_ms = match value {
-                    "yes" => Some(20),
-                    v => v.parse().ok().filter(|&ms| ms > 0),
-                }
+                r.keystrokes = KeystrokeTiming::parse(value)
+                    .or_else(|| KeystrokeTiming::parse(&format!("interval:{value}")))
             }
             "kexalgorithms" | "hostkeyalgorithms" | "ciphers" | "macs" => {
                 let kind = match key {
@@ -471,7 +479,7 @@ mod tests {
         );
         assert!(parse_ssh_g("proxyjump bastion\n").via_proxy);
         // OpenSSH 9.5+ prints its keystroke clock; older clients print nothing of it.
-        let keys = |line: &str| parse_ssh_g(line).keystroke_interval_ms;
+        let keys = |line: &str| parse_ssh_g(line).keystroke_interval_ms();
         assert_eq!(keys("obscurekeystroketiming yes\n"), Some(20));
         assert_eq!(keys("obscurekeystroketiming 80\n"), Some(80));
         assert_eq!(keys("obscurekeystroketiming no\n"), None);

@@ -246,6 +246,15 @@ pub fn echo_command() -> String {
     sh(&format!("echo {READY}; exec cat"))
 }
 
+/// `typing`, in a terminal: no line discipline between the keys and the program (raw,
+/// no local echo), then echo `keys` bytes one read and one write each (`dd bs=1`: a
+/// byte comes back as soon as it is read) and end the session.
+pub fn typing_command(keys: u64) -> String {
+    sh(&format!(
+        "stty raw -echo && echo {READY} && exec dd bs=1 count={keys} 2>/dev/null"
+    ))
+}
+
 /// What a `SSHBENCH-CPU0`/`CPU1` line says: seconds of CPU of the session's sshd
 /// process and of the shell (with its children), each if known.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,6 +5,7 @@
 pub mod algos;
 pub mod client;
 pub mod cpu;
+pub mod exec;
 pub mod note;
 pub mod options;
 pub mod problem;
@@ -14,10 +15,12 @@ pub mod run;
 pub mod sample;
 pub mod suite;
 pub mod text;
+pub mod typing;
 
 pub use algos::AlgoLists;
 pub use client::{ClientKind, DBCLIENT_WINDOW};
 pub use cpu::CpuTimes;
+pub use exec::ExecVia;
 pub use note::{Note, ZerosStep};
 pub use options::{
     Connections, DataSize, FilterSpec, Filters, LabOptions, MAX_CLIENTS, PayloadKind, Placement,
@@ -31,3 +34,4 @@ pub use sample::{
     CpuWindow, FailureKind, Outcome, Phases, Sample, SampleRequest, Stream, Together, Window,
 };
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};
+pub use typing::{KeyPlace, KeystrokeTiming, TypedKey, Typing, TypingWire, WireSpan};

@@ -2,6 +2,7 @@
 //! algorithm filters, payload, the sandbox's lab and CPU placement.
 
 use crate::model::suite::{AlgoKind, Mode, Shape};
+use crate::model::typing::KeystrokeTiming;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -159,6 +160,21 @@ pub struct WorkloadSpec {
     /// login's home); `None`: `$TMPDIR` or `/tmp`, or sftp's start directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote_dir: Option<String>,
+    /// Typing: the ObscureKeystrokeTiming variants measured where the client has the
+    /// option; empty: [`KeystrokeTiming::DEFAULTS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keystrokes: Vec<KeystrokeTiming>,
+}
+
+impl WorkloadSpec {
+    /// The ObscureKeystrokeTiming variants a typing run measures.
+    pub fn keystroke_variants(&self) -> &[KeystrokeTiming] {
+        if self.keystrokes.is_empty() {
+            &KeystrokeTiming::DEFAULTS
+        } else {
+            &self.keystrokes
+        }
+    }
 }
 
 impl Default for WorkloadSpec {
@@ -170,6 +186,7 @@ impl Default for WorkloadSpec {
             sftp_options: Vec::new(),
             rsync_options: Vec::new(),
             remote_dir: None,
+            keystrokes: Vec::new(),
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::model::cpu::{self, CpuTimes};
 use crate::model::problem::{Doing, Problem};
 use crate::model::rekey::Rekey;
 use crate::model::suite::{Mode, Negotiated, Suite};
+use crate::model::typing::Typing;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -198,20 +199,26 @@ pub struct Sample {
     /// The server session's CPU (its sshd process and the remote command) over the
     /// measured part, where the server tells.
     pub server_cpu: Option<CpuWindow>,
-    /// Connect only: where the time went.
+    /// Connect: where the time went. Exec over a ControlMaster: the master's own start.
     pub phases: Option<Phases>,
     /// With compression: compressed / raw bytes as ssh reports them.
     pub compression_factor: Option<f64>,
     /// Send and receive: how often a longer transfer would rekey and what each rekey
     /// costs (this connection's own key exchange); spread into [`Sample::throughput`].
     pub rekey: Option<Rekey>,
-    /// Echo only: each timed keystroke's round trip in seconds, in order.
+    /// Echo and typing: each timed keystroke's round trip in seconds, in order; exec:
+    /// each command's time, spawn to exit (over a master: the master's start apart, in
+    /// `phases`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub echoes: Vec<f64>,
     /// Echo beside a reference: the reference session's round trips, each typed right
     /// after the keystroke of the same index.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub echoes_ref: Vec<f64>,
+    /// Typing only: each key's place and echo (its echoes are in `echoes` too), and the
+    /// wire.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typing: Option<Box<Typing>>,
     /// The ssh client process's CPU time.
     pub client_cpu: Option<CpuTimes>,
     /// What ssh reported as negotiated (from its `-v` output). Boxed: reports never
@@ -374,6 +381,7 @@ impl Sample {
             rekey: None,
             echoes: Vec::new(),
             echoes_ref: Vec::new(),
+            typing: None,
             negotiated: None,
             stream: None,
         }

@@ -1,7 +1,9 @@
 //! The vocabulary shared by every stage: algorithm kinds, measurement modes and suites.
 
+use super::exec::ExecVia;
 use super::options::PayloadKind;
 use super::problem::{Difference, Part};
+use super::typing::KeystrokeTiming;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -60,6 +62,12 @@ pub enum Mode {
     /// Interactive latency: round trips of single keystrokes through an established
     /// session (what typing, tmux and X11 feel).
     Echo,
+    /// Typing in a terminal (`ssh -tt`): bursts of keys and pauses as a person types,
+    /// each key's echo timed, with the client's ObscureKeystrokeTiming variants.
+    Typing,
+    /// Short commands, each on a fresh connection or each over one ControlMaster
+    /// connection (`Suite::exec` says which): seconds per command.
+    Exec,
     /// The real tools over an established connection: one large file, or a tree of
     /// many small files, uploaded (put) or downloaded (get) with `sftp`, `rsync` or the
     /// classic `scp` protocol (`scp -O`).
@@ -126,11 +134,13 @@ pub struct Workload {
 
 impl Mode {
     /// Every mode, the classic four first.
-    pub const ALL: [Mode; 16] = [
+    pub const ALL: [Mode; 18] = [
         Mode::Connect,
         Mode::Send,
         Mode::Receive,
         Mode::Echo,
+        Mode::Typing,
+        Mode::Exec,
         Mode::SftpPutFile,
         Mode::SftpPutTree,
         Mode::SftpGetFile,
@@ -154,6 +164,8 @@ impl Mode {
             Mode::Send => "send",
             Mode::Receive => "receive",
             Mode::Echo => "echo",
+            Mode::Typing => "typing",
+            Mode::Exec => "exec",
             Mode::SftpPutFile => "sftp-put-file",
             Mode::SftpPutTree => "sftp-put-tree",
             Mode::SftpGetFile => "sftp-get-file",
@@ -177,7 +189,9 @@ impl Mode {
     /// The tool, direction and data of a workload mode; `None` for the classic four.
     pub fn workload(self) -> Option<Workload> {
         let (tool, put, shape) = match self {
-            Mode::Connect | Mode::Send | Mode::Receive | Mode::Echo => return None,
+            Mode::Connect | Mode::Send | Mode::Receive | Mode::Echo | Mode::Typing | Mode::Exec => {
+                return None;
+            }
             Mode::SftpPutFile => (Tool::Sftp, true, Shape::File),
             Mode::SftpPutTree => (Tool::Sftp, true, Shape::Tree),
             Mode::SftpGetFile => (Tool::Sftp, false, Shape::File),
@@ -225,10 +239,17 @@ impl Mode {
         self.is_transfer() || self.workload().is_some()
     }
 
+    /// Figures are the times of one operation a sample repeats (seconds), pooled into
+    /// percentiles too: a keystroke's echo, with or without a terminal, or a command.
+    pub fn times_operations(self) -> bool {
+        matches!(self, Mode::Echo | Mode::Typing | Mode::Exec)
+    }
+
     /// Runs through an established session, so the cipher, MAC and compression are what
-    /// varies (connect varies the key exchange and host key instead).
+    /// varies (connect varies the key exchange and host key instead, typing the client's
+    /// keystroke clock, exec how commands reach the server).
     pub fn varies_cipher(self) -> bool {
-        !matches!(self, Mode::Connect)
+        !matches!(self, Mode::Connect | Mode::Typing | Mode::Exec)
     }
 }
 
@@ -263,6 +284,13 @@ pub struct Suite {
     /// (or only) client, which runs from before clients were a dimension read.
     #[serde(default, skip_serializing_if = "is_first")]
     pub client: u8,
+    /// Typing only: the ObscureKeystrokeTiming forced; `None` = the client's own (a
+    /// client without the option).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keystrokes: Option<KeystrokeTiming>,
+    /// Exec only: a fresh connection per command, or one ControlMaster connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecVia>,
 }
 
 fn is_first(client: &u8) -> bool {
@@ -306,6 +334,8 @@ impl Suite {
     /// A compact human label: the forced parts joined by " + ".
     pub fn label(&self) -> String {
         let compression = self.compression_label();
+        let keystrokes = (self.keystrokes).map(|k| format!("ObscureKeystrokeTiming {k}"));
+        let exec = self.exec.map(|v| format!("commands: {v}"));
         let parts: Vec<&str> = [
             &self.kex,
             &self.hostkey,
@@ -313,6 +343,8 @@ impl Suite {
             &self.mac,
             &compression,
             &self.tool,
+            &keystrokes,
+            &exec,
         ]
         .into_iter()
         .flatten()

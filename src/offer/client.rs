@@ -54,6 +54,12 @@ impl SoftwareVersion {
         .find_map(|(product, kind)| self.product.eq_ignore_ascii_case(product).then_some(kind))
     }
 
+    /// Whether this ssh has `ObscureKeystrokeTiming` (OpenSSH 9.5 and later): its
+    /// terminal sessions send keys on a clock, a variant a typing run measures.
+    pub fn obscures_keystrokes(&self) -> bool {
+        self.kind() == Some(ClientKind::OpenSsh) && self.release().is_some_and(|r| r >= (9, 5))
+    }
+
     /// Whether this ssh takes an algorithm list that starts with `^` (its names ahead of
     /// the defaults): OpenSSH 8.1 and later.
     pub fn takes_head_lists(&self) -> bool {

@@ -12,7 +12,8 @@
 pub mod filter;
 
 use crate::model::{
-    AlgoKind, AlgoLists, ClientKind, FilterSpec, Filters, Mode, Shape, Suite, Tool, WorkloadSpec,
+    AlgoKind, AlgoLists, ClientKind, ExecVia, FilterSpec, Filters, Mode, Shape, Suite, Tool,
+    WorkloadSpec,
 };
 use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
@@ -376,11 +377,45 @@ fn tool_variants(input: &PlanInput, mode: Mode, suites: &[Suite]) -> Vec<PlanIte
         .collect()
 }
 
+/// Typing: the client's own suite once per ObscureKeystrokeTiming variant where it has
+/// the option, else once: a key's wait for the clock outweighs any cipher's
+/// microseconds. dbclient has no terminal sshbench drives: none.
+fn typing_items(input: &PlanInput) -> Vec<PlanItem> {
+    let item = |keystrokes| PlanItem {
+        mode: Mode::Typing,
+        suite: Suite {
+            keystrokes,
+            ..Suite::default()
+        },
+    };
+    match input.client.kind {
+        ClientKind::Dropbear => Vec::new(),
+        ClientKind::OpenSsh if input.client.version.obscures_keystrokes() => {
+            let variants = input.workload.keystroke_variants();
+            variants.iter().map(|&k| item(Some(k))).collect()
+        }
+        ClientKind::OpenSsh => vec![item(None)],
+    }
+}
+
 /// Build the plan: connect suites first, then send, then receive.
 pub fn build(input: &PlanInput) -> Result<Plan> {
     let mut plan = Plan::default();
     if input.modes.contains(&Mode::Connect) {
         plan.items = connect_items(input, &mut plan.notes)?;
+    }
+    if input.modes.contains(&Mode::Typing) {
+        plan.items.extend(typing_items(input));
+    }
+    if input.modes.contains(&Mode::Exec) && input.client.kind == ClientKind::OpenSsh {
+        // dbclient shares no connection: there is nothing to compare.
+        plan.items.extend(ExecVia::ALL.map(|via| PlanItem {
+            mode: Mode::Exec,
+            suite: Suite {
+                exec: Some(via),
+                ..Suite::default()
+            },
+        }));
     }
     // Send, receive and echo all vary what an established session uses.
     let session: Vec<Mode> = input
@@ -429,6 +464,7 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::KeystrokeTiming;
 
     fn v(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| s.to_string()).collect()
@@ -482,7 +518,61 @@ mod tests {
         sftp_options: Vec::new(),
         rsync_options: Vec::new(),
         remote_dir: None,
+        keystrokes: Vec::new(),
     };
+
+    #[test]
+    fn typing_is_planned_once_per_keystroke_clock_where_the_client_has_one() {
+        let f = Filters::default();
+        let typing = |version: &str, kind: ClientKind, spec: &WorkloadSpec| {
+            let mut c = client();
+            (c.kind, c.version.product) = (kind, format!("{kind:?}"));
+            c.version.version = version.into();
+            let inp = PlanInput {
+                workload: spec,
+                ..input(&c, None, &f, &[Mode::Typing])
+            };
+            let plan = build(&inp).unwrap();
+            assert!(plan.items.iter().all(|i| i.mode == Mode::Typing));
+            let k: Vec<_> = plan.items.iter().map(|i| i.suite.keystrokes).collect();
+            assert!(plan.items.iter().all(|i| i.suite.cipher.is_none()));
+            k
+        };
+        let (yes, no) = (Some(KeystrokeTiming::Yes), Some(KeystrokeTiming::No));
+        assert_eq!(
+            typing("10.0p2", ClientKind::OpenSsh, &NO_VARIANTS),
+            [yes, no]
+        );
+        assert_eq!(typing("9.2p1", ClientKind::OpenSsh, &NO_VARIANTS), [None]);
+        assert!(typing("2022.83", ClientKind::Dropbear, &NO_VARIANTS).is_empty());
+        let asked = WorkloadSpec {
+            keystrokes: vec![KeystrokeTiming::Interval(40)],
+            ..NO_VARIANTS.clone()
+        };
+        let interval = Some(KeystrokeTiming::Interval(40));
+        assert_eq!(typing("9.5p1", ClientKind::OpenSsh, &asked), [interval]);
+    }
+
+    #[test]
+    fn exec_is_planned_fresh_and_over_a_master_for_openssh_only() {
+        let f = Filters::default();
+        let mut c = client();
+        let plan = build(&input(&c, None, &f, &[Mode::Exec])).unwrap();
+        let via: Vec<_> = plan.items.iter().map(|i| i.suite.exec).collect();
+        assert_eq!(via, [Some(ExecVia::Fresh), Some(ExecVia::Master)]);
+        assert!(
+            plan.items
+                .iter()
+                .all(|i| i.mode == Mode::Exec && i.suite.cipher.is_none())
+        );
+        c.kind = ClientKind::Dropbear;
+        assert!(
+            build(&input(&c, None, &f, &[Mode::Exec]))
+                .unwrap()
+                .items
+                .is_empty()
+        );
+    }
 
     #[test]
     fn tool_options_are_variants_of_their_own_tool_only() {

@@ -251,6 +251,9 @@ impl Sizer<'_> {
                 };
                 Size::of((n + ECHO_UNTIMED, ECHO_UNTIMED))
             }
+            // A typing sample's keys are its pattern's, whatever the machine.
+            Mode::Typing => Size::of((crate::model::typing::TYPED_KEYS, 0)),
+            Mode::Exec => Size::of((crate::model::exec::COMMANDS_PER_SAMPLE, 0)),
             Mode::Send | Mode::Receive => self.transfer_size(item, round),
             // A workload's data is its shape's, which the transport holds.
             _ => Size::NONE,

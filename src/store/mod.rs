@@ -450,6 +450,7 @@ mod tests {
             }),
             echoes: Vec::new(),
             echoes_ref: Vec::new(),
+            typing: None,
             client_cpu: Some(CpuTimes {
                 user: Duration::from_millis(50),
                 system: Duration::from_millis(20),
@@ -623,8 +624,50 @@ mod tests {
         for (a, b) in back[2].sample.echoes.iter().zip(&echo.echoes) {
             assert!((a - b).abs() / b < 1e-6, "{a} vs {b}");
         }
+        // Typing: its variant and its keys come back; a row out of bounds reads as none.
+        let mut typing = sample("aes128-ctr", Outcome::Success);
+        typing.mode = Mode::Typing;
+        typing.suite.keystrokes = Some(crate::model::KeystrokeTiming::Interval(40));
+        typing.suite.exec = Some(crate::model::ExecVia::Master);
+        typing.typing = Some(Box::new(crate::model::Typing {
+            keys: vec![crate::model::TypedKey {
+                idle_s: None,
+                position: 0,
+                echo_s: 0.0125,
+            }],
+            wire: None,
+        }));
+        store.add_sample(id, 0, 3, &typing).unwrap();
+        let back = store.samples(&[id]).unwrap();
+        assert_eq!(back[3].sample.suite.keystrokes, typing.suite.keystrokes);
+        assert_eq!(back[3].sample.suite.exec, typing.suite.exec);
+        assert_eq!(back[3].sample.typing, typing.typing);
+        let bad = r#"{"keys":[{"idle_s":null,"position":0,"echo_s":1e300}]}"#;
         store
-            .execute("DELETE FROM samples WHERE round = 2", &[])
+            .execute(
+                "UPDATE samples SET typing_json = ?1 WHERE round = 3",
+                &[bad.into()],
+            )
+            .unwrap();
+        assert_eq!(store.samples(&[id]).unwrap()[3].sample.typing, None);
+        store
+            .execute(
+                "UPDATE samples SET keystroke_timing = 'interval:0' WHERE round = 3",
+                &[],
+            )
+            .unwrap();
+        let err = store.samples(&[id]).unwrap_err().to_string();
+        assert!(err.contains("samples.keystroke_timing"), "{err}");
+        store
+            .execute(
+                "UPDATE samples SET keystroke_timing = NULL, exec_via = 'x' WHERE round = 3",
+                &[],
+            )
+            .unwrap();
+        let err = store.samples(&[id]).unwrap_err().to_string();
+        assert!(err.contains("samples.exec_via"), "{err}");
+        store
+            .execute("DELETE FROM samples WHERE round >= 2", &[])
             .unwrap();
         assert_eq!(store.latest_unfinished().unwrap(), Some(id));
         store.set_status(id, RunStatus::Complete).unwrap();

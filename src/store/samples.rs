@@ -5,8 +5,8 @@
 use super::backend::{Backend, Row, Value};
 use super::{Store, StoredSample};
 use crate::model::{
-    CpuTimes, CpuWindow, FailureKind, Mode, Negotiated, Outcome, Phases, Problem, Rekey, Sample,
-    Stream, Suite, Window,
+    CpuTimes, CpuWindow, ExecVia, FailureKind, KeystrokeTiming, Mode, Negotiated, Outcome, Phases,
+    Problem, Rekey, Sample, Stream, Suite, Typing, Window,
 };
 use anyhow::{Result, anyhow, bail};
 use std::collections::HashSet;
@@ -93,6 +93,11 @@ fn figure_values(s: &Sample) -> Result<Vec<Named>> {
         ("rtt_s", Value::from(s.rtt.map(secs))),
         ("compression", Value::from(s.suite.compression.clone())),
         ("tool_options", Value::from(s.suite.tool.clone())),
+        (
+            "keystroke_timing",
+            Value::from(s.suite.keystrokes.map(String::from)),
+        ),
+        ("exec_via", Value::from(s.suite.exec.map(|v| v.as_str()))),
         // NULL for a run's first client: what runs from before clients were stored read.
         (
             "client",
@@ -109,6 +114,7 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
     let phases = s.phases.as_ref().map(serde_json::to_string).transpose()?;
     let echoes = (!s.echoes.is_empty()).then(|| encode_echoes(&s.echoes));
     let echoes_ref = (!s.echoes_ref.is_empty()).then(|| encode_echoes(&s.echoes_ref));
+    let typing = s.typing.as_ref().map(serde_json::to_string).transpose()?;
     let mut named = vec![
         (
             "client_window_cpu_s",
@@ -135,6 +141,7 @@ fn detail_values(s: &Sample) -> Result<Vec<Named>> {
         ),
         ("echoes", Value::from(echoes)),
         ("echoes_ref", Value::from(echoes_ref)),
+        ("typing_json", Value::from(typing)),
         (
             "client_waited_s",
             Value::from(s.client_window_cpu.and_then(|c| c.waited)),
@@ -208,6 +215,8 @@ pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "mac",
     "compression",
     "tool_options",
+    "keystroke_timing",
+    "exec_via",
     "client",
     "outcome",
     "failure_kind",
@@ -223,6 +232,7 @@ pub(super) const FIGURE_COLUMNS: &[&str] = &[
     "compression_factor",
     "echoes",
     "echoes_ref",
+    "typing_json",
     // Connect's figure takes the report's common rest from each connection's phases.
     "phases_json",
     "streams",
@@ -399,7 +409,29 @@ fn suite(r: &Row) -> Result<Suite> {
         // The run's payload, not the sample's: reports mark it (`analysis::grouping`).
         data: None,
         client: client(r)?,
+        keystrokes: keystrokes(r)?,
+        exec: exec_via(r)?,
     })
+}
+
+/// An exec suite's way to the server: only what sshbench writes reads back.
+fn exec_via(r: &Row) -> Result<Option<ExecVia>> {
+    let v: Option<String> = r.get("exec_via")?;
+    v.map(|s| match ExecVia::parse(&s) {
+        Some(v) => Ok(v),
+        None => bail!("a value sshbench never writes in samples.exec_via: {s:?}"),
+    })
+    .transpose()
+}
+
+/// A typing suite's ObscureKeystrokeTiming: only what sshbench writes reads back.
+fn keystrokes(r: &Row) -> Result<Option<KeystrokeTiming>> {
+    let v: Option<String> = r.get("keystroke_timing")?;
+    v.map(|s| match KeystrokeTiming::parse(&s) {
+        Some(k) => Ok(k),
+        None => bail!("a value sshbench never writes in samples.keystroke_timing: {s:?}"),
+    })
+    .transpose()
 }
 
 fn rekey(r: &Row) -> Result<Option<Rekey>> {
@@ -470,6 +502,11 @@ pub(super) fn sample(r: &Row) -> Result<Sample> {
         rekey,
         echoes: r.blob("echoes")?.map(decode_echoes).unwrap_or_default(),
         echoes_ref: r.blob("echoes_ref")?.map(decode_echoes).unwrap_or_default(),
+        // Out of bounds reads as no record: the sample keeps its echoes.
+        typing: json("typing_json")?
+            .and_then(|j| serde_json::from_str::<Typing>(&j).ok())
+            .and_then(Typing::checked)
+            .map(Box::new),
         client_cpu: user
             .zip(sys)
             .map(|(user, system)| CpuTimes { user, system }),

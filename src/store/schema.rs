@@ -176,6 +176,16 @@ ALTER TABLE fleets ADD COLUMN seal TEXT;                   -- ... of options, ss
 ALTER TABLE samples ADD COLUMN client INTEGER;             -- index into the run's clients, NULL: the first
 ALTER TABLE runs ADD COLUMN clients_json TEXT;             -- each client's version and ssh -G lists, NULL: one client
 "#,
+    // Typing in a terminal: the ObscureKeystrokeTiming variant a suite forced, and each
+    // key's place and echo with the wire it cost (`model::Typing`).
+    r#"
+ALTER TABLE samples ADD COLUMN keystroke_timing TEXT;      -- typing: yes, no or interval:N forced, NULL: the client's own
+ALTER TABLE samples ADD COLUMN typing_json TEXT;           -- typing: keys (idle before, place in burst, echo) and wire counters (JSON)
+"#,
+    // Short commands: how an exec suite's commands reached the server.
+    r#"
+ALTER TABLE samples ADD COLUMN exec_via TEXT;              -- exec: fresh (a connection per command) or master (one ControlMaster), NULL: not exec
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.

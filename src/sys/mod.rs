@@ -17,3 +17,4 @@ pub mod scratch;
 pub mod seal;
 pub mod secrets;
 pub mod sink;
+pub mod tcpinfo;

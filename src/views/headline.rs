@@ -3,6 +3,7 @@
 //! picks unforced; the path's ceilings; and the `ssh_config` block, cut to fit a
 //! 100-column terminal. The full tables are `show`'s (and `run --tables`).
 
+use super::exec;
 use super::export::Document;
 use super::recommend::short::{self, fitting};
 use super::recommend::{self, Goal, Order, RecommendView};
@@ -12,6 +13,7 @@ use super::scope::{
     CutShort, RaceTally, Scope, ceiling_sentence, figure_text, race_tally, suite_label, unit,
 };
 use super::show::SuiteRow;
+use super::typing;
 use super::unforced::{self, Unforced};
 use crate::analysis::{self, Bound, SuiteStats};
 use crate::model::{Mode, Suite};
@@ -81,6 +83,12 @@ pub struct HeadlineView {
     /// The newest run's `--budget` ran out before each of its measurements had a sample.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<CutShort>,
+    /// Typing in a terminal, where measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typing: Option<typing::TypingView>,
+    /// Short commands, where measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exec: Option<exec::ExecView>,
 }
 
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
@@ -148,7 +156,10 @@ pub(crate) fn overlaps(a: &SuiteRow, b: &SuiteRow) -> bool {
 /// Each mode's answer: its line, or why it has no figure.
 fn mode_answers(scope: &Scope) -> (Vec<ModeLine>, Vec<FailedMode>) {
     let (mut modes, mut failed) = (Vec::new(), Vec::new());
-    for m in scope.modes() {
+    // Typing's variants are not suites to rank: they trade a protection for time
+    // (`views::typing` says both); exec's ways are said with what they cost
+    // (`views::exec`).
+    for m in (scope.modes().into_iter()).filter(|&m| !matches!(m, Mode::Typing | Mode::Exec)) {
         match mode_line(scope, m) {
             Some(line) => modes.push(line),
             None => failed.push(failed_mode(scope, m)),
@@ -182,6 +193,8 @@ pub fn view(scope: &Scope) -> HeadlineView {
         workloads: workload_goals(scope),
         notes: scope.notes(),
         cut_short: scope.cut_short(),
+        typing: typing::view(scope),
+        exec: exec::view(scope),
     }
 }
 
@@ -396,6 +409,24 @@ pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
     }
     for line in mode_lines(&v.modes, &v.failed, width) {
         doc.para(line, "           ");
+    }
+    if let Some(t) = &v.typing {
+        let (variants, cost) = typing::sentences(t);
+        for line in variants {
+            doc.para(format!("typing   {line}"), "           ");
+        }
+        for line in cost {
+            doc.para(format!("{FOLLOW}{line}"), "           ");
+        }
+    }
+    if let Some(e) = &v.exec {
+        let (ways, after) = exec::sentences(e, true);
+        for line in ways {
+            doc.para(format!("exec     {line}"), "           ");
+        }
+        for line in after {
+            doc.para(format!("{FOLLOW}{line}"), "           ");
+        }
     }
     for advice in race_advice(&v.modes) {
         doc.para(advice, "  ");

@@ -86,6 +86,12 @@ fn figure_chart(sec: &ModeSection) -> Result<Chart> {
                 .into(),
             "echo",
         ),
+        Mode::Typing => (
+            "Keystroke echo in a terminal per ObscureKeystrokeTiming (median per session; lower \
+             is better)"
+                .into(),
+            "typing",
+        ),
         m => (workload_title(m), m.as_str()),
     };
     Ok(Chart {

@@ -6,7 +6,8 @@ use crate::analysis::streams::StreamsFigure;
 use crate::analysis::{self, ChannelWindow, SuiteStats};
 use crate::measure::window;
 use crate::model::{
-    ClientKind, DBCLIENT_WINDOW, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason, Suite,
+    ClientKind, DBCLIENT_WINDOW, ExecVia, Mode, PayloadKind, RunStatus, Sample, Stop, StopReason,
+    Suite,
 };
 use crate::offer::client;
 use crate::offer::grade::{Grader, SuiteGrade};
@@ -361,11 +362,11 @@ pub fn counted(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Figures in the unit people read: MB/s for transfers and workloads, ms for connect, µs
-/// for echo.
+/// Figures in the unit people read: MB/s for transfers and workloads, ms for connect and
+/// typing (its keys wait milliseconds for a clock), µs for echo.
 pub fn display_value(mode: Mode, v: f64) -> f64 {
     match mode {
-        Mode::Connect => v * 1e3,
+        Mode::Connect | Mode::Typing | Mode::Exec => v * 1e3,
         Mode::Echo => v * 1e6,
         _ => v / 1e6,
     }
@@ -373,7 +374,7 @@ pub fn display_value(mode: Mode, v: f64) -> f64 {
 
 pub fn unit(mode: Mode) -> &'static str {
     match mode {
-        Mode::Connect => "ms",
+        Mode::Connect | Mode::Typing | Mode::Exec => "ms",
         Mode::Echo => "µs",
         _ => "MB/s",
     }
@@ -405,6 +406,15 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
                 Some(c) => format!("{c} (cipher)"),
                 None => "ssh's defaults".into(),
             },
+        },
+        Mode::Exec => match s.exec {
+            Some(ExecVia::Fresh) => "a fresh connection per command".into(),
+            Some(ExecVia::Master) => "over one ControlMaster connection".into(),
+            None => "commands".into(),
+        },
+        Mode::Typing => match s.keystrokes {
+            Some(k) => format!("ObscureKeystrokeTiming {k}"),
+            None => "the client's own".into(),
         },
         // An AEAD cipher's MAC is its own: the cipher alone names the pair.
         _ => format!(

@@ -245,3 +245,62 @@ fn openssh_10_as_the_client_echoes_and_runs_its_own_sftp() {
     };
     assert!(measured("echo") && measured("sftp-get-file"), "{json}");
 }
+
+/// Typing in a terminal through OpenSSH 10's ssh to its sshd (which answers pings, so
+/// the client sends chaff): with ObscureKeystrokeTiming on, keys in a burst wait for its
+/// clock and the client keeps sending packets in the pause after typing; with it off,
+/// neither. Counted from the client's socket, not timed against a threshold of ours.
+#[test]
+fn typing_measures_the_keystroke_clock_on_and_off() {
+    let (sshd, ssh) = (openssh10(), ssh10());
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("runs.sqlite");
+    let db = db.to_str().unwrap();
+    let run = [
+        "run",
+        "--sshd",
+        sshd.to_str().unwrap(),
+        "--ssh",
+        ssh.to_str().unwrap(),
+        "--mode",
+        "typing",
+        "--rounds",
+        "2",
+        "-q",
+        "--db",
+        db,
+    ];
+    let (ok, out, err) = sshbench(home.path(), &run);
+    assert!(ok, "{err}\n{out}");
+    assert!(
+        out.contains("ObscureKeystrokeTiming no gives back"),
+        "{out}"
+    );
+    let json = [
+        "recommend",
+        "--for",
+        "interactive",
+        "--format",
+        "json",
+        "--db",
+        db,
+    ];
+    let (ok, out, err) = sshbench(home.path(), &json);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let variant = |k: &str| {
+        let all = v["typing"]["variants"].as_array().expect("typing figures");
+        all.iter().find(|x| x["keystrokes"] == k).unwrap().clone()
+    };
+    let (on, off) = (variant("yes"), variant("no"));
+    let idle = |x: &serde_json::Value| x["stats"]["idle_wire"]["packets_per_s"].as_f64().unwrap();
+    // Chaff every 20 ms for 1-3 s of a 3.5 s pause: tens of packets a second; none without.
+    assert!(idle(&on) > 10.0, "{out}");
+    assert!(idle(&off) < 2.0, "{out}");
+    let in_burst = |x: &serde_json::Value| {
+        let places = x["stats"]["places"].as_array().unwrap();
+        let p = places.iter().find(|p| p["place"] == "in-burst").unwrap();
+        p["echo"]["p50"].as_f64().unwrap()
+    };
+    assert!(in_burst(&on) > in_burst(&off), "{out}");
+}

@@ -28,6 +28,8 @@ fn full_sample() -> sshbench::model::Sample {
         data: None,
         // A run's second client: the column round-trips as the others do.
         client: 1,
+        keystrokes: Some(sshbench::model::KeystrokeTiming::Interval(40)),
+        exec: Some(sshbench::model::ExecVia::Master),
     };
     let mut s = SampleBuilder::new(Mode::Send, &suite)
         .wall(Duration::from_millis(300))
@@ -71,6 +73,24 @@ fn full_sample() -> sshbench::model::Sample {
     s.negotiated = Some(Box::new(Negotiated {
         cipher_cs: Some("aes128-ctr".into()),
         ..Negotiated::default()
+    }));
+    let span = |seconds, packets| sshbench::model::WireSpan {
+        seconds,
+        bytes_out: packets * 36,
+        packets_out: packets,
+        bytes_in: packets * 40,
+        packets_in: packets + 1,
+    };
+    s.typing = Some(Box::new(sshbench::model::Typing {
+        keys: vec![sshbench::model::TypedKey {
+            idle_s: Some(0.8125),
+            position: 0,
+            echo_s: 0.0105,
+        }],
+        wire: Some(sshbench::model::TypingWire {
+            typing: span(1.75, 90),
+            idle: span(3.5, 116),
+        }),
     }));
     s
 }

@@ -154,6 +154,11 @@ pub(super) fn fill(
             sample.echoes_ref = std::mem::take(&mut seen.out.echoes_ref);
             sample.compression_factor = sshlog::compression_factor(&seen.lines);
         }
+        Mode::Typing => {
+            sample.bytes = req.bytes;
+            sample.echoes = std::mem::take(&mut seen.out.echoes);
+            sample.typing = seen.out.typing.take().map(Box::new);
+        }
         m => unreachable!("{m} runs through measure::workload, not one ssh"),
     }
 }

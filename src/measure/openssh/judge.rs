@@ -261,7 +261,7 @@ pub(super) fn judge(req: &SampleRequest, expected: u64, seen: &Observed) -> Outc
         }
         match req.mode {
             Mode::Connect => Ok(()),
-            Mode::Echo => {
+            Mode::Echo | Mode::Typing => {
                 remote_side(seen.out)?;
                 echo_count(req, seen.out)
             }

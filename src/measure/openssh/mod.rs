@@ -7,6 +7,7 @@
 //! thread only waits, enforces the timeout and watches for cancellation; a sample that
 //! overruns is killed with its whole process group.
 
+mod exec;
 mod fill;
 mod group;
 mod into_file;
@@ -17,6 +18,7 @@ mod proxy;
 mod reference;
 mod server_log;
 mod streams;
+mod typing;
 
 use judge::{Observed, judge, wait_exit};
 use streams::{WriteStep, echo_session, feed_stdin, read_stderr, read_stdout};
@@ -210,6 +212,7 @@ fn remote_command(req: &SampleRequest, from_file: bool, sftp: bool) -> String {
             remote::receive_command(req.bytes, remote::memory_copies(streams))
         }
         Mode::Echo => remote::echo_command(),
+        Mode::Typing => remote::typing_command(crate::model::typing::TYPED_KEYS),
         m => unreachable!("{m} runs through measure::workload, not one ssh"),
     }
 }
@@ -448,6 +451,8 @@ impl OpenSsh {
         let (gone, done) = mpsc::channel::<()>();
         let (stdout, writer) = if req.mode == Mode::Echo {
             (echo_session(child, req, reference), None)
+        } else if req.mode == Mode::Typing {
+            (typing::typing_session(child, req), None)
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let stdout = match sink {
@@ -530,6 +535,9 @@ impl Transport for OpenSsh {
     fn measure(&mut self, req: &SampleRequest, cancel: &Cancel) -> Sample {
         if req.mode.workload().is_some() {
             return self.workloads.measure(&self.ssh, &self.target, req, cancel);
+        }
+        if req.mode == Mode::Exec {
+            return self.exec(req, cancel);
         }
         let mut sample = self.take(req, cancel, None);
         if self.dropbear().is_some() {

@@ -40,6 +40,8 @@ pub(super) struct StdoutReport {
     pub(super) echoes: Vec<f64>,
     /// Echo beside a reference: the reference's round trip after each of them.
     pub(super) echoes_ref: Vec<f64>,
+    /// Typing: each key's place and echo, and the wire.
+    pub(super) typing: Option<crate::model::Typing>,
     /// The reference's pipes, given back after a sample that went well.
     pub(super) reference: Option<Pipes>,
     /// The ssh client's CPU time at the mark and at the end (where the OS tells).

@@ -498,6 +498,7 @@ mod override_tests {
                 server: Default::default(),
                 client: None,
                 dbclient: false,
+                figures: Default::default(),
             }),
         }
     }

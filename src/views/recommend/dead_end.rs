@@ -74,6 +74,9 @@ pub(super) fn note(
     let keyword = kind.config_keyword();
     let mode_list: Vec<&str> = modes.iter().map(|m| m.as_str()).collect();
     let names = measured(stats, kind, modes);
+    if names.is_empty() && mode_list.is_empty() {
+        return format!("{keyword}: no send or receive was measured; left to ssh's defaults");
+    }
     if names.is_empty() {
         return format!(
             "{keyword}: nothing was measured ({} mode); left to ssh's defaults",

@@ -15,6 +15,7 @@ use crate::destination;
 use crate::model::{AlgoKind, AlgoLists, Filters, Mode};
 use crate::offer::catalogue::{self, Grade};
 use crate::store::clients::client_software;
+use crate::views::exec;
 use kept::hold_host_keys;
 pub use kept::{HELD, hold_mark};
 pub use rank::Order;
@@ -33,6 +34,8 @@ pub enum Goal {
     Balanced,
     /// Keystroke echo latency (typing, tmux, X11).
     Interactive,
+    /// Many short commands: one shared connection (ControlMaster), its ciphers as connect's.
+    Commands,
     /// A tool's transfers one way, as measured by its workloads (both shapes alike).
     SftpPut,
     SftpGet,
@@ -47,7 +50,7 @@ impl Goal {
         match self {
             Goal::Send => &[Mode::Send],
             Goal::Receive => &[Mode::Receive],
-            Goal::Connect | Goal::Balanced => &[Mode::Send, Mode::Receive],
+            Goal::Connect | Goal::Balanced | Goal::Commands => &[Mode::Send, Mode::Receive],
             Goal::Interactive => &[Mode::Echo],
             Goal::SftpPut => &[Mode::SftpPutFile, Mode::SftpPutTree],
             Goal::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
@@ -108,6 +111,31 @@ pub struct RecommendView {
     /// own flags.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dbclient: bool,
+    #[serde(flatten)]
+    pub figures: GoalFigures,
+}
+
+/// What a goal of its own measured beside the lists: typing for `interactive`, short
+/// commands for `commands`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GoalFigures {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typing: Option<crate::views::typing::TypingView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commands: Option<exec::ExecView>,
+}
+
+impl GoalFigures {
+    fn of(scope: &Scope, goal: Goal) -> GoalFigures {
+        GoalFigures {
+            typing: (goal == Goal::Interactive)
+                .then(|| crate::views::typing::view(scope))
+                .flatten(),
+            commands: (goal == Goal::Commands)
+                .then(|| exec::view(scope))
+                .flatten(),
+        }
+    }
 }
 
 fn figure_text(mode: Mode, s: &SuiteStats) -> String {
@@ -396,6 +424,7 @@ pub fn view(scope: &Scope, goal: Goal, max: Grade, order: Order) -> RecommendVie
         server: policy.server,
         client: client_of(scope),
         dbclient: is_dbclient(scope),
+        figures: GoalFigures::of(scope, goal),
     }
 }
 
@@ -467,6 +496,7 @@ fn header(v: &RecommendView) -> String {
         Goal::Connect => "connecting (ciphers and MACs for send and receive alike)",
         Goal::Balanced => "sending and receiving alike",
         Goal::Interactive => "interactive latency (keystroke echo round trip)",
+        Goal::Commands => "many short commands (one shared connection)",
         g => &workload_goal_text(g),
     };
     let allowed = match v.allowed {
@@ -517,7 +547,16 @@ fn client_block(v: &RecommendView) -> String {
         let names = l.listed(v.order).join(",");
         client.push_str(&format!("    {hash}{} {names}\n", l.keyword));
     }
-    if v.lines.is_empty() {
+    let shared = v
+        .figures
+        .commands
+        .as_ref()
+        .map(exec::config_lines)
+        .unwrap_or_default();
+    for line in &shared {
+        client.push_str(&format!("    {line}\n"));
+    }
+    if v.lines.is_empty() && shared.is_empty() {
         client.push_str("    # nothing to set here; the notes below say why\n");
     }
     client
@@ -543,6 +582,24 @@ pub fn recommend(scope: &Scope, goal: Goal, max: Grade, order: Order) -> (Docume
     if !v.notes.is_empty() {
         let notes: Vec<String> = v.notes.iter().map(|n| format!("# note: {n}")).collect();
         doc.text(notes.join("\n"));
+    }
+    if let Some(c) = &v.figures.commands {
+        let (ways, after) = exec::sentences(c, false);
+        for s in ways.into_iter().chain(after) {
+            doc.para(s, "");
+        }
+        if c.master_helps() {
+            for caveat in exec::caveats() {
+                doc.para(format!("caveat: {caveat}"), "  ");
+            }
+        }
+    }
+    if let Some(t) = &v.figures.typing {
+        doc.grid(crate::views::typing::grid(t));
+        let (variants, cost) = crate::views::typing::sentences(t);
+        for s in variants.into_iter().chain(cost) {
+            doc.para(s, "");
+        }
     }
     (doc, v)
 }

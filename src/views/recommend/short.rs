@@ -109,6 +109,7 @@ mod tests {
             server: ServerSoftware::Sshd,
             client: None,
             dbclient: false,
+            figures: Default::default(),
         }
     }
 

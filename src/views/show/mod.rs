@@ -431,6 +431,7 @@ mod tests {
                 compression_factor: None,
                 rekey: None,
                 echo: None,
+                typing: None,
                 bytes: 0,
                 last_error: None,
             })

@@ -18,24 +18,65 @@ pub struct OwnColumns {
     pub droppable: &'static [usize],
 }
 
+/// Echo's own columns: the round trip and its percentiles, the keystrokes.
+const ECHO: OwnColumns = OwnColumns {
+    headers: &[
+        "RTT (µs)",
+        "±95%",
+        "p50 (µs)",
+        "p90 (µs)",
+        "p99 (µs)",
+        "n",
+        "Keystrokes",
+        "Grade",
+        "Tie",
+    ],
+    right: &[0, 1, 2, 3, 4, 5, 6],
+    names: &[],
+    droppable: &[6, 3, 2, 4, 5, 1, 8],
+};
+
+/// Typing's: the keystroke clock first, then as echo's (milliseconds).
+const TYPING: OwnColumns = OwnColumns {
+    headers: &[
+        "Keystroke timing",
+        "Echo (ms)",
+        "±95%",
+        "p50 (ms)",
+        "p90 (ms)",
+        "p99 (ms)",
+        "n",
+        "Keystrokes",
+        "Grade",
+        "Tie",
+    ],
+    right: &[1, 2, 3, 4, 5, 6, 7],
+    names: &[0],
+    droppable: &[7, 4, 3, 5, 6, 2, 9],
+};
+
+/// Exec's: how the commands reached the server, then each command's time.
+const EXEC: OwnColumns = OwnColumns {
+    headers: &[
+        "Commands",
+        "Per command (ms)",
+        "±95%",
+        "p50 (ms)",
+        "p90 (ms)",
+        "p99 (ms)",
+        "n",
+        "Commands run",
+        "Grade",
+        "Tie",
+    ],
+    ..TYPING
+};
+
 fn own_columns(mode: Mode) -> OwnColumns {
     match mode {
-        Mode::Echo => OwnColumns {
-            headers: &[
-                "RTT (µs)",
-                "±95%",
-                "p50 (µs)",
-                "p90 (µs)",
-                "p99 (µs)",
-                "n",
-                "Keystrokes",
-                "Grade",
-                "Tie",
-            ],
-            right: &[0, 1, 2, 3, 4, 5, 6],
-            names: &[],
-            droppable: &[6, 3, 2, 4, 5, 1, 8],
-        },
+        Mode::Echo => ECHO,
+        Mode::Typing => TYPING,
+        Mode::Exec => EXEC,
         Mode::Connect => OwnColumns {
             headers: &[
                 "Host key",
@@ -141,6 +182,24 @@ fn n_cell(r: &SuiteRow) -> String {
     if r.sum { "sum".into() } else { r.n.to_string() }
 }
 
+/// Echo's, typing's and exec's own cells: what varied (typing's clock, exec's way), the
+/// figure, the pooled percentiles and how many keys or commands they pool.
+fn operation_cells(r: &SuiteRow, mean: String, ci: String) -> Vec<String> {
+    let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(r.mode, v));
+    let mut row = match r.mode {
+        // The client's own setting where it has none to choose.
+        Mode::Typing => vec![(r.suite.keystrokes).map_or("(client's)".into(), |k| k.to_string())],
+        Mode::Exec => vec![r.suite.exec.map_or("-".into(), |v| v.to_string())],
+        _ => Vec::new(),
+    };
+    let p = |get: fn(&Percentiles) -> f64| shown(r.echo.map(|e| get(&e)));
+    row.extend([mean, ci, p(|e| e.p50), p(|e| e.p90), p(|e| e.p99)]);
+    let count = r.echo.map_or("0".into(), |e| e.n.to_string());
+    row.extend([n_cell(r), if r.sum { "-".into() } else { count }]);
+    row.extend([r.grade.to_string(), r.tie().into()]);
+    row
+}
+
 fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
     let mode = r.mode;
     let shown = |v: Option<f64>| v.map_or("-".into(), |v| figure_text(mode, v));
@@ -156,12 +215,8 @@ fn row_cells(destination: &str, r: &SuiteRow) -> Vec<String> {
         session(&r.suite.cipher, "(default)"),
         name_or(&r.suite.kex, "(default)"),
     ];
-    if mode == Mode::Echo {
-        let p = |get: fn(&Percentiles) -> f64| shown(r.echo.map(|e| get(&e)));
-        row.extend([mean, ci, p(|e| e.p50), p(|e| e.p90), p(|e| e.p99)]);
-        let keys = r.echo.map_or("0".into(), |e| e.n.to_string());
-        row.extend([n_cell(r), if r.sum { "-".into() } else { keys }]);
-        row.extend([r.grade.to_string(), r.tie().into()]);
+    if mode.times_operations() {
+        row.extend(operation_cells(r, mean, ci));
         return row;
     }
     let cpu = r.client_cpu.map_or("-".into(), |c| match mode {

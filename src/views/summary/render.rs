@@ -108,12 +108,16 @@ fn render_mode(doc: &mut Document, sec: &ModeSummary, top: usize) {
 
 fn top_table(sec: &ModeSummary, top: usize) -> Grid {
     let mode = sec.mode;
+    let (p90, p99) = (
+        format!("p90 ({})", unit(mode)),
+        format!("p99 ({})", unit(mode)),
+    );
     let mut headers = vec!["#", "Suite", unit(mode), "±95%", "n", "Grade", "Tie"];
     headers.extend(match mode {
-        Mode::Echo => ["p90 (µs)", "p99 (µs)"],
+        m if m.times_operations() => [p90.as_str(), p99.as_str()],
         _ => ["Bound", "CPU s/GB (client / server)"],
     });
-    let right: &[usize] = if mode == Mode::Echo {
+    let right: &[usize] = if mode.times_operations() {
         &[0, 2, 3, 4, 7, 8]
     } else {
         &[0, 2, 3, 4]
@@ -137,7 +141,9 @@ fn top_table(sec: &ModeSummary, top: usize) -> Grid {
             r.tie().into(),
         ];
         row.extend(match mode {
-            Mode::Echo => [shown(r.echo.map(|e| e.p90)), shown(r.echo.map(|e| e.p99))],
+            m if m.times_operations() => {
+                [shown(r.echo.map(|e| e.p90)), shown(r.echo.map(|e| e.p99))]
+            }
             Mode::Connect => ["-".into(), "-".into()],
             _ => [
                 r.bound
