@@ -239,6 +239,17 @@ fn sample(mode: Mode, s: &Suite, base: f64, round: u32, scale: f64) -> Sample {
                 });
             }
         }
+        Mode::X11 => {
+            // Five xdpyinfo runs of `base` (120 ms more with the clock on), an xwd of
+            // 40 ms (twice that compressed: the CPU it costs on a fast link).
+            let clock = s.keystrokes == Some(KeystrokeTiming::Yes);
+            let each = base * wobble + if clock { 0.120 } else { 0.0 };
+            let bulk = 0.040 * wobble * if s.compression.is_some() { 2.0 } else { 1.0 };
+            b = b
+                .wall(Duration::from_secs(1))
+                .echoes(vec![each; 5])
+                .transfer(3_148_907, 3_148_907, Duration::from_secs_f64(bulk));
+        }
         Mode::Typing => {
             b = b.wall(Duration::from_secs(7)).bytes(24);
             let mut built = b.build();
@@ -1532,6 +1543,22 @@ fn view_exec() {
     insta::assert_snapshot!("exec_recommend_json", json);
     let (_, [other, _]) = own_goal_views(Mode::Exec, &items, Goal::Balanced);
     assert!(!other.contains("ControlMaster"), "{other}");
+}
+
+/// X11 with compression and the keystroke clock on and off: the answer says each and what
+/// each setting changes for this server.
+#[test]
+fn view_x11() {
+    let variant = |zlib: bool, k| Suite {
+        compression: zlib.then(|| "zlib@openssh.com".into()),
+        keystrokes: Some(k),
+        ..Suite::default()
+    };
+    let items = [false, true]
+        .map(|zlib| [KeystrokeTiming::Yes, KeystrokeTiming::No].map(|k| (variant(zlib, k), 0.024)));
+    let items: Vec<(Suite, f64)> = items.into_iter().flatten().collect();
+    let (answer, _) = own_goal_views(Mode::X11, &items, Goal::Interactive);
+    insta::assert_snapshot!("x11_headline_table", answer);
 }
 
 /// Echo where ssh's own choice (chacha20-poly1305) is within the noise of the

@@ -142,6 +142,7 @@ mod tests {
             rekey: None,
             echo: None,
             typing: None,
+            x11_bulk: None,
             bytes: 0,
             last_error: None,
         }

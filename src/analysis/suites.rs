@@ -25,6 +25,8 @@ pub struct SuiteStats {
     pub echo: Option<Percentiles>,
     /// Typing: the keys by their place, and the wire.
     pub typing: Option<TypingStats>,
+    /// X11: the bulk X client's seconds per sample.
+    pub x11_bulk: Option<Summary>,
     /// Client CPU seconds per GB moved (transfers: over the steady window where the OS
     /// tells, else the whole process) or per connection (connect).
     pub client_cpu: Option<Summary>,
@@ -201,7 +203,7 @@ pub fn figure(s: &Sample) -> Option<f64> {
     match s.mode {
         Mode::Connect => Some(s.wall.as_secs_f64()),
         Mode::Echo => echo_ratio(s).or_else(|| echo_median(s)),
-        Mode::Typing | Mode::Exec => echo_median(s),
+        Mode::Typing | Mode::Exec | Mode::X11 => echo_median(s),
         _ => s.throughput(),
     }
 }
@@ -211,7 +213,7 @@ fn figures_of(mode: Mode, list: &[&Sample], scales: Scales) -> Vec<f64> {
     let each = list.iter();
     match mode {
         Mode::Echo => each.filter_map(|s| echo_figure(s, scales.echo)).collect(),
-        Mode::Typing | Mode::Exec => each.filter_map(|s| echo_median(s)).collect(),
+        Mode::Typing | Mode::Exec | Mode::X11 => each.filter_map(|s| echo_median(s)).collect(),
         Mode::Connect => each
             .filter_map(|s| connect_figure(s, scales.connect))
             .collect(),
@@ -297,7 +299,7 @@ fn group_in_order<'a>(samples: &[&'a Sample]) -> Vec<(Mode, &'a Suite, Vec<&'a S
 fn client_cpu(mode: Mode, s: &Sample) -> Option<f64> {
     match (mode, s.client_window_cpu) {
         (Mode::Connect, _) => Some(s.client_cpu?.total().as_secs_f64()),
-        (Mode::Echo | Mode::Typing | Mode::Exec, _) => None,
+        (Mode::Echo | Mode::Typing | Mode::Exec | Mode::X11, _) => None,
         (_, Some(w)) => w.per_gb(),
         _ => {
             let c = s.client_cpu?.total().as_secs_f64();
@@ -360,6 +362,7 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
         figure: summarize_figures(mode, &figures),
         echo: percentiles_of(echoes),
         typing: typing_stats(&good),
+        x11_bulk: x11_bulk(mode, &good),
         client_cpu: summarize(&cpu),
         server_cpu: summarize(&server),
         client_busy: busy(&client_windows),
@@ -382,6 +385,15 @@ fn suite_stats(mode: Mode, suite: &Suite, list: &[&Sample], scales: Scales) -> S
         ),
         last_error: list.iter().rev().find_map(|s| s.outcome.problem().cloned()),
     }
+}
+
+/// X11: the bulk X client's seconds per sample.
+fn x11_bulk(mode: Mode, good: &[&Sample]) -> Option<Summary> {
+    let secs: Vec<f64> = (good.iter())
+        .filter_map(|s| s.transfer)
+        .map(|d| d.as_secs_f64())
+        .collect();
+    (mode == Mode::X11).then(|| summarize(&secs))?
 }
 
 /// Group samples by (mode, suite), in the order suites first appear; each mode's

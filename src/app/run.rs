@@ -405,6 +405,7 @@ fn server_for(
         placement: host.options.sandbox_cpus,
         sshd: host.options.sandbox_sshd.clone(),
         log_kex: dropbear,
+        x11: host.options.modes.contains(&sshbench::model::Mode::X11),
     };
     let probe_timeout = Duration::from_secs(host.options.timeout_s.min(15));
     connect_server(

@@ -40,6 +40,8 @@ pub struct SandboxSetup {
     pub sshd: Option<std::path::PathBuf>,
     /// A client measures that cannot say what it negotiated (dbclient): sshd logs it.
     pub log_kex: bool,
+    /// The run measures X11: sshd forwards it.
+    pub x11: bool,
 }
 
 /// Start the sandbox; with a split placement its sshd runs on the server's CPUs, and the
@@ -55,6 +57,7 @@ pub fn start_sandbox(
         lab: setup.lab,
         server_cpus: split.as_ref().map(|s| s.server.clone()),
         log_kex: setup.log_kex,
+        x11: setup.x11,
         ..SandboxOptions::default()
     })?;
     Ok((sb, split))

@@ -198,7 +198,7 @@ pub struct ShowArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "connect,send,receive,echo,typing,exec"
+        default_value = "connect,send,receive,echo,typing,exec,x11"
     )]
     pub mode: Vec<ModeArg>,
 
@@ -439,6 +439,9 @@ pub enum ModeArg {
     /// Short commands (exit 0, and one with output), each on a fresh connection and each
     /// over one ControlMaster connection sshbench opens and closes: time per command.
     Exec,
+    /// X11 forwarded (untrusted) to a private Xvfb display here: xdpyinfo run five times
+    /// and one xwd of the display, with compression and the keystroke clock on and off.
+    X11,
     /// Upload with the real sftp client (what scp does since OpenSSH 9.0): one large
     /// file and a tree of small files (sftp-put-file, sftp-put-tree for one of them).
     SftpPut,
@@ -489,6 +492,7 @@ impl ModeArg {
             ModeArg::Echo => &[Mode::Echo],
             ModeArg::Typing => &[Mode::Typing],
             ModeArg::Exec => &[Mode::Exec],
+            ModeArg::X11 => &[Mode::X11],
             ModeArg::SftpPut => &[Mode::SftpPutFile, Mode::SftpPutTree],
             ModeArg::SftpGet => &[Mode::SftpGetFile, Mode::SftpGetTree],
             ModeArg::RsyncPut => &[Mode::RsyncPutFile, Mode::RsyncPutTree],

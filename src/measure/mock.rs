@@ -70,6 +70,7 @@ impl Transport for Mock {
                     sample.bytes = req.bytes;
                 }
                 Mode::Exec => exec(&mut sample, req),
+                Mode::X11 => x11(&mut sample, req),
                 Mode::Connect => {}
                 _ => transfer(&mut sample, req, total),
             }
@@ -113,6 +114,21 @@ fn exec(sample: &mut Sample, req: &SampleRequest) {
         session: 0.020,
     });
     sample.bytes = req.bytes;
+}
+
+/// Five X clients of 2 ms each, 120 ms more with the keystroke clock on; a bulk one of
+/// 40 ms for 3 MB, 10 ms more compressed.
+fn x11(sample: &mut Sample, req: &SampleRequest) {
+    let clock = req.suite.keystrokes.is_some_and(|k| !k.is_off());
+    let each = if clock { 0.122 } else { 0.002 };
+    sample.echoes = (0..5).map(|i| each + f64::from(i) * 1e-4).collect();
+    let bulk = if req.suite.compression.is_some() {
+        50
+    } else {
+        40
+    };
+    sample.transfer = Some(Duration::from_millis(bulk));
+    sample.bytes = 3_148_907;
 }
 
 /// 1 ms per MiB per 1000 µs of cost: slower names, lower throughput. A time-bounded send

@@ -16,6 +16,7 @@ pub mod sample;
 pub mod suite;
 pub mod text;
 pub mod typing;
+pub mod x11;
 
 pub use algos::AlgoLists;
 pub use client::{ClientKind, DBCLIENT_WINDOW};
@@ -35,3 +36,4 @@ pub use sample::{
 };
 pub use suite::{AlgoKind, Mode, Negotiated, Shape, Suite, Tool, Workload};
 pub use typing::{KeyPlace, KeystrokeTiming, TypedKey, Typing, TypingWire, WireSpan};
+pub use x11::X11Missing;

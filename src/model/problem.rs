@@ -5,6 +5,7 @@
 use super::options::DataSize;
 use super::sample::FailureKind;
 use super::suite::Tool;
+use super::x11::X11Missing;
 use serde::{Deserialize, Serialize};
 
 /// Why a sample failed, or why its mode cannot run at all (`Outcome::Unavailable`).
@@ -121,6 +122,10 @@ pub enum Problem {
     ToolThere { tool: Tool },
     /// The server has no SFTP subsystem.
     NoSftp,
+    /// No X server for a private display here (Xvfb).
+    NoXvfb,
+    /// The server cannot run the X11 mode's clients through a forwarded display.
+    NoX11There { missing: X11Missing },
     /// The server's directory has too little room for a sample.
     NoRoom {
         parent: String,

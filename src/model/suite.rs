@@ -68,6 +68,10 @@ pub enum Mode {
     /// Short commands, each on a fresh connection or each over one ControlMaster
     /// connection (`Suite::exec` says which): seconds per command.
     Exec,
+    /// X11 forwarded (untrusted) to a private display here: a round-trip-bound X client
+    /// run several times, then a bulk one; with compression and the keystroke clock as
+    /// variants.
+    X11,
     /// The real tools over an established connection: one large file, or a tree of
     /// many small files, uploaded (put) or downloaded (get) with `sftp`, `rsync` or the
     /// classic `scp` protocol (`scp -O`).
@@ -134,13 +138,14 @@ pub struct Workload {
 
 impl Mode {
     /// Every mode, the classic four first.
-    pub const ALL: [Mode; 18] = [
+    pub const ALL: [Mode; 19] = [
         Mode::Connect,
         Mode::Send,
         Mode::Receive,
         Mode::Echo,
         Mode::Typing,
         Mode::Exec,
+        Mode::X11,
         Mode::SftpPutFile,
         Mode::SftpPutTree,
         Mode::SftpGetFile,
@@ -166,6 +171,7 @@ impl Mode {
             Mode::Echo => "echo",
             Mode::Typing => "typing",
             Mode::Exec => "exec",
+            Mode::X11 => "x11",
             Mode::SftpPutFile => "sftp-put-file",
             Mode::SftpPutTree => "sftp-put-tree",
             Mode::SftpGetFile => "sftp-get-file",
@@ -189,7 +195,13 @@ impl Mode {
     /// The tool, direction and data of a workload mode; `None` for the classic four.
     pub fn workload(self) -> Option<Workload> {
         let (tool, put, shape) = match self {
-            Mode::Connect | Mode::Send | Mode::Receive | Mode::Echo | Mode::Typing | Mode::Exec => {
+            Mode::Connect
+            | Mode::Send
+            | Mode::Receive
+            | Mode::Echo
+            | Mode::Typing
+            | Mode::Exec
+            | Mode::X11 => {
                 return None;
             }
             Mode::SftpPutFile => (Tool::Sftp, true, Shape::File),
@@ -240,16 +252,17 @@ impl Mode {
     }
 
     /// Figures are the times of one operation a sample repeats (seconds), pooled into
-    /// percentiles too: a keystroke's echo, with or without a terminal, or a command.
+    /// percentiles too: a keystroke's echo, with or without a terminal, a command, or an
+    /// X client's run.
     pub fn times_operations(self) -> bool {
-        matches!(self, Mode::Echo | Mode::Typing | Mode::Exec)
+        matches!(self, Mode::Echo | Mode::Typing | Mode::Exec | Mode::X11)
     }
 
     /// Runs through an established session, so the cipher, MAC and compression are what
     /// varies (connect varies the key exchange and host key instead, typing the client's
     /// keystroke clock, exec how commands reach the server).
     pub fn varies_cipher(self) -> bool {
-        !matches!(self, Mode::Connect | Mode::Typing | Mode::Exec)
+        !matches!(self, Mode::Connect | Mode::Typing | Mode::Exec | Mode::X11)
     }
 }
 

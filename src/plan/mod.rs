@@ -12,8 +12,8 @@
 pub mod filter;
 
 use crate::model::{
-    AlgoKind, AlgoLists, ClientKind, ExecVia, FilterSpec, Filters, Mode, Shape, Suite, Tool,
-    WorkloadSpec,
+    AlgoKind, AlgoLists, ClientKind, ExecVia, FilterSpec, Filters, KeystrokeTiming, Mode, Shape,
+    Suite, Tool, WorkloadSpec,
 };
 use crate::offer::catalogue;
 use crate::offer::client::ClientOffer;
@@ -398,18 +398,47 @@ fn typing_items(input: &PlanInput) -> Vec<PlanItem> {
     }
 }
 
-/// Build the plan: connect suites first, then send, then receive.
-pub fn build(input: &PlanInput) -> Result<Plan> {
-    let mut plan = Plan::default();
-    if input.modes.contains(&Mode::Connect) {
-        plan.items = connect_items(input, &mut plan.notes)?;
+/// X11: the client's own suite with compression off and on, each with the keystroke clock
+/// on and off where the client has one (it holds an X program's traffic back after the
+/// key that started it). dbclient forwards no X11 sshbench drives: none.
+fn x11_items(input: &PlanInput) -> Vec<PlanItem> {
+    if input.client.kind == ClientKind::Dropbear {
+        return Vec::new();
     }
+    let clocks: Vec<Option<KeystrokeTiming>> = if input.client.version.obscures_keystrokes() {
+        KeystrokeTiming::DEFAULTS.map(Some).to_vec()
+    } else {
+        vec![None]
+    };
+    let mut items = Vec::new();
+    for compression in [None, Some("zlib@openssh.com".to_string())] {
+        for &keystrokes in &clocks {
+            items.push(PlanItem {
+                mode: Mode::X11,
+                suite: Suite {
+                    compression: compression.clone(),
+                    keystrokes,
+                    ..Suite::default()
+                },
+            });
+        }
+    }
+    items
+}
+
+/// The modes that vary how the client is used rather than what it negotiates: typing,
+/// X11 and short commands.
+fn interactive_items(input: &PlanInput) -> Vec<PlanItem> {
+    let mut items = Vec::new();
     if input.modes.contains(&Mode::Typing) {
-        plan.items.extend(typing_items(input));
+        items.extend(typing_items(input));
+    }
+    if input.modes.contains(&Mode::X11) {
+        items.extend(x11_items(input));
     }
     if input.modes.contains(&Mode::Exec) && input.client.kind == ClientKind::OpenSsh {
         // dbclient shares no connection: there is nothing to compare.
-        plan.items.extend(ExecVia::ALL.map(|via| PlanItem {
+        items.extend(ExecVia::ALL.map(|via| PlanItem {
             mode: Mode::Exec,
             suite: Suite {
                 exec: Some(via),
@@ -417,6 +446,16 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
             },
         }));
     }
+    items
+}
+
+/// Build the plan: connect suites first, then send, then receive.
+pub fn build(input: &PlanInput) -> Result<Plan> {
+    let mut plan = Plan::default();
+    if input.modes.contains(&Mode::Connect) {
+        plan.items = connect_items(input, &mut plan.notes)?;
+    }
+    plan.items.extend(interactive_items(input));
     // Send, receive and echo all vary what an established session uses.
     let session: Vec<Mode> = input
         .modes
@@ -551,6 +590,30 @@ mod tests {
         };
         let interval = Some(KeystrokeTiming::Interval(40));
         assert_eq!(typing("9.5p1", ClientKind::OpenSsh, &asked), [interval]);
+    }
+
+    #[test]
+    fn x11_is_planned_with_compression_and_the_clock_on_and_off() {
+        let f = Filters::default();
+        let mut c = client();
+        c.version.product = "OpenSSH".into();
+        let variants = |c: &ClientOffer| -> Vec<(bool, Option<KeystrokeTiming>)> {
+            let plan = build(&input(c, None, &f, &[Mode::X11])).unwrap();
+            assert!(plan.items.iter().all(|i| i.mode == Mode::X11));
+            (plan.items.iter())
+                .map(|i| (i.suite.compression.is_some(), i.suite.keystrokes))
+                .collect()
+        };
+        c.version.version = "9.2p1".into();
+        assert_eq!(variants(&c), [(false, None), (true, None)]);
+        c.version.version = "10.0p2".into();
+        let (yes, no) = (Some(KeystrokeTiming::Yes), Some(KeystrokeTiming::No));
+        assert_eq!(
+            variants(&c),
+            [(false, yes), (false, no), (true, yes), (true, no)]
+        );
+        c.kind = ClientKind::Dropbear;
+        assert!(variants(&c).is_empty());
     }
 
     #[test]

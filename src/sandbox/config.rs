@@ -95,6 +95,12 @@ impl SshdConfig {
         if opts.forwarding {
             self.set("AllowTcpForwarding", "yes");
         }
+        if opts.x11 {
+            self.set("X11Forwarding", "yes");
+        }
+        if let Some(xauth) = &opts.xauth {
+            self.set("XAuthLocation", &format!("\"{}\"", xauth.display()));
+        }
         if opts.log_kex {
             self.set("LogLevel", "DEBUG1");
         }

@@ -67,6 +67,10 @@ pub struct SandboxOptions {
     /// client that cannot say it itself (dbclient). Off otherwise, to keep sshd's
     /// per-connection work what a real server's is.
     pub log_kex: bool,
+    /// Forward X11 (`x11` mode): sshd sets up a display and its cookie with xauth.
+    pub x11: bool,
+    /// Where sshd looks for xauth, when not its default (a server without it).
+    pub xauth: Option<PathBuf>,
 }
 
 /// A running throwaway sshd. Dropping it tears everything down.

@@ -15,6 +15,7 @@ use super::scope::{
 use super::show::SuiteRow;
 use super::typing;
 use super::unforced::{self, Unforced};
+use super::x11;
 use crate::analysis::{self, Bound, SuiteStats};
 use crate::model::{Mode, Suite};
 use crate::offer::catalogue::Grade;
@@ -89,6 +90,9 @@ pub struct HeadlineView {
     /// Short commands, where measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exec: Option<exec::ExecView>,
+    /// X11 forwarding, where measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x11: Option<x11::X11View>,
 }
 
 fn mode_line(scope: &Scope, mode: Mode) -> Option<ModeLine> {
@@ -158,8 +162,9 @@ fn mode_answers(scope: &Scope) -> (Vec<ModeLine>, Vec<FailedMode>) {
     let (mut modes, mut failed) = (Vec::new(), Vec::new());
     // Typing's variants are not suites to rank: they trade a protection for time
     // (`views::typing` says both); exec's ways are said with what they cost
-    // (`views::exec`).
-    for m in (scope.modes().into_iter()).filter(|&m| !matches!(m, Mode::Typing | Mode::Exec)) {
+    // (`views::exec`), X11's with what compression and the clock change (`views::x11`).
+    let own_words = |m: Mode| matches!(m, Mode::Typing | Mode::Exec | Mode::X11);
+    for m in (scope.modes().into_iter()).filter(|&m| !own_words(m)) {
         match mode_line(scope, m) {
             Some(line) => modes.push(line),
             None => failed.push(failed_mode(scope, m)),
@@ -195,6 +200,7 @@ pub fn view(scope: &Scope) -> HeadlineView {
         cut_short: scope.cut_short(),
         typing: typing::view(scope),
         exec: exec::view(scope),
+        x11: x11::view(scope),
     }
 }
 
@@ -398,6 +404,23 @@ fn race_advice(modes: &[ModeLine]) -> Vec<String> {
     budget.into_iter().chain(rounds).collect()
 }
 
+/// Typing's, exec's and X11's lines: each variant, then what they tell.
+fn own_mode_lines(doc: &mut Document, v: &HeadlineView) {
+    let own = [
+        ("typing", v.typing.as_ref().map(typing::sentences)),
+        ("exec", v.exec.as_ref().map(|e| exec::sentences(e, true))),
+        ("x11", v.x11.as_ref().map(x11::sentences)),
+    ];
+    for (mode, (each, after)) in own.into_iter().filter_map(|(m, s)| Some((m, s?))) {
+        for line in each {
+            doc.para(format!("{mode:<8} {line}"), "           ");
+        }
+        for line in after {
+            doc.para(format!("{FOLLOW}{line}"), "           ");
+        }
+    }
+}
+
 /// The headline as a document for a terminal `width` columns wide ([`WIDTH`] when
 /// piped): the config block's lists are cut to fit it.
 pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
@@ -410,24 +433,7 @@ pub fn headline(scope: &Scope, width: usize) -> (Document, HeadlineView) {
     for line in mode_lines(&v.modes, &v.failed, width) {
         doc.para(line, "           ");
     }
-    if let Some(t) = &v.typing {
-        let (variants, cost) = typing::sentences(t);
-        for line in variants {
-            doc.para(format!("typing   {line}"), "           ");
-        }
-        for line in cost {
-            doc.para(format!("{FOLLOW}{line}"), "           ");
-        }
-    }
-    if let Some(e) = &v.exec {
-        let (ways, after) = exec::sentences(e, true);
-        for line in ways {
-            doc.para(format!("exec     {line}"), "           ");
-        }
-        for line in after {
-            doc.para(format!("{FOLLOW}{line}"), "           ");
-        }
-    }
+    own_mode_lines(&mut doc, &v);
     for advice in race_advice(&v.modes) {
         doc.para(advice, "  ");
     }

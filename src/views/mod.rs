@@ -26,3 +26,4 @@ pub mod typing;
 pub mod unforced;
 pub mod verdicts;
 pub mod workload;
+pub mod x11;

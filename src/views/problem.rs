@@ -1,7 +1,7 @@
 //! Why a sample failed, or its mode cannot run, in words: each `model::Problem` said
 //! once, here. What ssh, a server or a tool said is quoted as it came.
 
-use crate::model::{Difference, Doing, Failure, Outcome, Part, Problem, ProcessEnd};
+use crate::model::{Difference, Doing, Failure, Outcome, Part, Problem, ProcessEnd, X11Missing};
 use crate::runner::MAX_CONSECUTIVE_FAILURES;
 
 /// The outcome's reason in words; `None` for a success.
@@ -52,6 +52,7 @@ pub fn say(p: &Problem) -> String {
         | Problem::NoSftp
         | Problem::NoRoom { .. }
         | Problem::NoisyShell { .. } => workload(p),
+        Problem::NoXvfb | Problem::NoX11There { .. } => x11(p),
         Problem::Said { .. }
         | Problem::TooManyAuthTries { .. }
         | Problem::KeyChanged { .. }
@@ -256,6 +257,27 @@ fn workload(p: &Problem) -> String {
              files print only in interactive sessions"
         ),
         _ => unreachable!("say() sends only these here"),
+    }
+}
+
+/// What the x11 mode lacks, here or on the server.
+fn x11(p: &Problem) -> String {
+    match p {
+        Problem::NoXvfb => {
+            "not available: no Xvfb on this client for a private display (Debian: apt-get install \
+             xvfb)"
+                .into()
+        }
+        Problem::NoX11There { missing } => match missing {
+            X11Missing::Forwarding => "not available: the server forwards no X11 (X11Forwarding \
+                 no in its sshd_config, or no xauth to set up the display)"
+                .into(),
+            X11Missing::Xdpyinfo => {
+                "not available: no xdpyinfo on the server (Debian: x11-utils)".into()
+            }
+            X11Missing::Xwd => "not available: no xwd on the server (Debian: x11-apps)".into(),
+        },
+        _ => unreachable!("only X11's problems come here"),
     }
 }
 

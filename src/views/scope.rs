@@ -366,7 +366,7 @@ pub fn counted(n: usize, noun: &str) -> String {
 /// typing (its keys wait milliseconds for a clock), µs for echo.
 pub fn display_value(mode: Mode, v: f64) -> f64 {
     match mode {
-        Mode::Connect | Mode::Typing | Mode::Exec => v * 1e3,
+        Mode::Connect | Mode::Typing | Mode::Exec | Mode::X11 => v * 1e3,
         Mode::Echo => v * 1e6,
         _ => v / 1e6,
     }
@@ -374,7 +374,7 @@ pub fn display_value(mode: Mode, v: f64) -> f64 {
 
 pub fn unit(mode: Mode) -> &'static str {
     match mode {
-        Mode::Connect | Mode::Typing | Mode::Exec => "ms",
+        Mode::Connect | Mode::Typing | Mode::Exec | Mode::X11 => "ms",
         Mode::Echo => "µs",
         _ => "MB/s",
     }
@@ -412,6 +412,17 @@ pub fn suite_label(mode: Mode, s: &Suite) -> String {
             Some(ExecVia::Master) => "over one ControlMaster connection".into(),
             None => "commands".into(),
         },
+        Mode::X11 => {
+            let zlib = if s.compression.is_some() {
+                "compression"
+            } else {
+                "no compression"
+            };
+            match s.keystrokes {
+                Some(k) => format!("{zlib}, ObscureKeystrokeTiming {k}"),
+                None => zlib.into(),
+            }
+        }
         Mode::Typing => match s.keystrokes {
             Some(k) => format!("ObscureKeystrokeTiming {k}"),
             None => "the client's own".into(),

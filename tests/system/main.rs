@@ -21,3 +21,4 @@ mod ssh_audit;
 mod terminal;
 mod tinyssh;
 mod workloads;
+mod x11;

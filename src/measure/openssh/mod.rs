@@ -19,6 +19,7 @@ mod reference;
 mod server_log;
 mod streams;
 mod typing;
+mod x11;
 
 use judge::{Observed, judge, wait_exit};
 use streams::{WriteStep, echo_session, feed_stdin, read_stderr, read_stdout};
@@ -108,6 +109,8 @@ pub struct OpenSsh {
     one_session: bool,
     /// The login allows sftp alone: a connect sample's session is an sftp one.
     sftp_connect: bool,
+    /// The private X display the x11 samples forward (started on first use).
+    display: Option<x11::XDisplay>,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -146,6 +149,7 @@ impl OpenSsh {
             notes: Notes::default(),
             one_session: false,
             sftp_connect: false,
+            display: None,
         }
     }
 
@@ -538,6 +542,9 @@ impl Transport for OpenSsh {
         }
         if req.mode == Mode::Exec {
             return self.exec(req, cancel);
+        }
+        if req.mode == Mode::X11 {
+            return self.x11(req, cancel);
         }
         let mut sample = self.take(req, cancel, None);
         if self.dropbear().is_some() {

@@ -9,13 +9,13 @@ use crate::model::{Mode, SampleRequest};
 /// of the suite.
 pub fn session_options(req: &SampleRequest) -> Vec<String> {
     let timeout = req.timeout.as_secs().clamp(1, 30);
-    // Typing asks for a terminal (`-tt`: ssh's stdin is a pipe), every other mode none.
-    let tty = if req.mode == Mode::Typing {
-        "-tt"
-    } else {
-        "-T"
-    };
-    let mut args: Vec<String> = vec!["-v".into(), tty.into(), "-a".into(), "-x".into()];
+    // Typing and X11 ask for a terminal (`-tt`: ssh's stdin is a pipe; a key typed in it
+    // starts the keystroke clock), every other mode none; X11 alone is forwarded.
+    let terminal = matches!(req.mode, Mode::Typing | Mode::X11);
+    let x11 = req.mode == Mode::X11;
+    let tty = if terminal { "-tt" } else { "-T" };
+    let forward = if x11 { "-X" } else { "-x" };
+    let mut args: Vec<String> = vec!["-v".into(), tty.into(), "-a".into(), forward.into()];
     let mut opt = |kv: String| {
         args.push("-o".into());
         args.push(kv);
@@ -26,7 +26,6 @@ pub fn session_options(req: &SampleRequest) -> Vec<String> {
         "ControlPath=none",
         "ClearAllForwardings=yes",
         "ForwardAgent=no",
-        "ForwardX11=no",
         "RemoteCommand=none",
         "PermitLocalCommand=no",
         NO_HOST_KEY_UPDATES,
@@ -36,12 +35,13 @@ pub fn session_options(req: &SampleRequest) -> Vec<String> {
     opt(format!("ConnectTimeout={timeout}"));
     opt(format!(
         "RequestTTY={}",
-        if req.mode == Mode::Typing {
-            "force"
-        } else {
-            "no"
-        }
+        if terminal { "force" } else { "no" }
     ));
+    // Untrusted: the server's X clients may not read other windows or the keyboard.
+    opt(format!("ForwardX11={}", if x11 { "yes" } else { "no" }));
+    if x11 {
+        opt("ForwardX11Trusted=no".into());
+    }
     if let Some(k) = req.suite.keystrokes {
         opt(format!("ObscureKeystrokeTiming={k}"));
     }

@@ -72,11 +72,29 @@ const EXEC: OwnColumns = OwnColumns {
     ..TYPING
 };
 
+/// X11's: compression and the clock, then each xdpyinfo run's time.
+const X11: OwnColumns = OwnColumns {
+    headers: &[
+        "Variant",
+        "xdpyinfo (ms)",
+        "±95%",
+        "p50 (ms)",
+        "p90 (ms)",
+        "p99 (ms)",
+        "n",
+        "Runs",
+        "Grade",
+        "Tie",
+    ],
+    ..TYPING
+};
+
 fn own_columns(mode: Mode) -> OwnColumns {
     match mode {
         Mode::Echo => ECHO,
         Mode::Typing => TYPING,
         Mode::Exec => EXEC,
+        Mode::X11 => X11,
         Mode::Connect => OwnColumns {
             headers: &[
                 "Host key",
@@ -190,6 +208,7 @@ fn operation_cells(r: &SuiteRow, mean: String, ci: String) -> Vec<String> {
         // The client's own setting where it has none to choose.
         Mode::Typing => vec![(r.suite.keystrokes).map_or("(client's)".into(), |k| k.to_string())],
         Mode::Exec => vec![r.suite.exec.map_or("-".into(), |v| v.to_string())],
+        Mode::X11 => vec![crate::views::scope::suite_label(Mode::X11, &r.suite)],
         _ => Vec::new(),
     };
     let p = |get: fn(&Percentiles) -> f64| shown(r.echo.map(|e| get(&e)));
