@@ -2184,7 +2184,16 @@ fn exec_compares_fresh_connections_with_a_master_and_leaves_nothing_behind() {
     let db = db_in(&dir);
     let out = sshbench()
         .env("TMPDIR", &tmp)
-        .args(["run", "--mode", "exec", "--rounds", "2", "-q", "--db"])
+        .args([
+            "run",
+            "--mode",
+            "exec",
+            "--kex",
+            "curve25519-sha256",
+            "--rounds",
+            "2",
+        ])
+        .args(["-q", "--db"])
         .arg(&db)
         .output()
         .unwrap();

@@ -1532,11 +1532,16 @@ fn view_typing() {
 /// no other goal does.
 #[test]
 fn view_exec() {
-    let via = |v| Suite {
+    let via = |v, kex: Option<&str>| Suite {
         exec: Some(v),
+        kex: kex.map(str::to_string),
         ..Suite::default()
     };
-    let items = [(via(ExecVia::Fresh), 0.140), (via(ExecVia::Master), 0.004)];
+    let items = [
+        (via(ExecVia::Fresh, Some("curve25519-sha256")), 0.140),
+        (via(ExecVia::Fresh, Some("sntrup761x25519-sha512")), 0.180),
+        (via(ExecVia::Master, None), 0.004),
+    ];
     let (answer, [table, json]) = own_goal_views(Mode::Exec, &items, Goal::Commands);
     insta::assert_snapshot!("exec_headline_table", answer);
     insta::assert_snapshot!("exec_recommend_table", table);

@@ -96,12 +96,13 @@ fn echo(sample: &mut Sample, req: &SampleRequest, total: u64) {
     sample.bytes = req.bytes;
 }
 
-/// Commands of 50 ms each on fresh connections, 2 ms over a master whose start took 50;
-/// those with output 10% longer.
+/// Commands of 50 ms each on fresh connections (and their key exchange's fixed cost), 2 ms
+/// over a master whose start took 50; those with output 10% longer.
 fn exec(sample: &mut Sample, req: &SampleRequest) {
+    let kex = req.suite.kex.as_deref().map_or(0, cost) as f64 * 1e-6;
     let (each, master) = match req.suite.exec {
         Some(ExecVia::Master) => (0.002, true),
-        _ => (0.050, false),
+        _ => (0.050 + kex, false),
     };
     sample.echoes = (0..req.bytes)
         .map(|i| each * if prints(i) { 1.1 } else { 1.0 })

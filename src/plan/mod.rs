@@ -426,9 +426,33 @@ fn x11_items(input: &PlanInput) -> Vec<PlanItem> {
     items
 }
 
+/// Short commands: on a fresh connection once per key exchange (each command pays a
+/// handshake of its own), and over one ControlMaster with the client's own (whose
+/// handshake is paid once). dbclient shares no connection: there is nothing to compare.
+fn exec_items(input: &PlanInput, notes: &mut Vec<PlanNote>) -> Result<Vec<PlanItem>> {
+    if input.client.kind != ClientKind::OpenSsh {
+        return Ok(Vec::new());
+    }
+    let item = |exec, kex| PlanItem {
+        mode: Mode::Exec,
+        suite: Suite {
+            exec: Some(exec),
+            kex,
+            ..Suite::default()
+        },
+    };
+    let kexes = select(input, AlgoKind::Kex, notes)?;
+    let mut items: Vec<PlanItem> = (kexes.into_iter())
+        .map(|k| item(ExecVia::Fresh, Some(k)))
+        .collect();
+    items.push(item(ExecVia::Master, None));
+    Ok(items)
+}
+
 /// The modes that vary how the client is used rather than what it negotiates: typing,
-/// X11 and short commands.
-fn interactive_items(input: &PlanInput) -> Vec<PlanItem> {
+/// X11 and short commands. A note planning already made (connect's key exchanges) is
+/// not made twice.
+fn interactive_items(input: &PlanInput, notes: &mut Vec<PlanNote>) -> Result<Vec<PlanItem>> {
     let mut items = Vec::new();
     if input.modes.contains(&Mode::Typing) {
         items.extend(typing_items(input));
@@ -436,17 +460,13 @@ fn interactive_items(input: &PlanInput) -> Vec<PlanItem> {
     if input.modes.contains(&Mode::X11) {
         items.extend(x11_items(input));
     }
-    if input.modes.contains(&Mode::Exec) && input.client.kind == ClientKind::OpenSsh {
-        // dbclient shares no connection: there is nothing to compare.
-        items.extend(ExecVia::ALL.map(|via| PlanItem {
-            mode: Mode::Exec,
-            suite: Suite {
-                exec: Some(via),
-                ..Suite::default()
-            },
-        }));
+    if input.modes.contains(&Mode::Exec) {
+        let mut own = Vec::new();
+        items.extend(exec_items(input, &mut own)?);
+        own.retain(|n| !notes.contains(n));
+        notes.extend(own);
     }
-    items
+    Ok(items)
 }
 
 /// Build the plan: connect suites first, then send, then receive.
@@ -455,7 +475,8 @@ pub fn build(input: &PlanInput) -> Result<Plan> {
     if input.modes.contains(&Mode::Connect) {
         plan.items = connect_items(input, &mut plan.notes)?;
     }
-    plan.items.extend(interactive_items(input));
+    let interactive = interactive_items(input, &mut plan.notes)?;
+    plan.items.extend(interactive);
     // Send, receive and echo all vary what an established session uses.
     let session: Vec<Mode> = input
         .modes
@@ -617,17 +638,32 @@ mod tests {
     }
 
     #[test]
-    fn exec_is_planned_fresh_and_over_a_master_for_openssh_only() {
+    fn exec_is_planned_fresh_per_key_exchange_and_over_a_master_for_openssh_only() {
         let f = Filters::default();
         let mut c = client();
-        let plan = build(&input(&c, None, &f, &[Mode::Exec])).unwrap();
-        let via: Vec<_> = plan.items.iter().map(|i| i.suite.exec).collect();
-        assert_eq!(via, [Some(ExecVia::Fresh), Some(ExecVia::Master)]);
-        assert!(
-            plan.items
-                .iter()
-                .all(|i| i.mode == Mode::Exec && i.suite.cipher.is_none())
+        let plan = build(&input(&c, None, &f, &[Mode::Connect, Mode::Exec])).unwrap();
+        let exec: Vec<_> = (plan.items.iter())
+            .filter(|i| i.mode == Mode::Exec)
+            .map(|i| (i.suite.exec.unwrap(), i.suite.kex.as_deref()))
+            .collect();
+        // The alias of curve25519 folded, as connect folds it, and said once.
+        let fresh = ExecVia::Fresh;
+        assert_eq!(
+            exec,
+            [
+                (fresh, Some("curve25519-sha256")),
+                (fresh, Some("ecdh-sha2-nistp256")),
+                (ExecVia::Master, None)
+            ]
         );
+        let aliases = |n: &&PlanNote| matches!(n, PlanNote::Aliases { .. });
+        assert_eq!(
+            plan.notes.iter().filter(aliases).count(),
+            1,
+            "{:?}",
+            plan.notes
+        );
+        assert!(plan.items.iter().all(|i| i.suite.cipher.is_none()));
         c.kind = ClientKind::Dropbear;
         assert!(
             build(&input(&c, None, &f, &[Mode::Exec]))

@@ -8,9 +8,12 @@ use crate::model::{ExecVia, Mode};
 use serde::Serialize;
 
 /// One way measured.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct ExecVariant {
     pub via: ExecVia,
+    /// A fresh connection's key exchange (each command pays it); `None`: ssh's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kex: Option<String>,
     pub samples: usize,
     /// Every command of every sample, seconds.
     pub per_command: Percentiles,
@@ -22,14 +25,25 @@ pub struct ExecVariant {
 #[derive(Clone, Debug, Serialize)]
 pub struct ExecView {
     pub variants: Vec<ExecVariant>,
-    /// A fresh connection's median command over a master's: how many times faster.
+    /// The quickest fresh connection's median command over a master's: how many times
+    /// faster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gain: Option<f64>,
 }
 
 impl ExecView {
+    /// The quickest variant of `via`.
     fn of(&self, via: ExecVia) -> Option<&ExecVariant> {
-        self.variants.iter().find(|v| v.via == via)
+        (self.variants.iter())
+            .filter(|v| v.via == via)
+            .min_by(|a, b| a.per_command.p50.total_cmp(&b.per_command.p50))
+    }
+
+    /// The slowest variant of `via`.
+    fn slowest(&self, via: ExecVia) -> Option<&ExecVariant> {
+        (self.variants.iter())
+            .filter(|v| v.via == via)
+            .max_by(|a, b| a.per_command.p50.total_cmp(&b.per_command.p50))
     }
 
     /// A master measured, and faster than a fresh connection per command.
@@ -45,6 +59,7 @@ pub fn view(scope: &Scope) -> Option<ExecView> {
         .filter_map(|s| {
             Some(ExecVariant {
                 via: s.suite.exec?,
+                kex: s.suite.kex.clone(),
                 samples: s.ok,
                 per_command: s.echo?,
                 master_start_s: s
@@ -79,21 +94,42 @@ fn how(via: ExecVia) -> &'static str {
     }
 }
 
+/// A way's sentence: the quickest variant, over a master its start, and on fresh
+/// connections of several key exchanges the slowest too.
+fn way(v: &ExecView, via: ExecVia) -> Option<String> {
+    let (x, slow) = (v.of(via)?, v.slowest(via)?);
+    let p = x.per_command;
+    let kex = |x: &ExecVariant| {
+        x.kex
+            .as_ref()
+            .map(|k| format!(" with {k}"))
+            .unwrap_or_default()
+    };
+    let start = (x.master_start_s)
+        .map(|s| format!(", after the master's own start of {}", ms(s)))
+        .unwrap_or_default();
+    let range = match slow.kex != x.kex {
+        true => format!(
+            ", {} with {}",
+            ms(slow.per_command.p50),
+            slow.kex.as_deref().unwrap_or("ssh's own")
+        ),
+        false => String::new(),
+    };
+    Some(format!(
+        "{}: {} per command{} (p99 {}){start}{range}",
+        how(via),
+        ms(p.p50),
+        kex(x),
+        ms(p.p99)
+    ))
+}
+
 /// One sentence per way, then how they compare; `pointer`: say where the lines are.
 pub fn sentences(v: &ExecView, pointer: bool) -> (Vec<String>, Vec<String>) {
-    let ways = (v.variants.iter())
-        .map(|x| {
-            let p = x.per_command;
-            let start = (x.master_start_s)
-                .map(|s| format!(", after the master's own start of {}", ms(s)))
-                .unwrap_or_default();
-            format!(
-                "{}: {} per command (p99 {}){start}",
-                how(x.via),
-                ms(p.p50),
-                ms(p.p99)
-            )
-        })
+    let ways = ExecVia::ALL
+        .into_iter()
+        .filter_map(|via| way(v, via))
         .collect();
     let mut after = Vec::new();
     if let Some(g) = v.gain {
