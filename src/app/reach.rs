@@ -120,7 +120,8 @@ impl Reach for OverSsh {
         Box::new(
             OpenSsh::new(ssh.to_path_buf(), srv.target.clone(), payload)
                 .with_dialect(dialect)
-                .with_workloads(workloads),
+                .with_workloads(workloads)
+                .with_terminals(srv.gives_terminals()),
         )
     }
 

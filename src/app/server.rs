@@ -129,6 +129,12 @@ pub struct Server {
 }
 
 impl Server {
+    /// Whether the server can give a session a terminal: a real one can; the sandbox
+    /// run by an ordinary user may not.
+    pub fn gives_terminals(&self) -> bool {
+        self.sandbox.as_ref().is_none_or(Sandbox::gives_terminals)
+    }
+
     /// dbclient's home and key for the sandbox (`None` for a real server, which it
     /// reaches with the user's own).
     pub fn dropbear_files(&self, dbclient: &Path) -> Option<Result<DropbearFiles>> {

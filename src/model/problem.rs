@@ -124,6 +124,8 @@ pub enum Problem {
     NoSftp,
     /// No X server for a private display here (Xvfb).
     NoXvfb,
+    /// The sandbox's sshd, run by an ordinary user, can give no session a terminal here.
+    NoTerminal,
     /// The server cannot run the X11 mode's clients through a forwarded display.
     NoX11There { missing: X11Missing },
     /// The server's directory has too little room for a sample.

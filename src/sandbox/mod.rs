@@ -384,6 +384,12 @@ impl Sandbox {
         fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
     }
 
+    /// Whether its sshd can give a session a terminal: it runs as whoever started it,
+    /// which as an ordinary user it may not (see [`crate::sys::pty`]).
+    pub fn gives_terminals(&self) -> bool {
+        crate::sys::pty::terminals_handed_over()
+    }
+
     /// sshd's log, when it says what each connection negotiated (see
     /// [`SandboxOptions::log_kex`]).
     pub fn kex_log(&self) -> Option<PathBuf> {

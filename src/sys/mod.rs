@@ -12,6 +12,7 @@ pub mod load;
 pub mod machine;
 pub mod pacer;
 pub mod proc;
+pub mod pty;
 pub mod run;
 pub mod scratch;
 pub mod seal;

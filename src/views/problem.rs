@@ -52,7 +52,7 @@ pub fn say(p: &Problem) -> String {
         | Problem::NoSftp
         | Problem::NoRoom { .. }
         | Problem::NoisyShell { .. } => workload(p),
-        Problem::NoXvfb | Problem::NoX11There { .. } => x11(p),
+        Problem::NoXvfb | Problem::NoX11There { .. } | Problem::NoTerminal => x11(p),
         Problem::Said { .. }
         | Problem::TooManyAuthTries { .. }
         | Problem::KeyChanged { .. }
@@ -260,9 +260,13 @@ fn workload(p: &Problem) -> String {
     }
 }
 
-/// What the x11 mode lacks, here or on the server.
+/// What the typing and x11 modes lack, here or on the server.
 fn x11(p: &Problem) -> String {
     match p {
+        Problem::NoTerminal => "not available: the sandbox's sshd runs as you, not root, and \
+             this system gives new terminals to their opener's group, so it can hand a session \
+             none (sshd would chown it to the tty group); run as root, or against a real server"
+            .into(),
         Problem::NoXvfb => {
             "not available: no Xvfb on this client for a private display (Debian: apt-get install \
              xvfb)"

@@ -179,6 +179,7 @@ pub fn transport(sb: &Sandbox) -> OpenSsh {
         Target::sandbox(sb.ssh_config(), sandbox::ALIAS),
         Payload::random(1 << 20, 42),
     )
+    .with_terminals(sb.gives_terminals())
 }
 
 /// Let the sandbox's key run sftp alone (as `ForceCommand internal-sftp` does for a NAS's

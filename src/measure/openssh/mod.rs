@@ -30,7 +30,8 @@ use super::workload::Workloads;
 use super::{GroupProgress, Transport, rekey, remote, sshlog};
 use crate::destination::Target;
 use crate::model::{
-    Doing, FailureKind, Mode, Negotiated, Note, Outcome, Sample, SampleRequest, WorkloadSpec,
+    Doing, FailureKind, Mode, Negotiated, Note, Outcome, Problem, Sample, SampleRequest,
+    WorkloadSpec,
 };
 use crate::sys::cancel::Cancel;
 use crate::sys::proc::{self, Exit};
@@ -111,6 +112,9 @@ pub struct OpenSsh {
     sftp_connect: bool,
     /// The private X display the x11 samples forward (started on first use).
     display: Option<x11::XDisplay>,
+    /// The server can give a session a terminal (typing and x11 ask for one); not so for
+    /// a sandbox run by an ordinary user where terminals need root to hand over.
+    terminals: bool,
 }
 
 /// The scratch directories' prefix (swept when a killed run left one).
@@ -150,6 +154,7 @@ impl OpenSsh {
             one_session: false,
             sftp_connect: false,
             display: None,
+            terminals: true,
         }
     }
 
@@ -164,6 +169,12 @@ impl OpenSsh {
             Dialect::Dropbear(login) => Some(login),
             Dialect::OpenSsh | Dialect::Hpn => None,
         }
+    }
+
+    /// Whether the server can give a session a terminal (see [`crate::sys::pty`]).
+    pub fn with_terminals(mut self, terminals: bool) -> Self {
+        self.terminals = terminals;
+        self
     }
 
     /// What the workload modes move (the default: [`WorkloadSpec::default`]).
@@ -529,6 +540,7 @@ impl Transport for OpenSsh {
         other.dialect = self.dialect.clone();
         other.one_session = self.one_session;
         other.sftp_connect = self.sftp_connect;
+        other.terminals = self.terminals;
         Some(Box::new(other))
     }
 
@@ -542,6 +554,14 @@ impl Transport for OpenSsh {
         }
         if req.mode == Mode::Exec {
             return self.exec(req, cancel);
+        }
+        if matches!(req.mode, Mode::Typing | Mode::X11) && !self.terminals {
+            let problem = Problem::NoTerminal;
+            return Sample::new(
+                req.suite.clone(),
+                req.mode,
+                Outcome::Unavailable { problem },
+            );
         }
         if req.mode == Mode::X11 {
             return self.x11(req, cancel);
