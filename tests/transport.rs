@@ -194,7 +194,10 @@ fn typing_types_the_pattern_into_a_terminal_and_counts_the_wire() {
     let mut t = common::transport(&sb).with_terminals(true);
     let s = t.measure(&r, &Cancel::new());
     if !sb.gives_terminals() {
-        assert!(!s.outcome.is_success(), "a terminal was handed over after all: {s:?}");
+        assert!(
+            !s.outcome.is_success(),
+            "a terminal was handed over after all: {s:?}"
+        );
         let mut t = common::transport(&sb);
         let s = t.measure(&r, &Cancel::new());
         let said = sshbench::views::problem::of_outcome(&s.outcome).unwrap_or_default();
