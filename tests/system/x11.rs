@@ -66,8 +66,11 @@ fn x11_times_a_round_trip_client_and_a_bulk_one_through_a_private_display() {
     });
     let mut t = common::transport(&sb);
     for compression in [false, true] {
-        let s = t.measure(&request(compression), &Cancel::new());
-        assert_eq!(s.outcome, Outcome::Success, "{s:?}\n{}", sb.log());
+        // Up to three tries, as the runner gives a failed sample: one CI run among the
+        // whole second tier saw a sample end before any X client ran (not seen alone).
+        let mut tries = (0..3).map(|_| t.measure(&request(compression), &Cancel::new()));
+        let s = (tries.find(|s| s.outcome.is_success()))
+            .unwrap_or_else(|| panic!("three tries failed\n{}", sb.log()));
         assert_eq!(s.echoes.len(), 5, "five xdpyinfo runs");
         assert!(
             s.echoes.iter().all(|&e| e > 0.0 && e < 30.0),
