@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         CommandArgs::Algos(args) => app::algos(args),
         CommandArgs::Runs(args) => app::runs(args),
         CommandArgs::Db(args) => app::db(args),
+        CommandArgs::Fleet(args) => app::fleet(args),
         CommandArgs::Sandbox(args) => app::sandbox(args),
         CommandArgs::Show(args) => app::show(args),
         CommandArgs::Summary(args) => app::summary(args),

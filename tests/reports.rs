@@ -648,6 +648,9 @@ fn view_fleet_run() {
         ssh: Vec::new(),
         jobs: 2,
         sealed: false,
+        name: None,
+        lease_s: 60,
+        client: None,
         hosts: vec![
             host(0, "pi@nas", "complete", Some(1), None),
             host(1, "pi@nas2", "complete", Some(3), None),
@@ -664,6 +667,95 @@ fn view_fleet_run() {
     for (name, format) in [("table", Format::Table), ("json", Format::Json)] {
         let out = export::render(&doc, &view, format, Style::default());
         insta::assert_snapshot!(format!("fleet_run_{name}"), out);
+    }
+}
+
+/// `fleet status`: three workers (one alive holding a host, one gone whose host was
+/// taken over, one silent), the hosts held with their leases, a host claimed twice, and
+/// the time left.
+#[test]
+fn view_fleet_status() {
+    use sshbench::model::{HostStatus, RunOptions, WorkerClient};
+    use sshbench::store::{FleetClock, FleetHost, FleetRecord, HostClaim, WorkerRecord};
+    use sshbench::views::export::{self, Format, Style};
+    use sshbench::views::fleet::status;
+    let statuses = [
+        HostStatus::Complete,
+        HostStatus::Complete,
+        HostStatus::Running,
+        HostStatus::Running,
+        HostStatus::Pending,
+        HostStatus::Failed,
+    ];
+    let hosts = (statuses.iter().enumerate())
+        .map(|(i, &status)| FleetHost {
+            position: i,
+            destination: format!("web{i}"),
+            status,
+            problem: None,
+            run_id: (status != HostStatus::Pending).then_some(i as i64 + 1),
+        })
+        .collect();
+    let client = WorkerClient {
+        cpu_model: Some("AMD EPYC".into()),
+        cores: Some(2),
+        ssh: vec!["OpenSSH_9.2p1".into()],
+    };
+    let fleet = FleetRecord {
+        id: 4,
+        started_at: "2026-12-06T10:00:00Z".into(),
+        status: RunStatus::Running,
+        options: RunOptions::default(),
+        ssh: Vec::new(),
+        jobs: 1,
+        sealed: true,
+        name: Some("web".into()),
+        lease_s: 60,
+        client: Some(client.clone()),
+        hosts,
+    };
+    let now = 1_000_000.0;
+    let worker = |id, machine: &str, pid, seen_ago, ended: Option<f64>, gone| WorkerRecord {
+        id,
+        machine: machine.into(),
+        boot: None,
+        pid,
+        client: client.clone(),
+        jobs: 1,
+        started_s: now - 900.0,
+        seen_s: now - seen_ago,
+        ended_s: ended,
+        gone,
+    };
+    let claim = |position, worker, lease_left: Option<f64>, claims, took: Option<f64>| HostClaim {
+        position,
+        worker,
+        lease_until: lease_left.map(|l| now + l),
+        claims,
+        claimed_s: took.map(|t| now - 600.0 - t),
+        finished_s: took.map(|_| now - 600.0),
+    };
+    let clock = FleetClock {
+        now_s: now,
+        workers: vec![
+            worker(1, "client-a", 4100, 2.0, None, false),
+            worker(2, "client-a", 4177, 300.0, Some(now - 300.0), true),
+            worker(3, "client-b", 880, 190.0, None, false),
+        ],
+        hosts: vec![
+            claim(0, None, None, 1, Some(240.0)),
+            claim(1, None, None, 1, Some(300.0)),
+            claim(2, Some(1), Some(41.5), 2, None),
+            claim(3, Some(3), Some(-130.0), 1, None),
+            claim(4, None, None, 0, None),
+            claim(5, None, None, 1, None),
+        ],
+    };
+    let view = status::view(&fleet, &clock);
+    let doc = status::document(&view);
+    for (name, format) in [("table", Format::Table), ("json", Format::Json)] {
+        let out = export::render(&doc, &view, format, Style::default());
+        insta::assert_snapshot!(format!("fleet_status_{name}"), out);
     }
 }
 

@@ -306,8 +306,17 @@ fn resume_runs_nothing_planted_in_the_database() {
         "-o".to_string(),
         format!("ProxyCommand=touch {}", marker.display()),
     ];
+    let client = sshbench::model::WorkerClient::default();
     theirs
-        .create_fleet(&["victim".into()], &common::OPTIONS, &ssh, 1)
+        .create_fleet(&sshbench::store::NewFleet {
+            hosts: &["victim".into()],
+            options: &common::OPTIONS,
+            ssh: &ssh,
+            jobs: 1,
+            name: None,
+            lease_s: 60,
+            client: &client,
+        })
         .unwrap();
     let mine = Store::open(&db)
         .unwrap()
@@ -352,6 +361,64 @@ fn resume_runs_nothing_planted_in_the_database() {
         "{err}"
     );
     assert!(!marker.exists(), "the planted ProxyCommand ran");
+}
+
+/// A shared fleet another user created, whose host's run that user's rows point at a
+/// ProxyCommand: a worker joining it measures the host with its own destination and ssh
+/// options, and the planted command never runs. One that would need other ssh options
+/// than the worker's own is refused.
+#[test]
+fn joining_a_planted_fleet_runs_nothing_it_holds() {
+    use sshbench::destination::Target;
+    use sshbench::store::Store;
+    use sshbench::sys::seal::Sealer;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.sqlite");
+    let marker = dir.path().join("ran");
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "victim.invalid\n").unwrap();
+    let worker = |data: &str, extra: &[&str]| {
+        let out = sshbench()
+            .env("XDG_DATA_HOME", dir.path().join(data))
+            .args([
+                "run", "--fleet", "team", "--mode", "connect", "--rounds", "1",
+            ])
+            .args(extra)
+            .arg("--hosts")
+            .arg(&hosts)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stderr))
+    };
+    // Their worker creates the fleet (the host cannot be reached: it fails) ...
+    let (code, err) = worker("theirs", &[]);
+    assert_eq!(code, Some(3), "{err}");
+    // ... and points the host at a run of theirs that goes through a ProxyCommand.
+    let planted = Target::parse("victim.invalid").unwrap().with_ssh_args(vec![
+        "-o".into(),
+        format!("ProxyCommand=touch {}", marker.display()),
+    ]);
+    let theirs = Store::open(&db)
+        .unwrap()
+        .sealed_with(Sealer::at(&dir.path().join("theirs/sshbench/seal.key")).unwrap());
+    let run = stored_run(&theirs, &planted, &common::OPTIONS, None);
+    drop(theirs);
+    let sql = "UPDATE fleet_hosts SET status = 'interrupted', run_id = ?1";
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(conn.execute(sql, [run]).unwrap(), 1);
+    drop(conn);
+    let (code, err) = worker("mine", &[]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("victim.invalid"), "{err}");
+    assert!(!marker.exists(), "the planted ProxyCommand ran");
+    // A fleet whose stored ssh options differ from the worker's is not joined.
+    let proxy = format!("ProxyCommand=touch {}", marker.display());
+    let (code, err) = worker("mine", &["-o", &proxy]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("created with other options"), "{err}");
+    assert!(!marker.exists(), "the ProxyCommand ran");
 }
 
 /// A stored row that would write lines of its own into an `ssh_config` block (a

@@ -1,20 +1,20 @@
 //! `sshbench run` over several hosts (a fleet run): each host is a run of its own, with
-//! the same options; hosts are measured side by side up to `--jobs`, each on CPUs of its
-//! own, and the fleet's state is stored so that `--resume` finishes it after Ctrl-C or
-//! `kill -9`. A host that fails is reported and skipped; the exit status says so.
+//! the same options. The fleet is stored, or joined by name (`--fleet`), and this process
+//! is one of its workers (`fleet_worker`): up to `--jobs` hosts at once, each on CPUs of
+//! its own, claimed from the database, so that `--resume` and other workers finish it
+//! after Ctrl-C or `kill -9`. A host that fails is reported and skipped; the exit status
+//! says so.
 
-use super::progress::Progress;
-use super::run::{HostRun, Shared, build_plan, measure};
+use super::fleet_worker;
+use super::run::{Shared, build_plan};
 use anyhow::{Context, Result, bail};
 use sshbench::destination::{self, Target};
-use sshbench::model::{HostProblem, HostStatus, RunOptions, RunStatus};
-use sshbench::runner::{Abort, End};
-use sshbench::store::{FleetHost, FleetRecord, Store};
-use sshbench::sys::affinity;
+use sshbench::model::fleet::DEFAULT_LEASE_S;
+use sshbench::model::{ClientPart, HostStatus, RunStatus, WorkerClient};
+use sshbench::store::{FleetRecord, NewFleet};
+use sshbench::sys::{affinity, machine};
 use sshbench::views::fleet as fleet_view;
-use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::Mutex;
 
 /// Exit status of a fleet run that finished with a host failed (ssh-audit's
 /// "connection error"; 1 is an error that stopped everything, 2 a usage error).
@@ -56,7 +56,8 @@ fn cpu_sets(jobs: Option<usize>, hosts: usize, given: bool) -> Result<Vec<Option
     })
 }
 
-/// A new fleet run of the destinations given and those of `--hosts`.
+/// A new fleet run of the destinations given and those of `--hosts`, or (`--fleet NAME`)
+/// the shared fleet of that name joined.
 pub fn start(sh: &Shared) -> Result<u8> {
     let cfg = sh.cfg;
     let listed = cfg.hosts_file.as_deref().map(read_hosts).transpose()?;
@@ -71,9 +72,101 @@ pub fn start(sh: &Shared) -> Result<u8> {
         one_name_per_server(sh, &hosts)?;
     }
     let store = super::sealed_store(sh.db)?;
-    let id = store.create_fleet(&hosts, &cfg.options, &cfg.ssh_args, sets.len())?;
+    let client = worker_client(sh);
+    let new = NewFleet {
+        hosts: &hosts,
+        options: &cfg.options,
+        ssh: &cfg.ssh_args,
+        jobs: sets.len(),
+        name: cfg.fleet_name.as_deref(),
+        lease_s: cfg.fleet_lease_s.unwrap_or(DEFAULT_LEASE_S),
+        client: &client,
+    };
+    let (id, created) = match new.name {
+        Some(_) => store.create_or_join(&new)?,
+        None => (store.create_fleet(&new)?, true),
+    };
     let fleet = store.fleet(id)?.context("the fleet just stored")?;
-    drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
+    if !created {
+        check_joinable(&fleet, &new)?;
+        if cfg.fleet_lease_s.is_some_and(|l| l != fleet.lease_s) && !cfg.quiet {
+            say_err!(
+                "note: fleet {} keeps the lease it was created with, {} s",
+                fleet.id,
+                fleet.lease_s
+            );
+        }
+    }
+    fleet_worker::drive(sh, fleet, cfg.options.clone(), cfg.ssh_args.clone(), sets)
+}
+
+/// The client this process measures with, as a fleet's workers must share it.
+pub(super) fn worker_client(sh: &Shared) -> WorkerClient {
+    let m = machine::this_machine();
+    let ssh = match sh.given.is_empty() {
+        true => vec![sh.own.offer.version.raw.clone()],
+        false => sh
+            .given
+            .iter()
+            .map(|c| c.offer.version.raw.clone())
+            .collect(),
+    };
+    WorkerClient {
+        cpu_model: m.cpu_model,
+        cores: m.cores,
+        ssh,
+    }
+}
+
+/// Refuse to join a fleet that measures other hosts, with other options, or from
+/// another client: its figures would not be one fleet's. Nothing stored is used: the
+/// worker measures what its own command line says, once that is the fleet's.
+fn check_joinable(fleet: &FleetRecord, mine: &NewFleet) -> Result<()> {
+    let name = fleet.name.as_deref().unwrap_or_default();
+    let theirs: Vec<&str> = fleet.hosts.iter().map(|h| h.destination.as_str()).collect();
+    if !theirs.iter().eq(mine.hosts.iter()) {
+        bail!(
+            "fleet {name} measures other hosts ({} listed) than yours ({}): give the hosts \
+             it was created with, or another --fleet name",
+            theirs.len(),
+            mine.hosts.len()
+        );
+    }
+    if fleet.options != *mine.options || fleet.ssh != mine.ssh {
+        bail!(
+            "fleet {name} was created with other options (modes, filters, rounds, ssh \
+             options): give the same ones, or another --fleet name"
+        );
+    }
+    let Some(client) = &fleet.client else {
+        return Ok(());
+    };
+    let differs = mine.client.differences(client);
+    if !differs.is_empty() {
+        let say = |c: &WorkerClient, part: &ClientPart| match part {
+            ClientPart::CpuModel => c.cpu_model.clone().unwrap_or("an unknown CPU".into()),
+            ClientPart::Cores => c
+                .cores
+                .map_or("unknown cores".into(), |n| format!("{n} cores")),
+            ClientPart::Ssh => c.ssh.join(", "),
+        };
+        let parts: Vec<String> = (differs.iter())
+            .map(|p| {
+                format!(
+                    "{} here, {} in the fleet",
+                    say(mine.client, p),
+                    say(client, p)
+                )
+            })
+            .collect();
+        bail!(
+            "this client differs from fleet {name}'s ({}): its figures would not compare \
+             with the fleet's; join from a client like the fleet's, or measure these hosts \
+             as a fleet of their own (another --fleet name)",
+            parts.join("; ")
+        );
+    }
+    Ok(())
 }
 
 /// Two names (aliases, a name and its address) that ssh takes to one server: measured
@@ -150,250 +243,47 @@ pub fn resume(sh: &Shared, fleet: FleetRecord) -> Result<u8> {
             }
         );
     }
-    drive(sh, fleet, options, ssh, sets)
+    super::sealed_store(sh.db)?.reopen_hosts(fleet.id)?;
+    fleet_worker::drive(sh, fleet, options, ssh, sets)
 }
 
-/// Hosts done, running and failed, for the progress line.
-#[derive(Default)]
-struct Tally {
-    done: usize,
-    running: usize,
-    failed: usize,
-    waiting: usize,
-}
-
-impl Tally {
-    fn line(&self) -> String {
-        format!(
-            "hosts: {} done, {} running, {} failed, {} waiting",
-            self.done, self.running, self.failed, self.waiting
-        )
-    }
-}
-
-/// What the hosts' workers share.
-struct Work<'a> {
-    sh: &'a Shared<'a>,
-    fleet: i64,
-    options: &'a RunOptions,
-    ssh: &'a [String],
-    queue: Mutex<VecDeque<FleetHost>>,
-    tally: Mutex<Tally>,
-}
-
-impl Work<'_> {
-    fn update(&self, f: impl FnOnce(&mut Tally)) {
-        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut t);
-        if !self.sh.cfg.quiet {
-            say_err!("{}", t.line());
-        }
-    }
-}
-
-fn announce(fleet: &FleetRecord, sets: &[Option<Vec<usize>>]) -> String {
-    let pinned: Vec<String> = sets
-        .iter()
-        .flatten()
-        .map(|s| affinity::format_list(s))
-        .collect();
-    let cpus = match pinned.len() {
-        0 => String::new(),
-        _ => format!(" (client CPUs {})", pinned.join(" / ")),
-    };
-    let n = fleet.hosts.len();
-    format!(
-        "fleet run {}: {n} hosts, {} at once{cpus}",
-        fleet.id,
-        sets.len()
-    )
-}
-
-fn drive(
-    sh: &Shared,
-    fleet: FleetRecord,
-    options: RunOptions,
-    ssh: Vec<String>,
-    sets: Vec<Option<Vec<usize>>>,
-) -> Result<u8> {
-    let todo: VecDeque<FleetHost> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.status != HostStatus::Complete)
-        .cloned()
-        .collect();
-    let tally = Tally {
-        done: fleet.hosts.len() - todo.len(),
-        waiting: todo.len(),
-        ..Tally::default()
-    };
-    if !sh.cfg.quiet {
-        say_err!("{}", announce(&fleet, &sets));
-    }
-    let work = Work {
-        sh,
-        fleet: fleet.id,
-        options: &options,
-        ssh: &ssh,
-        queue: Mutex::new(todo),
-        tally: Mutex::new(tally),
-    };
-    let errors: Vec<anyhow::Error> = std::thread::scope(|s| {
-        let workers: Vec<_> = sets
-            .iter()
-            .map(|set| s.spawn(|| worker(&work, set.as_deref())))
-            .collect();
-        workers
-            .into_iter()
-            .filter_map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a host's worker panicked")))
-                    .err()
-            })
-            .collect()
-    });
-    if let Some(e) = errors.into_iter().next() {
-        return Err(e);
-    }
-    finish(sh, fleet.id)
-}
-
-/// Measure hosts from the queue until it is empty or the run is cancelled.
-fn worker(work: &Work, cpus: Option<&[usize]>) -> Result<()> {
-    if let Some(cpus) = cpus {
-        // Every ssh this thread starts, and every thread feeding one, inherits this.
-        affinity::pin_thread(cpus).context("giving a host CPUs of its own")?;
-    }
-    let store = super::sealed_store(work.sh.db)?;
-    loop {
-        if work.sh.cancel.is_cancelled() {
-            return Ok(());
-        }
-        let next = work
-            .queue
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front();
-        let Some(mut host) = next else {
-            return Ok(());
-        };
-        work.update(|t| {
-            t.waiting -= 1;
-            t.running += 1;
-        });
-        measure_host(work, &store, &mut host)?;
-        store.set_fleet_host(work.fleet, &host)?;
-        work.update(|t| {
-            t.running -= 1;
-            match host.status {
-                HostStatus::Complete => t.done += 1,
-                HostStatus::Failed => t.failed += 1,
-                _ => t.waiting += 1,
-            }
-        });
-    }
-}
-
-/// One host's run, new or resumed; its state and error land in `host`. Only a store
-/// that cannot be written is an error here: anything the host does is its own failure.
-fn measure_host(work: &Work, store: &Store, host: &mut FleetHost) -> Result<()> {
-    let sh = work.sh;
-    let progress = Progress::for_host(
-        &host.destination,
-        sh.cfg.quiet,
-        sh.cfg.verbose,
-        work.options.rounds,
-    );
-    // A run finished on its own (`run --resume ID`) counts; an unfinished one goes on;
-    // a deleted one starts anew.
-    let run = host.run_id.map(|id| store.run(id)).transpose()?.flatten();
-    if run
-        .as_ref()
-        .is_some_and(|r| r.status == RunStatus::Complete)
-    {
-        host.status = HostStatus::Complete;
-        host.problem = None;
-        return Ok(());
-    }
-    let resumed = run;
-    host.status = HostStatus::Running;
-    host.problem = None;
-    store.set_fleet_host(work.fleet, host)?;
-    // A host's run goes on where it went only if this user's sshbench stored it; else the
-    // fleet's own (sealed) host and ssh options are used. Either is checked as arguments.
-    let destination = match resumed.as_ref().filter(|r| r.sealed) {
-        Some(r) => Ok(r.target.clone()),
-        None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
-    }
-    .and_then(|t| t.check_stored().map(|()| t));
-    let fleet = work.fleet;
-    let mut base = host.clone();
-    let result = destination.and_then(|d| {
-        let run = HostRun {
-            destination: Some(d),
-            resumed: resumed.as_ref(),
-            options: work.options,
-        };
-        measure(sh, store, run, &progress, &mut |id| {
-            base.run_id = Some(id);
-            store.set_fleet_host(fleet, &base)
-        })
-    });
-    host.run_id = base.run_id;
-    let (status, problem) = host_end(result);
-    if let Some(why) = fleet_view::why(status, problem.as_ref()) {
-        progress.say(&format!("{}: {why}", status.as_str()));
-    }
-    host.status = status;
-    host.problem = problem;
-    Ok(())
-}
-
-/// A host's state and why, from how its run ended.
-fn host_end(result: Result<(i64, Result<End, Abort>)>) -> (HostStatus, Option<HostProblem>) {
-    let error = |text| Some(HostProblem::Error { text });
-    match result {
-        Ok((_, Ok(End::Complete))) => (HostStatus::Complete, None),
-        Ok((_, Ok(End::Budget))) => (HostStatus::Budget, None),
-        Ok((_, Err(Abort::Cancelled))) => (HostStatus::Interrupted, None),
-        Ok((_, Err(Abort::Fatal(f)))) => (HostStatus::Failed, Some(HostProblem::Fatal(f))),
-        Ok((_, Err(Abort::TooManyFailures(f)))) => {
-            (HostStatus::Failed, Some(HostProblem::TooManyFailures(f)))
-        }
-        Ok((_, Err(Abort::Store(e)))) => (
-            HostStatus::Failed,
-            error(format!("storing a sample: {e:#}")),
-        ),
-        Err(e) => (HostStatus::Failed, error(format!("{e:#}"))),
-    }
-}
-
-/// The fleet's end: its status stored, every host's state on stdout, the exit status.
-fn finish(sh: &Shared, id: i64) -> Result<u8> {
+/// This worker's end: the fleet's status stored (unless another worker still measures
+/// a host of it), every host's state on stdout, the exit status.
+pub(super) fn finish(sh: &Shared, id: i64) -> Result<u8> {
     let store = super::sealed_store(sh.db)?;
     let fleet = store.fleet(id)?.context("the fleet being finished")?;
     let all = |s: HostStatus| fleet.hosts.iter().all(|h| h.status == s);
     let any = |s: HostStatus| fleet.hosts.iter().any(|h| h.status == s);
-    let status = if sh.cancel.is_cancelled() {
-        RunStatus::Interrupted
-    } else if all(HostStatus::Complete) {
-        RunStatus::Complete
+    let status = if all(HostStatus::Complete) {
+        Some(RunStatus::Complete)
+    } else if any(HostStatus::Running) {
+        None
+    } else if sh.cancel.is_cancelled() {
+        Some(RunStatus::Interrupted)
     } else if any(HostStatus::Failed) {
-        RunStatus::Failed
+        Some(RunStatus::Failed)
     } else {
-        RunStatus::Budget
+        Some(RunStatus::Budget)
     };
-    store.set_fleet_status(id, status)?;
+    if let Some(status) = status {
+        store.set_fleet_status(id, status)?;
+    }
     let (doc, view) = fleet_view::fleet_run(&fleet, &store.sample_counts()?);
     super::emit(&doc, &view, sshbench::cli::FormatArg::Table, sh.cfg.wide)?;
     if let Some(code) = sh.cancel.exit_code() {
-        say_err!(
-            "sshbench: interrupted; fleet run {id} keeps every finished sample \
-             (`sshbench run --resume` finishes it)"
-        );
+        let again = match &fleet.name {
+            Some(name) => format!("`sshbench run --fleet {name}` with its hosts joins it again"),
+            None => "`sshbench run --resume` finishes it".to_string(),
+        };
+        say_err!("sshbench: interrupted; fleet run {id} keeps every finished sample ({again})");
         return Ok(code as u8);
     }
     if !sh.cfg.quiet {
+        if any(HostStatus::Running) {
+            say_err!(
+                "other workers still measure hosts of fleet run {id}: `sshbench fleet status {id}`"
+            );
+        }
         say_err!(
             "more: sshbench summary --fleet / show --fleet / recommend --fleet / report --fleet"
         );

@@ -106,3 +106,35 @@ pub fn load(
     }
     Ok(Some(out))
 }
+
+/// `sshbench fleet status [NAME|ID]`: where a fleet stands, read without changing it.
+pub fn fleet(args: sshbench::cli::FleetArgs) -> Result<u8> {
+    use sshbench::cli::{FleetCommand, FormatArg};
+    use sshbench::views::fleet::status;
+    let FleetCommand::Status { fleet, db, format } = args.command;
+    if !matches!(format, FormatArg::Table | FormatArg::Json) {
+        bail!(sshbench::cli::Usage(anyhow::anyhow!(
+            "fleet status prints a table or JSON (--format table|json)"
+        )));
+    }
+    let store = open_existing(&db.path, "a fleet run stores its fleet")?;
+    let id = match &fleet {
+        None => store.latest_fleet()?,
+        Some(f) => match store.fleet_named(f)? {
+            Some(id) => Some(id),
+            None => f.parse::<i64>().ok(),
+        },
+    };
+    let what = match &fleet {
+        Some(f) => format!("no fleet {f} in {}", store.describe()),
+        None => format!("no fleet run in {}", store.describe()),
+    };
+    let record = match id {
+        Some(id) => store.fleet(id)?,
+        None => None,
+    };
+    let record = record.ok_or_else(|| anyhow::anyhow!("{what}"))?;
+    let clock = store.fleet_clock(record.id)?;
+    let view = status::view(&record, &clock);
+    super::emit(&status::document(&view), &view, format, false)
+}

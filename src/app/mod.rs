@@ -15,6 +15,7 @@ macro_rules! say_err {
 mod commands;
 mod fleet;
 mod fleet_reports;
+mod fleet_worker;
 mod outcome;
 mod overlap;
 mod progress;
@@ -26,6 +27,7 @@ mod server;
 mod streams;
 
 pub use commands::{algos, completions, db, man, runs, sandbox};
+pub use fleet_reports::fleet;
 pub use reports::{compare, recommend, report, show, summary};
 pub use run::run;
 

@@ -57,9 +57,14 @@ pub(super) trait Reach: Sync {
     fn disturbable(&self) -> bool;
 }
 
-/// The reach `--mock-transport` chose.
-pub(super) fn chosen(mock: bool) -> &'static dyn Reach {
-    if mock { &MockReach } else { &OverSsh }
+/// The reach `--mock-transport` chose (with `--mock-pace`: each sample that long).
+pub(super) fn chosen(mock: bool, pace: Option<Duration>) -> Box<dyn Reach> {
+    match mock {
+        true => Box::new(MockReach {
+            pace: pace.unwrap_or_default(),
+        }),
+        false => Box::new(OverSsh),
+    }
 }
 
 /// ssh for real.
@@ -131,7 +136,9 @@ impl Reach for OverSsh {
 }
 
 /// The deterministic mock: no offer, no login, samples made up from the suite.
-struct MockReach;
+struct MockReach {
+    pace: Duration,
+}
 
 impl Reach for MockReach {
     fn offer(
@@ -161,7 +168,10 @@ impl Reach for MockReach {
         _: &Server,
         _: Payload,
     ) -> Box<dyn Transport> {
-        Box::new(Mock::default())
+        Box::new(Mock {
+            pace: self.pace,
+            ..Mock::default()
+        })
     }
 
     fn disturbable(&self) -> bool {

@@ -28,6 +28,7 @@ use sshbench::sys::machine;
 use sshbench::views::notes;
 use sshbench::views::scope::counted;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Stores each sample as it arrives, and each raced item's stop.
@@ -36,20 +37,27 @@ struct StoreSink<'a> {
     run_id: i64,
     /// The stops so far; a resumed race decides every stop again from its samples.
     stops: Vec<(usize, Stop)>,
+    /// A fleet's host: set when this worker's lease on it ran out.
+    lost: Option<&'a AtomicBool>,
 }
 
 impl<'a> StoreSink<'a> {
-    fn new(store: &'a Store, run_id: i64) -> Self {
+    fn new(store: &'a Store, run_id: i64, lost: Option<&'a AtomicBool>) -> Self {
         StoreSink {
             store,
             run_id,
             stops: Vec::new(),
+            lost,
         }
     }
 }
 
 impl Sink for StoreSink<'_> {
     fn record(&mut self, item: usize, round: u32, sample: &Sample) -> Result<()> {
+        // Another worker may have taken the host over: its samples are its own now.
+        if self.lost.is_some_and(|l| l.load(Ordering::SeqCst)) {
+            bail!("this worker's lease on the host ran out; another worker measures it");
+        }
         // The driver's words ("connection closed") do not say which connection.
         (self.store.add_sample(self.run_id, item, round, sample))
             .with_context(|| format!("run {} in {}", self.run_id, self.store.describe()))
@@ -127,6 +135,28 @@ fn clients_of(sh: &Shared, options: &RunOptions) -> Result<Vec<Client>> {
     query_clients(&options.clients)
 }
 
+/// Another user's (or machine's) run, taken over in a shared fleet: its stored suites go
+/// on ssh's command line only if this client would plan them itself.
+fn plan_of_unsealed(
+    run: &RunRecord,
+    clients: &[Client],
+    srv: &Server,
+    options: &RunOptions,
+) -> Result<Plan> {
+    let own = make_plan(None, clients, srv, options)?;
+    if own.items != run.plan {
+        bail!(
+            "run {} was stored by another sshbench, and its plan is not the one this client \
+             makes for the server: it is not resumed from the database",
+            run.id
+        );
+    }
+    Ok(Plan {
+        items: own.items,
+        notes: Vec::new(),
+    })
+}
+
 /// The plan: each client's suites (what it and the server can negotiate), the clients
 /// one after the other, for the rounds to interleave; a resumed run's as stored.
 fn make_plan(
@@ -135,6 +165,9 @@ fn make_plan(
     srv: &Server,
     options: &RunOptions,
 ) -> Result<Plan> {
+    if let Some(run) = resumed.filter(|r| !r.sealed) {
+        return plan_of_unsealed(run, clients, srv, options);
+    }
     if let Some(run) = resumed {
         if let Some(p) = (run.plan.iter()).find(|p| usize::from(p.suite.client) >= clients.len()) {
             bail!(
@@ -299,7 +332,7 @@ fn rounds_then_streams(
     cx: &super::streams::Context,
 ) -> Result<End, Abort> {
     let settings = RunSettings::new(cx.options, seed);
-    let mut sink = StoreSink::new(cx.store, cx.run_id);
+    let mut sink = StoreSink::new(cx.store, cx.run_id, cx.lost);
     let rounds = runner::run(
         plan,
         &settings,
@@ -355,6 +388,8 @@ pub(super) struct HostRun<'a> {
     pub destination: Option<Target>,
     pub resumed: Option<&'a RunRecord>,
     pub options: &'a RunOptions,
+    /// A shared fleet's host: set when this worker's lease on it ran out.
+    pub lost: Option<&'a AtomicBool>,
 }
 
 /// The run resumed, or stored anew once a login has worked (see [`login_window`]).
@@ -464,6 +499,7 @@ pub(super) fn measure(
         previous: &previous,
         cancel: sh.cancel,
         progress,
+        lost: host.lost,
     };
     let reconnects = store.reconnects();
     let result = rounds_then_streams(&plan, seed, transport.as_mut(), &cx);
@@ -559,7 +595,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let cancel = Cancel::from_signals().context("installing signal handlers")?;
     let given = query_clients(&cfg.options.clients)?;
     let own = default_client(&given)?;
-    let reach = reach::chosen(cfg.mock_transport);
+    let reach = reach::chosen(cfg.mock_transport, cfg.mock_pace);
     let instances = reach.disturbable().then(Instances::register).flatten();
     let sh = Shared {
         cfg: &cfg,
@@ -568,7 +604,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         own: &own,
         given: &given,
         instances: instances.as_ref(),
-        reach,
+        reach: reach.as_ref(),
     };
     if !cfg.destinations.is_empty() || cfg.hosts_file.is_some() {
         return super::fleet::start(&sh);
@@ -599,16 +635,16 @@ pub fn run(args: RunArgs) -> Result<u8> {
     // A resumed run goes where it went, with the ssh options it had.
     let destination: Option<Target> = match &resumed {
         Some(r) => (!r.target.is_sandbox).then(|| r.target.clone()),
-        None => match &cfg.destination {
-            Some(d) => Some(Target::parse(d)?.with_ssh_args(cfg.ssh_args.clone())),
-            None => None,
-        },
+        None => (cfg.destination.as_deref())
+            .map(|d| Target::parse(d).map(|t| t.with_ssh_args(cfg.ssh_args.clone())))
+            .transpose()?,
     };
     let store = super::sealed_store(&db)?;
     let host = HostRun {
         destination,
         resumed: resumed.as_ref(),
         options: &options,
+        lost: None,
     };
     let (run_id, result) = measure(&sh, &store, host, &progress, &mut |_| Ok(()))?;
     match conclude(result, run_id, &cancel, &progress)? {

@@ -21,6 +21,8 @@ pub struct Context<'a> {
     pub previous: &'a [(usize, u32, Sample)],
     pub cancel: &'a Cancel,
     pub progress: &'a Progress,
+    /// A shared fleet's host: set when this worker's lease on it ran out.
+    pub lost: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// The run's samples as stored, with their slots.

@@ -78,6 +78,8 @@ pub enum CommandArgs {
     Compare(CompareArgs),
     /// Work on stored results as a whole: `db copy` moves runs between databases.
     Db(DbArgs),
+    /// Fleets shared by workers: `fleet status [NAME]` says where one stands.
+    Fleet(FleetArgs),
     /// Start the local sandbox sshd and keep it running until Ctrl-C (or SIGTERM).
     ///
     /// Prints the path of its private ssh_config on the first line of stdout, so that
@@ -581,6 +583,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 
+    /// Fleet: share it under NAME in the database, between worker processes on this or
+    /// other client machines (PostgreSQL; SQLite on one machine). The first creates it;
+    /// each joins with the same hosts, options and client, claims the next host no one
+    /// measures, holds a lease on it while it measures, and takes over a host whose
+    /// worker died (resuming its stored run). `sshbench fleet status NAME` shows it.
+    #[arg(long = "fleet", value_name = "NAME")]
+    pub fleet_name: Option<String>,
+
+    /// Fleet: how long a worker's claim on a host lasts without renewal, in seconds,
+    /// 5-3600 [default: 60]: a dead worker's host is taken over after this long. Set
+    /// when the fleet is created; its workers use the fleet's.
+    #[arg(long, value_name = "SECONDS")]
+    pub fleet_lease: Option<u32>,
+
     #[command(flatten)]
     pub ssh: SshArgs,
 
@@ -771,7 +787,7 @@ pub struct RunArgs {
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
-    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "pairs", "connections", "rounds", "seed", "compression"])]
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "fleet_name", "fleet_lease", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "pairs", "connections", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
 
     /// End with every suite's tables (as `sshbench show` prints them) instead of the
@@ -796,6 +812,11 @@ pub struct RunArgs {
     /// Deterministic fake measurements instead of ssh (for testing sshbench itself).
     #[arg(long, hide = true)]
     pub mock_transport: bool,
+
+    /// With --mock-transport: each sample takes this many milliseconds (for testing
+    /// workers that share a fleet while they measure).
+    #[arg(long, hide = true, value_name = "MS", requires = "mock_transport")]
+    pub mock_pace: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -838,6 +859,27 @@ pub struct RunsArgs {
     /// they come (piped output always has them).
     #[arg(long)]
     pub wide: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FleetArgs {
+    #[command(subcommand)]
+    pub command: FleetCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    /// Hosts done, measuring, failed and waiting; the workers, alive or not, and their
+    /// leases; hosts taken over from a worker that died; an estimate of the time left.
+    Status {
+        /// The fleet's name (`run --fleet NAME`) or id [default: the newest fleet].
+        fleet: Option<String>,
+        #[command(flatten)]
+        db: DbArg,
+        /// Output format: table or json.
+        #[arg(long, value_enum, default_value = "table")]
+        format: FormatArg,
+    },
 }
 
 #[derive(Debug, Args)]

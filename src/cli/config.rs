@@ -19,6 +19,10 @@ pub struct RunConfig {
     pub hosts_file: Option<PathBuf>,
     /// A fleet run: hosts measured at once (`None`: the default for this machine).
     pub jobs: Option<usize>,
+    /// A fleet shared by workers under this name (`--fleet`).
+    pub fleet_name: Option<String>,
+    /// `--fleet-lease`: checked in range.
+    pub fleet_lease_s: Option<u32>,
     pub options: RunOptions,
     /// Shuffle seed; random when not given.
     pub seed: Option<u64>,
@@ -33,6 +37,8 @@ pub struct RunConfig {
     /// Terminal output unfitted: every column, full names (`--wide`).
     pub wide: bool,
     pub mock_transport: bool,
+    /// `--mock-pace`: how long each mock sample takes.
+    pub mock_pace: Option<std::time::Duration>,
     /// ssh's own `-F` and `-o` for the destination, checked.
     pub ssh_args: Vec<String>,
 }
@@ -260,6 +266,24 @@ impl RunConfig {
         if a.jobs.is_some() && !fleet {
             bail!("--jobs applies to a fleet run: give several destinations or --hosts FILE");
         }
+        if let Some(name) = &a.fleet_name {
+            if !crate::model::fleet::valid_fleet_name(name) {
+                bail!("--fleet {name:?}: give 1-64 letters, digits, '.', '_' or '-'");
+            }
+        }
+        if let Some(s) = a.fleet_lease {
+            let range = crate::model::fleet::LEASE_RANGE_S;
+            if !range.contains(&s) {
+                let (lo, hi) = (range.start(), range.end());
+                bail!("--fleet-lease {s}: give {lo} to {hi} seconds");
+            }
+        }
+        if (a.fleet_name.is_some() || a.fleet_lease.is_some()) && !fleet {
+            bail!("--fleet applies to a fleet run: give several destinations or --hosts FILE");
+        }
+        if a.fleet_lease.is_some() && a.fleet_name.is_none() {
+            bail!("--fleet-lease applies to a shared fleet: give --fleet NAME");
+        }
         // A fleet's views rank each host's suites as one client's.
         if fleet && a.clients.len() > 1 {
             bail!(
@@ -278,6 +302,8 @@ impl RunConfig {
             },
             hosts_file: a.hosts.clone(),
             jobs: a.jobs,
+            fleet_name: a.fleet_name.clone(),
+            fleet_lease_s: a.fleet_lease,
             seed: a.seed,
             db: a.db.path,
             resume: a.resume,
@@ -286,6 +312,7 @@ impl RunConfig {
             tables: a.tables,
             wide: a.wide,
             mock_transport: a.mock_transport,
+            mock_pace: a.mock_pace.map(std::time::Duration::from_millis),
         })
     }
 }

@@ -15,7 +15,7 @@ pub mod workload;
 
 pub use args::{
     AlgosArgs, AlgosFormat, AllowArg, Cli, CommandArgs, CompareArgs, CompletionsArgs,
-    ConnectionsArg, CpusArg, DbArg, DbArgs, DbCommand, FormatArg, ModeArg, OrderArg, PayloadArg,
-    RecommendArgs, ReportArgs, RunArgs, RunsArgs, SandboxArgs, SelectionArgs, ShowArgs, SortArg,
-    SshArgs, SummaryArgs, ViewArgs, WorkloadArgs,
+    ConnectionsArg, CpusArg, DbArg, DbArgs, DbCommand, FleetArgs, FleetCommand, FormatArg, ModeArg,
+    OrderArg, PayloadArg, RecommendArgs, ReportArgs, RunArgs, RunsArgs, SandboxArgs, SelectionArgs,
+    ShowArgs, SortArg, SshArgs, SummaryArgs, ViewArgs, WorkloadArgs,
 };

@@ -17,6 +17,8 @@ use std::time::Duration;
 #[derive(Debug, Default)]
 pub struct Mock {
     pub refuse: Vec<String>,
+    /// How long each sample takes (none: at once), for tests of what happens meanwhile.
+    pub pace: Duration,
 }
 
 /// A stable per-name cost in microseconds (FNV-1a, so no std hasher randomness).
@@ -32,6 +34,7 @@ impl Transport for Mock {
     fn fork(&self) -> Option<Box<dyn Transport + Send>> {
         Some(Box::new(Mock {
             refuse: self.refuse.clone(),
+            pace: self.pace,
         }))
     }
 
@@ -56,6 +59,10 @@ impl Transport for Mock {
             })),
             ..Sample::new(s.clone(), req.mode, Outcome::Success)
         };
+        let end = std::time::Instant::now() + self.pace;
+        while !cancel.is_cancelled() && std::time::Instant::now() < end {
+            std::thread::sleep((end - std::time::Instant::now()).min(Duration::from_millis(20)));
+        }
         if cancel.is_cancelled() {
             sample.outcome = Outcome::failed(FailureKind::Cancelled, Problem::Interrupted);
         } else if s.cipher.as_ref().is_some_and(|c| self.refuse.contains(c)) {
@@ -220,6 +227,7 @@ mod tests {
     fn refuses_listed_ciphers() {
         let mut mock = Mock {
             refuse: vec!["3des-cbc".into()],
+            ..Mock::default()
         };
         let req = SampleRequest {
             suite: Suite {

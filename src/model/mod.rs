@@ -6,6 +6,7 @@ pub mod algos;
 pub mod client;
 pub mod cpu;
 pub mod exec;
+pub mod fleet;
 pub mod note;
 pub mod options;
 pub mod problem;
@@ -22,6 +23,7 @@ pub use algos::AlgoLists;
 pub use client::{ClientKind, DBCLIENT_WINDOW};
 pub use cpu::CpuTimes;
 pub use exec::ExecVia;
+pub use fleet::{ClientPart, WorkerClient, WorkerPlace};
 pub use note::{Note, ZerosStep};
 pub use options::{
     Connections, DataSize, FilterSpec, Filters, LabOptions, MAX_CLIENTS, PayloadKind, Placement,

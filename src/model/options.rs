@@ -13,7 +13,7 @@ pub const MAX_CLIENTS: usize = 8;
 /// The options that define a run's measurements; stored with the run so that
 /// `--resume` finishes it the same way. A run's come from the command line
 /// (`cli::config`); `Default` is the empty record that stored fixtures start from.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Fixed bytes per transfer sample; `None` calibrates per suite.
@@ -250,7 +250,7 @@ pub struct DataSize {
 }
 
 /// User restrictions on algorithm names, per kind.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Filters {
     pub kex: Option<FilterSpec>,
     pub hostkeys: Option<FilterSpec>,

@@ -833,6 +833,7 @@ mod tests {
         // Refused: the others find out for themselves (in round 0, uncounted).
         let mut refusing = Mock {
             refuse: vec!["a".into()],
+            ..Mock::default()
         };
         let cold = warm(&p, &mut refusing);
         assert_eq!(cold.len(), 3, "{cold:?}");
@@ -1073,6 +1074,7 @@ mod tests {
             &settings(3),
             &mut Mock {
                 refuse: vec!["a".into()],
+                ..Mock::default()
             },
             &Cancel::new(),
             &mut sink,
@@ -1090,6 +1092,7 @@ mod tests {
         let p = three_modes();
         let mut mock = Mock {
             refuse: vec!["a".into()],
+            ..Mock::default()
         };
         let mut first = VecSink::default();
         run(
@@ -1278,6 +1281,7 @@ mod tests {
         let mut sink = VecSink::default();
         let mut mock = Mock {
             refuse: vec!["b".into()],
+            ..Mock::default()
         };
         run(
             &plan(&["a", "b"]),

@@ -70,6 +70,16 @@ pub trait Backend: Send {
     fn set_version(&mut self, version: i64) -> Result<()>;
     /// The SQL expression of "now" as UTC ISO 8601 text, like every stored time.
     fn now(&self) -> &'static str;
+    /// The SQL expression of "now" in seconds since 1970 (a real number): leases compare
+    /// times on the database's clock, which every worker shares.
+    fn epoch(&self) -> &'static str;
+    /// Begin a transaction that will write rows others may be claiming: SQLite takes its
+    /// write lock at once (`BEGIN IMMEDIATE`); PostgreSQL locks rows as it goes (no
+    /// whole-database lock, unlike [`Backend::begin`]).
+    fn begin_write(&mut self) -> Result<()>;
+    /// What locks the rows a claim selects and passes over those another worker holds:
+    /// PostgreSQL's `FOR UPDATE SKIP LOCKED`; nothing in SQLite, whose write lock is whole.
+    fn skip_locked(&self) -> &'static str;
     /// A schema script in this backend's column types.
     fn schema(&self, sql: &str) -> String;
     /// "ok" when the database is healthy, else what is wrong.

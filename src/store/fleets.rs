@@ -3,7 +3,8 @@
 
 use super::backend::Value;
 use super::{Store, decode_json, decode_label, decode_status};
-use crate::model::{HostProblem, HostStatus, RunOptions, RunStatus};
+use crate::model::fleet::{DEFAULT_LEASE_S, LEASE_RANGE_S};
+use crate::model::{HostProblem, HostStatus, RunOptions, RunStatus, WorkerClient};
 use anyhow::{Result, anyhow};
 use serde::Serialize;
 
@@ -31,6 +32,25 @@ pub struct FleetRecord {
     pub hosts: Vec<FleetHost>,
     /// Its options, ssh options and hosts carry this user's seal (see `sys::seal`).
     pub sealed: bool,
+    /// `--fleet NAME`: workers join it by name.
+    pub name: Option<String>,
+    /// How long a worker's claim on a host lasts unrenewed (seconds, in range).
+    pub lease_s: u32,
+    /// The client its figures come from, which every worker must match (`None`: stored
+    /// before workers shared fleets).
+    pub client: Option<WorkerClient>,
+}
+
+/// A fleet to store.
+pub struct NewFleet<'a> {
+    pub hosts: &'a [String],
+    pub options: &'a RunOptions,
+    /// ssh's own options for every host.
+    pub ssh: &'a [String],
+    pub jobs: usize,
+    pub name: Option<&'a str>,
+    pub lease_s: u32,
+    pub client: &'a WorkerClient,
 }
 
 /// What a fleet's seal covers: what `--resume` would run again.
@@ -49,31 +69,41 @@ fn host_problem(r: &super::backend::Row) -> Result<Option<HostProblem>> {
     Ok(text.map(|text| HostProblem::Legacy { text }))
 }
 
+/// A fleet's stored name: one that `--fleet` takes, else an error naming the column.
+fn fleet_name(r: &super::backend::Row) -> Result<Option<String>> {
+    match r.text("name")? {
+        Some(n) if crate::model::fleet::valid_fleet_name(n) => Ok(Some(n.to_string())),
+        Some(n) => Err(anyhow!(
+            "a value sshbench never writes in fleets.name: {n:?}"
+        )),
+        None => Ok(None),
+    }
+}
+
 impl Store {
-    /// A new fleet run of `hosts`, each pending, in one transaction.
-    pub fn create_fleet(
-        &self,
-        hosts: &[String],
-        options: &RunOptions,
-        ssh: &[String],
-        jobs: usize,
-    ) -> Result<i64> {
-        let options_json = serde_json::to_string(options)?;
-        let ssh_json = serde_json::to_string(ssh)?;
-        let seal = self.seal(&sealed_parts(&options_json, &ssh_json, &hosts.join("\n")));
+    /// A new fleet run of its hosts, each pending, in one transaction.
+    pub fn create_fleet(&self, f: &NewFleet) -> Result<i64> {
+        let options_json = serde_json::to_string(f.options)?;
+        let ssh_json = serde_json::to_string(f.ssh)?;
+        let client_json = serde_json::to_string(f.client)?;
+        let hosts = f.hosts.join("\n");
+        let seal = self.seal(&sealed_parts(&options_json, &ssh_json, &hosts));
         self.begin_bulk()?;
         let created = (|| {
             let id = self.db.borrow_mut().insert(
-                "INSERT INTO fleets (status, options_json, ssh_json, jobs, seal)
-                 VALUES ('running', ?1, ?2, ?3, ?4)",
+                "INSERT INTO fleets (status, options_json, ssh_json, jobs, seal, name, lease_s,
+                 client_json) VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 &[
                     options_json.as_str().into(),
                     ssh_json.as_str().into(),
-                    jobs.into(),
+                    f.jobs.into(),
                     seal.into(),
+                    f.name.into(),
+                    f.lease_s.into(),
+                    client_json.as_str().into(),
                 ],
             )?;
-            for (i, h) in hosts.iter().enumerate() {
+            for (i, h) in f.hosts.iter().enumerate() {
                 self.execute(
                     "INSERT INTO fleet_hosts (fleet_id, position, destination, status)
                      VALUES (?1, ?2, ?3, 'pending')",
@@ -89,6 +119,36 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// The fleet named `name`, stored now if there is none: its id, and whether this call
+    /// stored it. Two workers starting at once both end up in the one fleet.
+    pub fn create_or_join(&self, f: &NewFleet) -> Result<(i64, bool)> {
+        let name = f
+            .name
+            .ok_or_else(|| anyhow!("joining a fleet needs its name"))?;
+        if let Some(id) = self.fleet_named(name)? {
+            return Ok((id, false));
+        }
+        match self.create_fleet(f) {
+            Ok(id) => Ok((id, true)),
+            // Another worker stored it first (the name is unique).
+            Err(e) => match self.fleet_named(name)? {
+                Some(id) => Ok((id, false)),
+                None => Err(e),
+            },
+        }
+    }
+
+    /// The fleet called `name`.
+    pub fn fleet_named(&self, name: &str) -> Result<Option<i64>> {
+        let mut id = None;
+        let sql = "SELECT id FROM fleets WHERE name = ?1";
+        self.query(sql, &[name.into()], &mut |r| {
+            id = Some(r.get("id")?);
+            Ok(())
+        })?;
+        Ok(id)
     }
 
     /// Record a host's state (and its run, once it has one).
@@ -132,6 +192,17 @@ impl Store {
                     jobs: r.get::<i64>("jobs")?.max(1) as usize,
                     hosts: Vec::new(),
                     sealed: false,
+                    name: fleet_name(r)?,
+                    lease_s: r
+                        .get::<Option<i64>>("lease_s")?
+                        .map_or(DEFAULT_LEASE_S, |s| {
+                            s.clamp(*LEASE_RANGE_S.start() as i64, *LEASE_RANGE_S.end() as i64)
+                                as u32
+                        }),
+                    client: match r.text("client_json")? {
+                        Some(_) => Some(decode_json(r, "fleets.client_json")?),
+                        None => None,
+                    },
                 });
                 Ok(())
             },
@@ -205,7 +276,17 @@ mod tests {
             .sealed_with(sealer);
         let hosts = ["a".to_string(), "pi@b:2222".to_string()];
         let options = RunOptions::default();
-        let id = store.create_fleet(&hosts, &options, &[], 2).unwrap();
+        let client = WorkerClient::default();
+        let new = NewFleet {
+            hosts: &hosts,
+            options: &options,
+            ssh: &[],
+            jobs: 2,
+            name: None,
+            lease_s: 60,
+            client: &client,
+        };
+        let id = store.create_fleet(&new).unwrap();
         assert_eq!(store.latest_unfinished_fleet().unwrap().unwrap().0, id);
         let mut f = store.fleet(id).unwrap().unwrap();
         assert_eq!((f.jobs, f.hosts.len()), (2, 2));

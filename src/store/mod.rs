@@ -11,6 +11,7 @@ mod backend;
 pub mod clients;
 mod copy;
 mod fleets;
+mod leases;
 mod pg;
 mod pg_pass;
 mod pg_tls;
@@ -20,7 +21,8 @@ mod schema;
 mod sqlite;
 
 pub use copy::{Copied, copy};
-pub use fleets::{FleetHost, FleetRecord};
+pub use fleets::{FleetHost, FleetRecord, NewFleet};
+pub use leases::{Claim, FleetClock, HostClaim, WorkerRecord};
 pub use pg::{is_url, redact};
 pub use runs::{ClientSide, NewRun, RunRecord, SampleCounts};
 

@@ -414,6 +414,20 @@ impl Backend for Postgres {
         r#"to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
     }
 
+    fn epoch(&self) -> &'static str {
+        "extract(epoch from clock_timestamp())::float8"
+    }
+
+    fn begin_write(&mut self) -> Result<()> {
+        self.again(|pg| pg.client.batch_execute("BEGIN"))?;
+        self.in_transaction = true;
+        Ok(())
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        "FOR UPDATE SKIP LOCKED"
+    }
+
     fn schema(&self, sql: &str) -> String {
         sql.replace(
             "INTEGER PRIMARY KEY",

@@ -186,6 +186,33 @@ ALTER TABLE samples ADD COLUMN typing_json TEXT;           -- typing: keys (idle
     r#"
 ALTER TABLE samples ADD COLUMN exec_via TEXT;              -- exec: fresh (a connection per command) or master (one ControlMaster), NULL: not exec
 "#,
+    // Fleets shared by workers: each claims a host and holds a lease on it while it
+    // measures (times in seconds since 1970 on the database's clock, which every worker
+    // shares whatever its own says).
+    r#"
+ALTER TABLE fleets ADD COLUMN name TEXT;                   -- --fleet NAME: workers join it by name, NULL: one process's
+ALTER TABLE fleets ADD COLUMN lease_s INTEGER;             -- how long a claim on a host lasts unrenewed (seconds)
+ALTER TABLE fleets ADD COLUMN client_json TEXT;            -- the client every worker must match: CPU, cores, ssh versions (JSON)
+CREATE UNIQUE INDEX fleets_by_name ON fleets (name);
+ALTER TABLE fleet_hosts ADD COLUMN worker_id INTEGER;      -- the worker measuring it now, NULL: none
+ALTER TABLE fleet_hosts ADD COLUMN lease_until REAL;       -- ... until when its claim holds unrenewed
+ALTER TABLE fleet_hosts ADD COLUMN claims INTEGER NOT NULL DEFAULT 0; -- times a worker claimed it (more than one: resumed or taken over)
+ALTER TABLE fleet_hosts ADD COLUMN claimed_s REAL;         -- when the last claim began
+ALTER TABLE fleet_hosts ADD COLUMN finished_s REAL;        -- when it was last given back (done, failed, interrupted)
+CREATE TABLE fleet_workers (
+    id          INTEGER PRIMARY KEY,
+    fleet_id    INTEGER NOT NULL REFERENCES fleets(id) ON DELETE CASCADE,
+    machine     TEXT NOT NULL,      -- its machine's name
+    boot        TEXT,               -- ... and boot (Linux's boot id): a pid names one process
+    pid         INTEGER NOT NULL,
+    client_json TEXT NOT NULL,      -- its client (model::WorkerClient)
+    jobs        INTEGER NOT NULL,   -- hosts it measures at once
+    started_s   REAL NOT NULL,
+    seen_s      REAL NOT NULL,      -- its last claim or renewal
+    ended_s     REAL,               -- it finished or stopped; NULL: measuring, or gone without a word
+    gone        INTEGER NOT NULL DEFAULT 0 -- found dead by a worker on its machine
+);
+"#,
 ];
 
 /// The version whose upgrade also relabels the sandbox runs stored before it.

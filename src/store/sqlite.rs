@@ -334,6 +334,18 @@ impl Backend for Sqlite {
         "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
     }
 
+    fn epoch(&self) -> &'static str {
+        "((julianday('now') - 2440587.5) * 86400.0)"
+    }
+
+    fn begin_write(&mut self) -> Result<()> {
+        self.begin()
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        ""
+    }
+
     fn schema(&self, sql: &str) -> String {
         sql.to_string()
     }

@@ -83,6 +83,24 @@ pub fn this_machine() -> Machine {
     m
 }
 
+/// This machine's name, one line of at most 200 characters.
+pub fn hostname() -> String {
+    let name = nix::unistd::gethostname()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.chars().filter(|c| !c.is_control()).take(200).collect()
+}
+
+/// This boot of the machine (Linux's boot id), so that a process id stored with it
+/// means one process: after a reboot it differs. `None` where unknown.
+pub fn boot_id() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    if let Ok(boot) = std::fs::read_to_string("/proc/sys/kernel/random/boot_id") {
+        return Some(boot.trim().chars().take(64).collect());
+    }
+    None
+}
+
 /// The machine's online CPUs (not this process's affinity, which the sandbox narrows).
 pub fn online_cpus() -> Option<usize> {
     // SAFETY: sysconf is thread-safe.

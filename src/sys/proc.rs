@@ -69,6 +69,18 @@ pub fn kill_group(pid: u32, signal: i32) {
     }
 }
 
+/// Whether process `pid` exists on this machine (one of another user counts).
+pub fn alive(pid: u32) -> bool {
+    // 0 and negative ids name process groups, not a process.
+    let Some(pid) = i32::try_from(pid).ok().filter(|&p| p > 0) else {
+        return false;
+    };
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(e) => e != nix::errno::Errno::ESRCH,
+    }
+}
+
 /// Send `signal` to one process.
 pub fn kill(pid: u32, signal: i32) {
     // SAFETY: plain syscall; a stale pid only yields ESRCH.

@@ -6,6 +6,7 @@ pub mod dropbear;
 pub mod login;
 pub mod pg;
 pub mod tinyssh;
+pub mod workers;
 
 use sshbench::destination::Target;
 use sshbench::measure::openssh::OpenSsh;

@@ -313,6 +313,15 @@ fn kill_9_of_a_fleet_run_then_resume_loses_nothing_in_postgres() {
     kill_9_and_resume(&pg.database("fleet"), false);
 }
 
+/// Three worker processes on one fleet in PostgreSQL (rows claimed with `FOR UPDATE
+/// SKIP LOCKED`): every host measured once; the first killed mid-host and its host
+/// finished by another from its stored samples.
+#[test]
+fn three_workers_share_a_postgres_fleet_and_one_takes_over_the_others_host() {
+    let pg = Cluster::start();
+    common::workers::share_and_kill_one(&pg.database("workers"), 3);
+}
+
 /// Fleet input that cannot work is refused before any host is contacted, with what to
 /// do instead.
 #[test]

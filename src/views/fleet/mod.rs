@@ -3,6 +3,7 @@
 
 pub mod heat;
 pub mod recommend;
+pub mod status;
 pub mod table;
 
 use crate::model::{AlgoKind, HostProblem, HostStatus, Mode, Suite};
