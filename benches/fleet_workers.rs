@@ -46,6 +46,7 @@ fn store_calls(url: &str) {
             name: Some("bench"),
             lease_s: 60,
             client: &client,
+            full: sshbench::model::fleet::FleetFull::All,
         })
         .unwrap();
     let claimed = Mutex::new(vec![0u32; HOSTS]);

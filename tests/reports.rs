@@ -622,6 +622,7 @@ fn view_clients() {
 /// The table a fleet run ends with: every host, its state, run and why it failed.
 #[test]
 fn view_fleet_run() {
+    use sshbench::model::fleet::{Disagreement, HostWay};
     use sshbench::model::{Failure, HostProblem, HostStatus, RunOptions};
     use sshbench::store::{FleetHost, FleetRecord};
     use sshbench::views::export::{self, Format, Style};
@@ -639,6 +640,24 @@ fn view_fleet_run() {
                 })
             }),
             run_id,
+            way: match position {
+                0 => Some(HostWay::Full { first: true }),
+                1 => Some(HostWay::FellBack {
+                    why: Disagreement::OtherBest {
+                        mode: sshbench::model::Mode::Send,
+                        best: Box::new(sshbench::model::Suite {
+                            cipher: Some("aes128-ctr".into()),
+                            mac: Some("umac-64-etm@openssh.com".into()),
+                            ..Default::default()
+                        }),
+                        kind_best: Box::new(sshbench::model::Suite {
+                            cipher: Some("aes128-gcm@openssh.com".into()),
+                            ..Default::default()
+                        }),
+                    },
+                }),
+                _ => None,
+            },
         };
     let fleet = FleetRecord {
         id: 7,
@@ -651,6 +670,7 @@ fn view_fleet_run() {
         name: None,
         lease_s: 60,
         client: None,
+        full: sshbench::model::fleet::FleetFull::All,
         hosts: vec![
             host(0, "pi@nas", "complete", Some(1), None),
             host(1, "pi@nas2", "complete", Some(3), None),
@@ -675,6 +695,7 @@ fn view_fleet_run() {
 /// the time left.
 #[test]
 fn view_fleet_status() {
+    use sshbench::model::fleet::{Disagreement, HostWay};
     use sshbench::model::{HostStatus, RunOptions, WorkerClient};
     use sshbench::store::{FleetClock, FleetHost, FleetRecord, HostClaim, WorkerRecord};
     use sshbench::views::export::{self, Format, Style};
@@ -694,6 +715,17 @@ fn view_fleet_status() {
             status,
             problem: None,
             run_id: (status != HostStatus::Pending).then_some(i as i64 + 1),
+            way: match i {
+                0 | 3 => Some(HostWay::Full { first: true }),
+                1 => Some(HostWay::Contenders { items: 9, of: 41 }),
+                2 => Some(HostWay::FellBack {
+                    why: Disagreement::OtherLevel {
+                        mode: sshbench::model::Mode::Send,
+                        ratio: 0.48,
+                    },
+                }),
+                _ => None,
+            },
         })
         .collect();
     let client = WorkerClient {
@@ -712,6 +744,7 @@ fn view_fleet_status() {
         name: Some("web".into()),
         lease_s: 60,
         client: Some(client.clone()),
+        full: sshbench::model::fleet::FleetFull::First(3),
         hosts,
     };
     let now = 1_000_000.0;
@@ -751,7 +784,19 @@ fn view_fleet_status() {
             claim(5, None, None, 1, None),
         ],
     };
-    let view = status::view(&fleet, &clock);
+    let kind = |server: &str| sshbench::model::fleet::HostKind {
+        server_version: Some(server.into()),
+        cpu: Some(sshbench::model::fleet::ServerCpu {
+            model: Some("ARM Cortex-A72".into()),
+            cpus: Some(4),
+            aes: Some(false),
+            sha: Some(false),
+        }),
+        ..Default::default()
+    };
+    let (pi, bsd) = (kind("SSH-2.0-OpenSSH_9.2p1"), kind("SSH-2.0-OpenSSH_9.9"));
+    let kinds = [(0, pi.clone()), (1, pi.clone()), (2, pi), (3, bsd)];
+    let view = status::view(&fleet, &clock, &kinds);
     let doc = status::document(&view);
     for (name, format) in [("table", Format::Table), ("json", Format::Json)] {
         let out = export::render(&doc, &view, format, Style::default());

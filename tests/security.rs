@@ -316,6 +316,7 @@ fn resume_runs_nothing_planted_in_the_database() {
             name: None,
             lease_s: 60,
             client: &client,
+            full: sshbench::model::fleet::FleetFull::All,
         })
         .unwrap();
     let mine = Store::open(&db)

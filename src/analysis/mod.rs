@@ -2,6 +2,7 @@
 
 pub mod ceiling;
 pub mod connect;
+pub mod contenders;
 pub mod echo;
 mod grouping;
 pub mod moderate;

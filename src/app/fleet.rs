@@ -81,6 +81,7 @@ pub fn start(sh: &Shared) -> Result<u8> {
         name: cfg.fleet_name.as_deref(),
         lease_s: cfg.fleet_lease_s.unwrap_or(DEFAULT_LEASE_S),
         client: &client,
+        full: cfg.fleet_full,
     };
     let (id, created) = match new.name {
         Some(_) => store.create_or_join(&new)?,
@@ -132,10 +133,10 @@ fn check_joinable(fleet: &FleetRecord, mine: &NewFleet) -> Result<()> {
             mine.hosts.len()
         );
     }
-    if fleet.options != *mine.options || fleet.ssh != mine.ssh {
+    if fleet.options != *mine.options || fleet.ssh != mine.ssh || fleet.full != mine.full {
         bail!(
             "fleet {name} was created with other options (modes, filters, rounds, ssh \
-             options): give the same ones, or another --fleet name"
+             options, --fleet-full): give the same ones, or another --fleet name"
         );
     }
     let Some(client) = &fleet.client else {

@@ -44,6 +44,34 @@ fn destinations(hosts: &Hosts, runs: &[RunRecord]) -> Vec<String> {
     names
 }
 
+/// A host's figures from its runs, with how a fleet measured it; `None` for a host never
+/// measured (its login refused, say), which has nothing to compare.
+fn host_figures(
+    store: &sshbench::store::Store,
+    own: &[RunRecord],
+    recommend: Option<(Goal, Grade, Order)>,
+) -> Result<Option<HostFigures>> {
+    let samples = store.counted_figures(own)?;
+    if samples.is_empty() {
+        return Ok(None);
+    }
+    let mut figures = HostFigures::of(&Scope::build(own, &samples), recommend);
+    figures.way = way_of(store, own)?;
+    Ok(Some(figures))
+}
+
+/// How a fleet measured a host: its newest run's way (a fallback's full run is newer
+/// than its contenders').
+fn way_of(
+    store: &sshbench::store::Store,
+    runs: &[RunRecord],
+) -> Result<Option<sshbench::model::fleet::HostWay>> {
+    let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+    let mut ways = store.ways_of_runs(&ids)?;
+    ways.sort_by_key(|(id, _)| *id);
+    Ok(ways.pop().map(|(_, w)| w))
+}
+
 /// Each host's figures (with its own recommendation when `recommend` asks for one);
 /// `None` when the selection is not a fleet view.
 pub fn load(
@@ -71,11 +99,7 @@ pub fn load(
                 .filter(|r| &r.destination == name)
                 .cloned()
                 .collect();
-            let samples = store.counted_figures(&own)?;
-            // A host never measured (its login refused, say) has nothing to compare.
-            let figures = (!samples.is_empty())
-                .then(|| HostFigures::of(&Scope::build(&own, &samples), recommend));
-            out.push((i, figures));
+            out.push((i, host_figures(&store, &own, recommend)?));
         }
         Ok(out)
     };
@@ -135,6 +159,6 @@ pub fn fleet(args: sshbench::cli::FleetArgs) -> Result<u8> {
     };
     let record = record.ok_or_else(|| anyhow::anyhow!("{what}"))?;
     let clock = store.fleet_clock(record.id)?;
-    let view = status::view(&record, &clock);
+    let view = status::view(&record, &clock, &store.fleet_kinds(record.id)?);
     super::emit(&status::document(&view), &view, format, false)
 }

@@ -7,13 +7,16 @@
 //! thread waits to take over a host whose worker dies.
 
 use super::fleet::finish;
+use super::fleet_kinds::Kinds;
 use super::progress::Progress;
-use super::run::{HostRun, Shared, measure};
+use super::run::{HostRun, Narrow, Shared, measure};
 use anyhow::{Context, Result};
 use sshbench::destination::Target;
+use sshbench::model::fleet::{FleetFull, HostKind, HostWay};
 use sshbench::model::{HostProblem, HostStatus, RunOptions, RunStatus, WorkerPlace};
+use sshbench::plan::Plan;
 use sshbench::runner::{Abort, End};
-use sshbench::store::{Claim, FleetHost, FleetRecord, Store};
+use sshbench::store::{Claim, FleetHost, FleetRecord, RunRecord, Store};
 use sshbench::sys::cancel::Cancel;
 use sshbench::sys::{affinity, machine, proc};
 use sshbench::views::fleet as fleet_view;
@@ -28,6 +31,8 @@ struct Work<'a> {
     worker: i64,
     place: WorkerPlace,
     lease_s: u32,
+    /// Hosts of a kind measured in full.
+    full: FleetFull,
     options: &'a RunOptions,
     ssh: &'a [String],
 }
@@ -58,6 +63,7 @@ pub(super) fn drive(
         worker,
         place,
         lease_s: fleet.lease_s,
+        full: fleet.full,
         options: &options,
         ssh: &ssh,
     };
@@ -282,7 +288,8 @@ impl Lease<'_> {
     }
 }
 
-/// One host's run, new or resumed; its state and error land in `host`. Only a store
+/// One host's run, new or resumed, then (measured by its kind's contenders, and
+/// disagreeing with them) in full; its state and error land in `host`. Only a store
 /// that cannot be written is an error here: anything the host does is its own failure.
 fn measure_host(
     work: &Work,
@@ -292,6 +299,14 @@ fn measure_host(
     lost: &AtomicBool,
     progress: &Progress,
 ) -> Result<()> {
+    let kinds = Kinds {
+        store,
+        fleet: work.fleet,
+        worker: work.worker,
+        position: host.position,
+        full: work.full,
+        progress,
+    };
     // A run finished on its own (`run --resume ID`) counts; an unfinished one goes on;
     // a deleted one starts anew.
     let run = host.run_id.map(|id| store.run(id)).transpose()?.flatten();
@@ -299,15 +314,57 @@ fn measure_host(
         .as_ref()
         .is_some_and(|r| r.status == RunStatus::Complete)
     {
-        host.status = HostStatus::Complete;
-        host.problem = None;
-        return Ok(());
+        (host.status, host.problem) = (HostStatus::Complete, None);
+    } else {
+        let narrow = |kind: &HostKind, plan: Plan| kinds.narrow(kind, plan);
+        let one = OneRun {
+            resumed: run.as_ref(),
+            narrow: &narrow,
+        };
+        run_once(work, sh, store, host, lost, progress, one)?;
     }
-    let resumed = run;
+    let contenders = matches!(host.way, Some(HostWay::Contenders { .. }));
+    let (Some(id), HostStatus::Complete, true) = (host.run_id, host.status, contenders) else {
+        return Ok(());
+    };
+    let Some(why) = kinds.disagreement(id)? else {
+        return Ok(());
+    };
+    progress.say(&format!(
+        "measured in full now: {}",
+        sshbench::views::fleet::say_disagreement(&why)
+    ));
+    kinds.fall_back(why)?;
+    let whole = |_: &HostKind, plan: Plan| Ok(plan);
+    let one = OneRun {
+        resumed: None,
+        narrow: &whole,
+    };
+    run_once(work, sh, store, host, lost, progress, one)
+}
+
+/// A host's run to measure: one stored to go on with, else a new one and how its plan
+/// is made.
+struct OneRun<'a> {
+    resumed: Option<&'a RunRecord>,
+    narrow: &'a Narrow<'a>,
+}
+
+/// Measure one run of `host`; its state, error and way land in `host`.
+fn run_once(
+    work: &Work,
+    sh: &Shared,
+    store: &Store,
+    host: &mut FleetHost,
+    lost: &AtomicBool,
+    progress: &Progress,
+    one: OneRun,
+) -> Result<()> {
+    let resumed = one.resumed;
     // A host's run goes on where it went only if this user's sshbench stored it; else the
     // fleet's own host and ssh options, this worker's own, are used. Either is checked as
     // arguments.
-    let destination = match resumed.as_ref().filter(|r| r.sealed) {
+    let destination = match resumed.filter(|r| r.sealed) {
         Some(r) => Ok(r.target.clone()),
         None => Target::parse(&host.destination).map(|t| t.with_ssh_args(work.ssh.to_vec())),
     }
@@ -317,9 +374,10 @@ fn measure_host(
     let result = destination.and_then(|d| {
         let run = HostRun {
             destination: Some(d),
-            resumed: resumed.as_ref(),
+            resumed,
             options: work.options,
             lost: Some(lost),
+            narrow: Some(one.narrow),
         };
         measure(sh, store, run, progress, &mut |id| {
             base.run_id = Some(id);
@@ -335,6 +393,10 @@ fn measure_host(
     }
     host.status = status;
     host.problem = problem;
+    host.way = store.fleet(fleet)?.and_then(|f| {
+        let h = f.hosts.into_iter().find(|h| h.position == host.position)?;
+        h.way
+    });
     Ok(())
 }
 

@@ -14,6 +14,7 @@ macro_rules! say_err {
 
 mod commands;
 mod fleet;
+mod fleet_kinds;
 mod fleet_reports;
 mod fleet_worker;
 mod outcome;

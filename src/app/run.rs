@@ -17,6 +17,7 @@ use sshbench::measure::by_client::ByClient;
 use sshbench::measure::openssh::{Dialect, DropbearLogin, ServerLog};
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
+use sshbench::model::fleet::HostKind;
 use sshbench::model::{AlgoLists, ClientKind, Note, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
@@ -264,6 +265,9 @@ fn create(store: &Store, i: NewRunInput) -> Result<Start> {
     if let Some(w) = i.login.window {
         store.set_server_window(id, w)?;
     }
+    if let Some(cpu) = &i.login.server_cpu {
+        store.set_server_cpu(id, cpu)?;
+    }
     if !i.options.clients.is_empty() {
         store.set_clients(id, &client_sides(i.clients, i.srv)?)?;
     }
@@ -390,6 +394,28 @@ pub(super) struct HostRun<'a> {
     pub options: &'a RunOptions,
     /// A shared fleet's host: set when this worker's lease on it ran out.
     pub lost: Option<&'a AtomicBool>,
+    /// A fleet's new host: given its kind and the whole design, the plan it measures.
+    pub narrow: Option<&'a Narrow<'a>>,
+}
+
+/// How a fleet makes a new host's plan from its kind and the whole design.
+pub(super) type Narrow<'a> = dyn Fn(&HostKind, Plan) -> Result<Plan> + 'a;
+
+impl<'a> HostRun<'a> {
+    /// A run of its own, outside any fleet.
+    fn single(
+        destination: Option<Target>,
+        resumed: Option<&'a RunRecord>,
+        options: &'a RunOptions,
+    ) -> Self {
+        HostRun {
+            destination,
+            resumed,
+            options,
+            lost: None,
+            narrow: None,
+        }
+    }
 }
 
 /// The run resumed, or stored anew once a login has worked (see [`login_window`]).
@@ -399,23 +425,36 @@ fn start(
     store: &Store,
     host: &HostRun,
     srv: &Server,
-    plan: &Plan,
+    plan: Plan,
     progress: &Progress,
-) -> Result<Start> {
-    match host.resumed {
-        Some(run) => reopen(store, run, progress),
-        None => create(
-            store,
-            NewRunInput {
-                cfg: sh.cfg,
-                clients,
-                srv,
-                options: host.options,
-                plan,
-                login: login_window(sh, clients, srv)?,
-                progress,
-            },
-        ),
+) -> Result<(Start, Plan)> {
+    let Some(run) = host.resumed else {
+        let login = login_window(sh, clients, srv)?;
+        let plan = match host.narrow {
+            Some(narrow) => narrow(&kind_of(srv, &login), plan)?,
+            None => plan,
+        };
+        let input = NewRunInput {
+            cfg: sh.cfg,
+            clients,
+            srv,
+            options: host.options,
+            plan: &plan,
+            login,
+            progress,
+        };
+        return Ok((create(store, input)?, plan));
+    };
+    Ok((reopen(store, run, progress)?, plan))
+}
+
+/// What decides how the server ranks suites (see [`HostKind`]).
+fn kind_of(srv: &Server, login: &Login) -> HostKind {
+    HostKind {
+        server_version: srv.version.clone(),
+        offer: srv.offer.clone(),
+        strict_kex: srv.strict_kex,
+        cpu: login.server_cpu.clone(),
     }
 }
 
@@ -475,11 +514,14 @@ pub(super) fn measure(
     let srv = server_for(sh, &clients, &host, progress)?;
     let plan = make_plan(host.resumed, &clients, &srv, options)?;
     // The login comes first: the plan's notes are no news to a run it stops.
-    let Start {
-        run_id,
-        seed,
-        previous,
-    } = start(sh, &clients, store, &host, &srv, &plan, progress)?;
+    let (
+        Start {
+            run_id,
+            seed,
+            previous,
+        },
+        plan,
+    ) = start(sh, &clients, store, &host, &srv, plan, progress)?;
     created(run_id)?;
     for note in &plan.notes {
         progress.say(&format!("note: {}", sshbench::views::plan::say(note)));
@@ -640,12 +682,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             .transpose()?,
     };
     let store = super::sealed_store(&db)?;
-    let host = HostRun {
-        destination,
-        resumed: resumed.as_ref(),
-        options: &options,
-        lost: None,
-    };
+    let host = HostRun::single(destination, resumed.as_ref(), &options);
     let (run_id, result) = measure(&sh, &store, host, &progress, &mut |_| Ok(()))?;
     match conclude(result, run_id, &cancel, &progress)? {
         Some(code) => Ok(code),

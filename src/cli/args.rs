@@ -591,6 +591,14 @@ pub struct RunArgs {
     #[arg(long = "fleet", value_name = "NAME")]
     pub fleet_name: Option<String>,
 
+    /// Fleet: how many hosts of each kind (the same server software, offer and CPU) are
+    /// measured with the whole design, N or `all` [default: 3]. Every later host of the
+    /// kind measures only the suites that can still win there (those tied with the best
+    /// on a full host, ssh's unforced pick, the best of each cipher and key exchange
+    /// family), and is measured in full when its figures disagree with its kind's.
+    #[arg(long, value_name = "N|all")]
+    pub fleet_full: Option<String>,
+
     /// Fleet: how long a worker's claim on a host lasts without renewal, in seconds,
     /// 5-3600 [default: 60]: a dead worker's host is taken over after this long. Set
     /// when the fleet is created; its workers use the fleet's.
@@ -787,7 +795,7 @@ pub struct RunArgs {
 
     /// Finish an interrupted run (the newest unfinished one, or run ID) with its own plan
     /// and options; finished samples are not repeated.
-    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "fleet_name", "fleet_lease", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "pairs", "connections", "rounds", "seed", "compression"])]
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["destinations", "hosts", "jobs", "fleet_name", "fleet_lease", "fleet_full", "mode", "size", "kex", "hostkeys", "ciphers", "macs", "full", "pairs", "connections", "rounds", "seed", "compression"])]
     pub resume: Option<Option<i64>>,
 
     /// End with every suite's tables (as `sshbench show` prints them) instead of the

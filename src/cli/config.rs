@@ -23,6 +23,8 @@ pub struct RunConfig {
     pub fleet_name: Option<String>,
     /// `--fleet-lease`: checked in range.
     pub fleet_lease_s: Option<u32>,
+    /// `--fleet-full`: hosts of a kind measured in full.
+    pub fleet_full: crate::model::fleet::FleetFull,
     pub options: RunOptions,
     /// Shuffle seed; random when not given.
     pub seed: Option<u64>,
@@ -255,6 +257,45 @@ fn shortcuts(a: &SshArgs) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// `--fleet`, `--fleet-lease` and `--fleet-full`: in range, and only where a fleet is.
+fn check_fleet_args(a: &RunArgs, fleet: bool) -> Result<()> {
+    if let Some(name) = &a.fleet_name {
+        if !crate::model::fleet::valid_fleet_name(name) {
+            bail!("--fleet {name:?}: give 1-64 letters, digits, '.', '_' or '-'");
+        }
+    }
+    if let Some(s) = a.fleet_lease {
+        let range = crate::model::fleet::LEASE_RANGE_S;
+        if !range.contains(&s) {
+            let (lo, hi) = (range.start(), range.end());
+            bail!("--fleet-lease {s}: give {lo} to {hi} seconds");
+        }
+    }
+    if (a.fleet_name.is_some() || a.fleet_lease.is_some()) && !fleet {
+        bail!("--fleet applies to a fleet run: give several destinations or --hosts FILE");
+    }
+    if a.fleet_full.is_some() && !fleet {
+        bail!("--fleet-full applies to a fleet run: give several destinations or --hosts FILE");
+    }
+    if a.fleet_lease.is_some() && a.fleet_name.is_none() {
+        bail!("--fleet-lease applies to a shared fleet: give --fleet NAME");
+    }
+    Ok(())
+}
+
+/// `--fleet-full N|all`.
+fn fleet_full(given: Option<&str>) -> Result<crate::model::fleet::FleetFull> {
+    use crate::model::fleet::FleetFull;
+    match given {
+        None => Ok(FleetFull::default()),
+        Some("all") => Ok(FleetFull::All),
+        Some(n) => match n.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(FleetFull::First(n)),
+            _ => bail!("--fleet-full {n:?}: give a number of hosts (1 or more) or `all`"),
+        },
+    }
+}
+
 impl RunConfig {
     pub fn from_args(a: RunArgs) -> Result<RunConfig> {
         let fleet = a.destinations.len() > 1 || a.hosts.is_some();
@@ -266,24 +307,7 @@ impl RunConfig {
         if a.jobs.is_some() && !fleet {
             bail!("--jobs applies to a fleet run: give several destinations or --hosts FILE");
         }
-        if let Some(name) = &a.fleet_name {
-            if !crate::model::fleet::valid_fleet_name(name) {
-                bail!("--fleet {name:?}: give 1-64 letters, digits, '.', '_' or '-'");
-            }
-        }
-        if let Some(s) = a.fleet_lease {
-            let range = crate::model::fleet::LEASE_RANGE_S;
-            if !range.contains(&s) {
-                let (lo, hi) = (range.start(), range.end());
-                bail!("--fleet-lease {s}: give {lo} to {hi} seconds");
-            }
-        }
-        if (a.fleet_name.is_some() || a.fleet_lease.is_some()) && !fleet {
-            bail!("--fleet applies to a fleet run: give several destinations or --hosts FILE");
-        }
-        if a.fleet_lease.is_some() && a.fleet_name.is_none() {
-            bail!("--fleet-lease applies to a shared fleet: give --fleet NAME");
-        }
+        check_fleet_args(&a, fleet)?;
         // A fleet's views rank each host's suites as one client's.
         if fleet && a.clients.len() > 1 {
             bail!(
@@ -304,6 +328,7 @@ impl RunConfig {
             jobs: a.jobs,
             fleet_name: a.fleet_name.clone(),
             fleet_lease_s: a.fleet_lease,
+            fleet_full: fleet_full(a.fleet_full.as_deref())?,
             seed: a.seed,
             db: a.db.path,
             resume: a.resume,

@@ -71,9 +71,47 @@ pub fn shell_start_command() -> String {
         r#"read -r up x 2>/dev/null < /proc/uptime; l=; [ $k = 1 ] && read -r l < /proc/$s/stat; "#,
         r#"l=${l##*)}; set -- $l; "#,
         r#"if [ -n "${20}" ] && [ -n "$up" ]; then echo SSHBENCH-SHELL ${20} $up "#,
-        r#"$(getconf CLK_TCK 2>/dev/null || echo 100); else echo SSHBENCH-SHELL -; fi"#
+        r#"$(getconf CLK_TCK 2>/dev/null || echo 100); else echo SSHBENCH-SHELL -; fi; "#,
+        // The CPU, which decides how the server ranks ciphers: `SSHBENCH-HOST CPUS AES SHA
+        // MODEL`, `-` for what is not told (Linux's cpuinfo; the BSDs' and macOS' sysctl).
+        r#"c=$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null); "#,
+        r#"a=-; h=-; m=; if [ -r /proc/cpuinfo ]; then "#,
+        r#"m=$(grep -m1 -E "^(model name|Model|Hardware|cpu model)" /proc/cpuinfo | cut -d: -f2-); "#,
+        r#"grep -qw aes /proc/cpuinfo && a=1 || a=0; "#,
+        r#"grep -qwE "sha_ni|sha2" /proc/cpuinfo && h=1 || h=0; "#,
+        r#"else m=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || sysctl -n hw.model 2>/dev/null); fi; "#,
+        r#"echo SSHBENCH-HOST ${c:--} $a $h $m"#
     ))
 }
+
+/// The server's CPU from [`shell_start_command`]'s last line; `None` where the line is
+/// missing. Each figure is checked; the model is cut to one printable line of 100
+/// characters at most.
+pub fn parse_host(stdout: &str) -> Option<crate::model::fleet::ServerCpu> {
+    let line = stdout.lines().find_map(|l| Some(l.split_once(HOST)?.1))?;
+    let mut f = line.split_whitespace();
+    let flag = |w: Option<&str>| match w {
+        Some("1") => Some(true),
+        Some("0") => Some(false),
+        _ => None,
+    };
+    let cpus = f
+        .next()
+        .and_then(|c| c.parse::<u32>().ok())
+        .filter(|&c| c > 0);
+    let (aes, sha) = (flag(f.next()), flag(f.next()));
+    let model: Vec<&str> = f.collect();
+    let model = printable(&model.join(" "));
+    Some(crate::model::fleet::ServerCpu {
+        model: (!model.is_empty()).then(|| model.chars().take(100).collect()),
+        cpus,
+        aes,
+        sha,
+    })
+}
+
+/// Marks the line [`shell_start_command`] ends with: the server's CPU.
+pub const HOST: &str = "SSHBENCH-HOST";
 
 /// How long the login shell ran before the command, from [`shell_start_command`]'s
 /// output (words a start-up file printed before it, with or without a newline, are
@@ -406,6 +444,36 @@ mod tests {
         }
         // Every shell passes the command to sh unchanged (no character it would alter).
         assert!(shell_start_command().starts_with("sh -c '"));
+    }
+
+    /// The login's last line tells this machine's CPU as `sys::machine` reads it, run by
+    /// sh here; hostile lines give `None` or checked parts.
+    #[test]
+    fn the_login_tells_the_server_s_cpu() {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(shell_start_command())
+            .output()
+            .unwrap();
+        let cpu = parse_host(&String::from_utf8_lossy(&out.stdout)).unwrap();
+        let here = crate::sys::machine::this_machine();
+        assert_eq!(
+            cpu.model.as_deref(),
+            here.cpu_model.as_deref().map(str::trim)
+        );
+        assert_eq!(
+            cpu.cpus.map(|c| c as usize),
+            crate::sys::machine::online_cpus()
+        );
+        #[cfg(target_os = "linux")]
+        assert_eq!((cpu.aes, cpu.sha), (here.aes, here.sha));
+        let evil = "SSHBENCH-HOST 0 7 1 \x1b[31mred\x1b[0m";
+        let cpu = parse_host(evil).unwrap();
+        assert_eq!((cpu.cpus, cpu.aes, cpu.sha), (None, None, Some(true)));
+        assert!(!cpu.model.unwrap().contains('\x1b'));
+        assert_eq!(parse_host("nothing"), None);
+        let long = format!("SSHBENCH-HOST 4 1 1 {}", "x".repeat(500));
+        assert!(parse_host(&long).unwrap().model.unwrap().chars().count() <= 100);
     }
 
     /// A `$TMPDIR` with a space: the script's clean-up removes its own files and nothing

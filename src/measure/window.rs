@@ -45,10 +45,12 @@ pub fn parse_open_confirm(lines: &[&str]) -> Option<u64> {
 
 /// What one login told before a run: the server's session window, and how long its
 /// login shell ran before the command (each `None` where unknown).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Login {
     pub window: Option<u64>,
     pub shell_start: Option<Duration>,
+    /// The server's CPU, as its login said.
+    pub server_cpu: Option<crate::model::fleet::ServerCpu>,
 }
 
 /// Connect once with `-vv` (the user's options, host key checking as configured) and
@@ -99,6 +101,7 @@ pub fn server_window(
     Ok(Login {
         window: parse_open_confirm(&lines),
         shell_start: remote::parse_shell_start(&f.stdout),
+        server_cpu: remote::parse_host(&f.stdout),
     })
 }
 

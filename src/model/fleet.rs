@@ -1,6 +1,7 @@
 //! A fleet shared by workers: a worker's client (what must match for a fleet's figures
 //! to be comparable), where a worker runs, and how long its claim on a host lasts.
 
+use super::{AlgoLists, Mode, Suite};
 use serde::{Deserialize, Serialize};
 
 /// How long a claim on a host lasts without renewal, by default: a worker renews it every
@@ -45,6 +46,78 @@ impl WorkerClient {
         d
     }
 }
+
+/// The server's CPU, as its login reported it (each part `None` where not told).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCpu {
+    pub model: Option<String>,
+    /// Online CPUs.
+    pub cpus: Option<u32>,
+    /// AES instructions (x86 `aes`, ARM `aes`).
+    pub aes: Option<bool>,
+    /// SHA instructions (x86 `sha_ni`, ARM `sha2`).
+    pub sha: Option<bool>,
+}
+
+/// How many hosts of each kind get the whole design (`--fleet-full N|all`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FleetFull {
+    /// The first N hosts of a kind; later ones measure the kind's contenders.
+    First(u32),
+    /// Every host (no grouping).
+    All,
+}
+
+impl Default for FleetFull {
+    fn default() -> Self {
+        FleetFull::First(3)
+    }
+}
+
+/// What decides how a host ranks suites: hosts of one kind rank them alike. The
+/// client is the fleet's (every worker's is the same).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKind {
+    /// The server's banner (software and version).
+    pub server_version: Option<String>,
+    /// What its KEXINIT offered (`None`: not read, e.g. the mock).
+    pub offer: Option<AlgoLists>,
+    pub strict_kex: Option<bool>,
+    pub cpu: Option<ServerCpu>,
+}
+
+/// How a fleet's host was measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "way")]
+pub enum HostWay {
+    /// The whole design: among the first of its kind (`first`), or every host is.
+    Full { first: bool },
+    /// Its kind's contenders only: `items` of the design's `of`.
+    Contenders { items: usize, of: usize },
+    /// Contenders first; its figures disagreed with its kind's, so the whole design.
+    FellBack { why: Disagreement },
+}
+
+/// Why a host measured by contenders disagreed with the hosts of its kind measured in full.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum Disagreement {
+    /// In `mode`, `best` (not tied with the best on any full host) beat the kind's
+    /// best suite `kind_best` here, beyond both 95% intervals.
+    OtherBest {
+        mode: Mode,
+        best: Box<Suite>,
+        kind_best: Box<Suite>,
+    },
+    /// In `mode`, its best figure is `ratio` × the full hosts' (their median best),
+    /// beyond [`LEVEL_TOLERANCE`] and outside every full host's 95% interval.
+    OtherLevel { mode: Mode, ratio: f64 },
+}
+
+/// How far a host's best figure may lie from its kind's before it counts as another
+/// kind of machine (a CPU quota, a busier server, a longer path): 25%.
+pub const LEVEL_TOLERANCE: f64 = 0.25;
 
 /// Where a worker runs: a machine (its name, and its boot, so that a process id means
 /// one process) and a process on it.

@@ -3,7 +3,7 @@
 
 use super::backend::Value;
 use super::{Store, decode_json, decode_label, decode_status};
-use crate::model::fleet::{DEFAULT_LEASE_S, LEASE_RANGE_S};
+use crate::model::fleet::{DEFAULT_LEASE_S, FleetFull, HostKind, HostWay, LEASE_RANGE_S};
 use crate::model::{HostProblem, HostStatus, RunOptions, RunStatus, WorkerClient};
 use anyhow::{Result, anyhow};
 use serde::Serialize;
@@ -17,6 +17,9 @@ pub struct FleetHost {
     /// Why it did not complete.
     pub problem: Option<HostProblem>,
     pub run_id: Option<i64>,
+    /// How it was measured, once its plan was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub way: Option<HostWay>,
 }
 
 /// A fleet run as stored.
@@ -39,6 +42,8 @@ pub struct FleetRecord {
     /// The client its figures come from, which every worker must match (`None`: stored
     /// before workers shared fleets).
     pub client: Option<WorkerClient>,
+    /// Hosts of a kind measured in full before the others measure its contenders.
+    pub full: FleetFull,
 }
 
 /// A fleet to store.
@@ -51,6 +56,7 @@ pub struct NewFleet<'a> {
     pub name: Option<&'a str>,
     pub lease_s: u32,
     pub client: &'a WorkerClient,
+    pub full: FleetFull,
 }
 
 /// What a fleet's seal covers: what `--resume` would run again.
@@ -80,6 +86,32 @@ fn fleet_name(r: &super::backend::Row) -> Result<Option<String>> {
     }
 }
 
+/// A fleet's row, its hosts not yet read and its seal not yet checked.
+fn fleet_row(r: &super::backend::Row) -> Result<FleetRecord> {
+    let (lo, hi) = (*LEASE_RANGE_S.start() as i64, *LEASE_RANGE_S.end() as i64);
+    Ok(FleetRecord {
+        id: r.get("id")?,
+        started_at: r.get("started_at")?,
+        status: decode_status(r, "fleets.status", RunStatus::parse)?,
+        options: decode_json(r, "fleets.options_json")?,
+        ssh: decode_json(r, "fleets.ssh_json")?,
+        jobs: r.get::<i64>("jobs")?.max(1) as usize,
+        hosts: Vec::new(),
+        sealed: false,
+        name: fleet_name(r)?,
+        lease_s: (r.get::<Option<i64>>("lease_s")?)
+            .map_or(DEFAULT_LEASE_S, |s| s.clamp(lo, hi) as u32),
+        client: match r.text("client_json")? {
+            Some(_) => Some(decode_json(r, "fleets.client_json")?),
+            None => None,
+        },
+        full: match r.get::<Option<i64>>("full_hosts")? {
+            Some(n) => FleetFull::First(n.clamp(1, 1_000_000) as u32),
+            None => FleetFull::All,
+        },
+    })
+}
+
 impl Store {
     /// A new fleet run of its hosts, each pending, in one transaction.
     pub fn create_fleet(&self, f: &NewFleet) -> Result<i64> {
@@ -92,7 +124,7 @@ impl Store {
         let created = (|| {
             let id = self.db.borrow_mut().insert(
                 "INSERT INTO fleets (status, options_json, ssh_json, jobs, seal, name, lease_s,
-                 client_json) VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 client_json, full_hosts) VALUES ('running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 &[
                     options_json.as_str().into(),
                     ssh_json.as_str().into(),
@@ -101,6 +133,10 @@ impl Store {
                     f.name.into(),
                     f.lease_s.into(),
                     client_json.as_str().into(),
+                    match f.full {
+                        FleetFull::First(n) => Value::from(n),
+                        FleetFull::All => Value::Null,
+                    },
                 ],
             )?;
             for (i, h) in f.hosts.iter().enumerate() {
@@ -183,27 +219,7 @@ impl Store {
             &mut |r| {
                 let text = |c| Ok::<_, anyhow::Error>(r.text(c)?.unwrap_or_default().to_string());
                 seal = Some((text("options_json")?, text("ssh_json")?, r.get("seal")?));
-                fleet = Some(FleetRecord {
-                    id: r.get("id")?,
-                    started_at: r.get("started_at")?,
-                    status: decode_status(r, "fleets.status", RunStatus::parse)?,
-                    options: decode_json(r, "fleets.options_json")?,
-                    ssh: decode_json(r, "fleets.ssh_json")?,
-                    jobs: r.get::<i64>("jobs")?.max(1) as usize,
-                    hosts: Vec::new(),
-                    sealed: false,
-                    name: fleet_name(r)?,
-                    lease_s: r
-                        .get::<Option<i64>>("lease_s")?
-                        .map_or(DEFAULT_LEASE_S, |s| {
-                            s.clamp(*LEASE_RANGE_S.start() as i64, *LEASE_RANGE_S.end() as i64)
-                                as u32
-                        }),
-                    client: match r.text("client_json")? {
-                        Some(_) => Some(decode_json(r, "fleets.client_json")?),
-                        None => None,
-                    },
-                });
+                fleet = Some(fleet_row(r)?);
                 Ok(())
             },
         )?;
@@ -218,6 +234,10 @@ impl Store {
                 status: decode_status(r, "fleet_hosts.status", HostStatus::parse)?,
                 problem: host_problem(r)?,
                 run_id: r.get("run_id")?,
+                way: match r.text("way_json")? {
+                    Some(_) => Some(decode_json(r, "fleet_hosts.way_json")?),
+                    None => None,
+                },
             });
             Ok(())
         })?;
@@ -228,6 +248,59 @@ impl Store {
             fleet.sealed = self.verifies(&parts, seal.as_deref());
         }
         Ok(Some(fleet))
+    }
+
+    /// Record a host's kind and how it is measured (its worker's write: `false` when the
+    /// worker holds it no more).
+    pub fn set_host_way(
+        &self,
+        fleet: i64,
+        worker: i64,
+        position: usize,
+        kind: &HostKind,
+        way: &HostWay,
+    ) -> Result<bool> {
+        let (kind, way) = (serde_json::to_string(kind)?, serde_json::to_string(way)?);
+        let n = self.execute(
+            "UPDATE fleet_hosts SET kind_json = ?4, way_json = ?5
+             WHERE fleet_id = ?1 AND position = ?2 AND worker_id = ?3",
+            &[
+                fleet.into(),
+                position.into(),
+                worker.into(),
+                kind.into(),
+                way.into(),
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Each host's kind, where its plan was made: (position, kind).
+    pub fn fleet_kinds(&self, fleet: i64) -> Result<Vec<(usize, HostKind)>> {
+        let mut kinds = Vec::new();
+        let sql = "SELECT position, kind_json FROM fleet_hosts
+                   WHERE fleet_id = ?1 AND kind_json IS NOT NULL ORDER BY position";
+        self.query(sql, &[fleet.into()], &mut |r| {
+            let position = r.get::<i64>("position")?.max(0) as usize;
+            kinds.push((position, decode_json(r, "fleet_hosts.kind_json")?));
+            Ok(())
+        })?;
+        Ok(kinds)
+    }
+
+    /// How each of `runs` was measured in its fleet, where it was a fleet's host's run.
+    pub fn ways_of_runs(&self, runs: &[i64]) -> Result<Vec<(i64, HostWay)>> {
+        let mut ways = Vec::new();
+        let sql = "SELECT run_id, way_json FROM fleet_hosts
+                   WHERE run_id IS NOT NULL AND way_json IS NOT NULL";
+        self.query(sql, &[], &mut |r| {
+            let run: i64 = r.get("run_id")?;
+            if runs.contains(&run) {
+                ways.push((run, decode_json(r, "fleet_hosts.way_json")?));
+            }
+            Ok(())
+        })?;
+        Ok(ways)
     }
 
     /// The newest fleet run that did not finish every host, and when it started, among
@@ -285,6 +358,7 @@ mod tests {
             name: None,
             lease_s: 60,
             client: &client,
+            full: FleetFull::All,
         };
         let id = store.create_fleet(&new).unwrap();
         assert_eq!(store.latest_unfinished_fleet().unwrap().unwrap().0, id);

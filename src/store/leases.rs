@@ -139,7 +139,7 @@ impl Store {
             (db.epoch(), db.skip_locked())
         };
         let pick = format!(
-            "SELECT position, destination, status, run_id, worker_id FROM fleet_hosts
+            "SELECT position, destination, status, run_id, worker_id, way_json FROM fleet_hosts
              WHERE fleet_id = ?1 AND (status IN ('pending', 'interrupted')
                 OR (status = 'running' AND (lease_until IS NULL OR lease_until < {now})))
              ORDER BY position LIMIT 1 {skip}"
@@ -161,6 +161,10 @@ impl Store {
                     status: HostStatus::Running,
                     problem: None,
                     run_id: r.get("run_id")?,
+                    way: match r.text("way_json")? {
+                        Some(_) => Some(decode_json(r, "fleet_hosts.way_json")?),
+                        None => None,
+                    },
                 };
                 let taken_from = previous.filter(|_| status == HostStatus::Running);
                 found = Some(Claim { host, taken_from });
@@ -322,6 +326,7 @@ mod tests {
             name: Some("team"),
             lease_s,
             client: &WorkerClient::default(),
+            full: crate::model::fleet::FleetFull::All,
         };
         let (id, created) = store.create_or_join(&f).unwrap();
         assert!(created);

@@ -46,6 +46,8 @@ pub struct RunRecord {
     /// The sandbox: bytes per second one raw TCP stream moved along its path at the
     /// run's start; `None` for real servers (or before schema v11).
     pub tcp_rate: Option<f64>,
+    /// The server's CPU as its login said; `None` when not told (or before schema v28).
+    pub server_cpu: Option<crate::model::fleet::ServerCpu>,
     pub machine: Machine,
     pub options: RunOptions,
     pub plan: Vec<PlanItem>,
@@ -228,6 +230,10 @@ impl Store {
                 .get::<Option<i64>>("server_window")?
                 .map(|w| w.max(0) as u64),
             tcp_rate: row.get("path_tcp_rate")?,
+            server_cpu: match row.text("server_cpu_json")? {
+                Some(_) => Some(decode_json(row, "runs.server_cpu_json")?),
+                None => None,
+            },
             machine: serde_json::from_str(&machine).unwrap_or_default(),
             options: decode_json(row, "runs.options_json")?,
             plan: serde_json::from_str(&plan).context("reading runs.plan_json")?,
@@ -328,6 +334,14 @@ impl Store {
     pub fn set_server_window(&self, run_id: i64, window: u64) -> Result<()> {
         let sql = "UPDATE runs SET server_window = ?2 WHERE id = ?1";
         self.execute(sql, &[run_id.into(), window.into()])?;
+        Ok(())
+    }
+
+    /// Record the server's CPU, as its login said.
+    pub fn set_server_cpu(&self, run_id: i64, cpu: &crate::model::fleet::ServerCpu) -> Result<()> {
+        let sql = "UPDATE runs SET server_cpu_json = ?2 WHERE id = ?1";
+        let json = serde_json::to_string(cpu)?;
+        self.execute(sql, &[run_id.into(), json.into()])?;
         Ok(())
     }
 

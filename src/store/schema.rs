@@ -199,6 +199,10 @@ ALTER TABLE fleet_hosts ADD COLUMN lease_until REAL;       -- ... until when its
 ALTER TABLE fleet_hosts ADD COLUMN claims INTEGER NOT NULL DEFAULT 0; -- times a worker claimed it (more than one: resumed or taken over)
 ALTER TABLE fleet_hosts ADD COLUMN claimed_s REAL;         -- when the last claim began
 ALTER TABLE fleet_hosts ADD COLUMN finished_s REAL;        -- when it was last given back (done, failed, interrupted)
+ALTER TABLE fleets ADD COLUMN full_hosts INTEGER;          -- hosts of a kind measured in full (--fleet-full N), NULL: every host
+ALTER TABLE fleet_hosts ADD COLUMN kind_json TEXT;         -- what decides its rankings: banner, offer, strict KEX, CPU (model::HostKind)
+ALTER TABLE fleet_hosts ADD COLUMN way_json TEXT;          -- how it was measured: full, contenders, fell back (model::HostWay)
+ALTER TABLE runs ADD COLUMN server_cpu_json TEXT;          -- the server's CPU as its login said (model::fleet::ServerCpu)
 CREATE TABLE fleet_workers (
     id          INTEGER PRIMARY KEY,
     fleet_id    INTEGER NOT NULL REFERENCES fleets(id) ON DELETE CASCADE,

@@ -26,6 +26,8 @@ pub fn worker(db: &str, hosts: &Path) -> Command {
         "team",
     ])
     .args(["--fleet-lease", "5", "--mode", "connect", "--rounds", "2"])
+    // Every host measured in full: each must end with every slot of the design.
+    .args(["--fleet-full", "all"])
     .arg("--hosts")
     .arg(hosts)
     .args(["--db", db])

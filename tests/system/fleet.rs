@@ -322,6 +322,99 @@ fn three_workers_share_a_postgres_fleet_and_one_takes_over_the_others_host() {
     common::workers::share_and_kill_one(&pg.database("workers"), 3);
 }
 
+/// A fleet's kinds on real servers: four sandboxes of one kind, the fourth's sshd
+/// limited to a tenth of a core (root: a cgroup). The first two are measured in full;
+/// the third by the kind's contenders; the fourth, whose figures are far below its
+/// kind's, is measured in full after its contenders, and the fleet's end says why.
+#[test]
+fn a_host_of_a_kind_whose_figures_disagree_is_measured_in_full() {
+    use sshbench::model::LabOptions;
+    use sshbench::sandbox::SandboxOptions;
+    let start = |cpu: Option<f64>| {
+        Sandbox::start(&SandboxOptions {
+            candidates: sshbench::offer::candidates(&common::client()),
+            lab: LabOptions {
+                cpu,
+                ..LabOptions::default()
+            },
+            ..SandboxOptions::default()
+        })
+        .expect("the sandbox sshd starts")
+    };
+    let boxes = [start(None), start(None), start(None), start(Some(0.1))];
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = String::new();
+    for (i, b) in boxes.iter().enumerate() {
+        config += &renamed(b.ssh_config(), ALIAS, &format!("kind-{i}"));
+    }
+    let (cfg, hosts) = (dir.path().join("ssh_config"), dir.path().join("hosts"));
+    std::fs::write(&cfg, config).unwrap();
+    std::fs::write(&hosts, "kind-0\nkind-1\nkind-2\nkind-3\n").unwrap();
+    let db = dir.path().join("kinds.sqlite");
+    let out = sshbench()
+        .args(["run", "-F"])
+        .arg(&cfg)
+        .arg("--hosts")
+        .arg(&hosts)
+        .args([
+            "--jobs",
+            "1",
+            "--fleet-full",
+            "2",
+            "--mode",
+            "send",
+            "--rounds",
+            "4",
+        ])
+        // AES-GCM well ahead of three CBC ciphers: the kind's contenders are two of
+        // the four (the best, and CBC's best as its family's sentinel).
+        .args([
+            "--ciphers",
+            "aes128-gcm@openssh.com,aes128-cbc,aes192-cbc,aes256-cbc",
+        ])
+        .args(["--macs", "hmac-sha2-256-etm@openssh.com"])
+        .args([
+            "--kex",
+            "curve25519-sha256",
+            "--hostkeys",
+            "ssh-ed25519",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let (table, said) = (text(&out.stdout), text(&out.stderr));
+    assert_success(&out, &said);
+    let row = |h: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(h))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        row("kind-0").contains("in full (first of its kind)"),
+        "{table}"
+    );
+    assert!(
+        row("kind-1").contains("in full (first of its kind)"),
+        "{table}"
+    );
+    assert!(row("kind-2").contains("contenders ("), "{table}");
+    assert!(
+        row("kind-3").contains("in full after contenders disagreed"),
+        "{table}"
+    );
+    let words = common::words(&table);
+    assert!(
+        words.contains(
+            "kind-3 was measured in full after its contenders: in send, its best figure is"
+        ),
+        "{table}"
+    );
+    drop(boxes);
+}
+
 /// Fleet input that cannot work is refused before any host is contacted, with what to
 /// do instead.
 #[test]

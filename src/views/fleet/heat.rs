@@ -133,6 +133,7 @@ mod tests {
             grader: Grader::new(Some(true)),
             measured: Vec::new(),
             recommend: None,
+            way: None,
         }
     }
 

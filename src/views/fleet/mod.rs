@@ -26,6 +26,8 @@ pub struct HostFigures {
     pub measured: Vec<(AlgoKind, String)>,
     /// The host's own recommendation, when a fleet recommendation is wanted.
     pub recommend: Option<RecommendView>,
+    /// How a fleet measured it, where one did (its newest run's way).
+    pub way: Option<crate::model::fleet::HostWay>,
 }
 
 impl HostFigures {
@@ -51,6 +53,7 @@ impl HostFigures {
             grader: scope.grader(),
             measured,
             recommend: recommend.map(|(g, m, o)| crate::views::recommend::view(scope, g, m, o)),
+            way: None,
         }
     }
 }
@@ -64,6 +67,9 @@ pub struct HostLine {
     /// Measured samples (warm-ups are not counted).
     pub samples: u64,
     pub error: Option<String>,
+    /// How it was measured (a fleet that groups its hosts by kind).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub way: Option<crate::model::fleet::HostWay>,
 }
 
 /// How a fleet run's hosts ended.
@@ -91,6 +97,7 @@ pub fn fleet_run(fleet: &FleetRecord, counts: &[(i64, SampleCounts)]) -> (Docume
                 .and_then(|id| counts.iter().find(|(r, _)| *r == id))
                 .map_or(0, |(_, c)| c.measured),
             error: why(h.status, h.problem.as_ref()),
+            way: h.way.clone(),
         })
         .collect();
     let count = |s: HostStatus| hosts.iter().filter(|h| h.status == s).count();
@@ -108,20 +115,33 @@ pub fn fleet_run(fleet: &FleetRecord, counts: &[(i64, SampleCounts)]) -> (Docume
             view.complete,
             view.hosts.len()
         ),
-        &["Host", "Status", "Run", "Samples", "Why"],
+        &["Host", "Status", "Run", "Samples", "Measured", "Why"],
     )
     .right(&[2, 3])
-    .droppable(&[3, 2]);
+    .droppable(&[3, 2, 4]);
     for h in &view.hosts {
         g.row(vec![
             h.destination.clone(),
             h.status.as_str().to_string(),
             h.run.map_or("-".into(), |r| r.to_string()),
             h.samples.to_string(),
+            say_way(h.way.as_ref()),
             h.error.as_deref().map(first_line).unwrap_or_default(),
         ]);
     }
     doc.grid(g);
+    for h in &view.hosts {
+        if let Some(crate::model::fleet::HostWay::FellBack { why }) = &h.way {
+            let why = say_disagreement(why);
+            doc.para(
+                format!(
+                    "{} was measured in full after its contenders: {why}.",
+                    h.destination
+                ),
+                "",
+            );
+        }
+    }
     (doc, view)
 }
 
@@ -134,6 +154,42 @@ pub fn why(status: HostStatus, problem: Option<&HostProblem>) -> Option<String> 
         Some(HostProblem::Error { text } | HostProblem::Legacy { text }) => Some(text.clone()),
         None if status == HostStatus::Budget => Some("its time budget ran out".into()),
         None => None,
+    }
+}
+
+/// Why a host measured by its kind's contenders is measured in full after all.
+pub fn say_disagreement(d: &crate::model::fleet::Disagreement) -> String {
+    use crate::model::fleet::Disagreement;
+    use crate::views::scope::suite_label;
+    match d {
+        Disagreement::OtherBest {
+            mode,
+            best,
+            kind_best,
+        } => format!(
+            "in {}, {} beat {} here, the best of the hosts of its kind measured in full",
+            mode.as_str(),
+            suite_label(*mode, best),
+            suite_label(*mode, kind_best)
+        ),
+        Disagreement::OtherLevel { mode, ratio } => format!(
+            "in {}, its best figure is {:.2}× that of the hosts of its kind measured in full \
+             (another machine than they are: a CPU quota, a busier server, a longer path)",
+            mode.as_str(),
+            ratio
+        ),
+    }
+}
+
+/// How a host was measured, in a table cell.
+pub fn say_way(way: Option<&crate::model::fleet::HostWay>) -> String {
+    use crate::model::fleet::HostWay;
+    match way {
+        None => "-".into(),
+        Some(HostWay::Full { first: true }) => "in full (first of its kind)".into(),
+        Some(HostWay::Full { first: false }) => "in full".into(),
+        Some(HostWay::Contenders { items, of }) => format!("contenders ({items} of {of})"),
+        Some(HostWay::FellBack { .. }) => "in full after contenders disagreed".into(),
     }
 }
 

@@ -9,6 +9,7 @@
 
 use super::HostFigures;
 use crate::model::AlgoKind;
+use crate::model::fleet::HostWay;
 use crate::offer::catalogue::Grade;
 use crate::views::export::{Document, Grid};
 use crate::views::recommend::{HELD, Order, RecommendView, hold_mark, host_pattern};
@@ -73,6 +74,9 @@ pub struct FleetRecommendView {
     pub choices: Vec<HostChoice>,
     pub overrides: Vec<Override>,
     pub notes: Vec<String>,
+    /// How a fleet measured each host, where one did (`--fleet-full`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<(String, crate::model::fleet::HostWay)>,
 }
 
 /// A host's scores of one kind: name → share of its best name (1 = best).
@@ -132,7 +136,9 @@ fn excluded(
     for (h, v) in hosts.iter().zip(per_host) {
         let here = allowed(v);
         for (_, n) in h.measured.iter().filter(|(k, _)| *k == kind) {
-            let lowered = anywhere.contains(n) && !here.contains(n);
+            // Only the host's grade counts: a name it measured only beside a cipher
+            // whose grade it may not use is no reason.
+            let lowered = anywhere.contains(n) && !here.contains(n) && h.grader.demoted(kind, n);
             if lowered && !out.iter().any(|(x, _)| x == n) {
                 out.push((n.to_string(), h.destination.clone()));
             }
@@ -239,7 +245,13 @@ fn line(
     order: Order,
     notes: &mut Vec<String>,
 ) -> Option<(FleetLine, Vec<HostChoice>)> {
-    let scores = host_scores(per_host, kind);
+    // A host that measured no allowed name of this kind (one measured by its kind's
+    // contenders, whose ciphers all carry their own MAC, say) has no say in its order.
+    let all = host_scores(per_host, kind);
+    let said: Vec<usize> = (0..all.len()).filter(|&i| !all[i].is_empty()).collect();
+    let hosts: &[&HostFigures] = &said.iter().map(|&i| hosts[i]).collect::<Vec<_>>();
+    let per_host: &[&RecommendView] = &said.iter().map(|&i| per_host[i]).collect::<Vec<_>>();
+    let scores: Vec<Scores> = said.iter().map(|&i| all[i].clone()).collect();
     let out = excluded(hosts, per_host, kind);
     for (n, h) in &out {
         notes.push(format!(
@@ -254,7 +266,7 @@ fn line(
     if names.is_empty() {
         return None;
     }
-    let ordered = ordered(hosts, names, &scores, kind, order);
+    let ordered = ordered_by_voters(hosts, names, &scores, kind, order);
     let choices = choices(hosts, per_host, &scores, &ordered, kind);
     let worst = choices.iter().min_by(|a, b| a.share.total_cmp(&b.share))?;
     let kept = kept(per_host, kind, &ordered);
@@ -286,6 +298,28 @@ fn line(
         worst_host: worst.host.clone(),
     };
     Some((l, choices))
+}
+
+/// The list's order, decided by the hosts measured in full: a host measured by its
+/// kind's contenders agreed with the kind's full hosts (or it would have been measured
+/// in full), which speak for it, since it measured the names that could win there, not
+/// every name. Where every host was measured by contenders, all of them.
+fn ordered_by_voters(
+    hosts: &[&HostFigures],
+    names: Vec<String>,
+    scores: &[Scores],
+    kind: AlgoKind,
+    order: Order,
+) -> Vec<String> {
+    let voters: Vec<usize> = (0..hosts.len())
+        .filter(|&i| !matches!(hosts[i].way, Some(HostWay::Contenders { .. })))
+        .collect();
+    if voters.is_empty() {
+        return ordered(hosts, names, scores, kind, order);
+    }
+    let vh: Vec<&HostFigures> = voters.iter().map(|&i| hosts[i]).collect();
+    let vs: Vec<Scores> = voters.iter().map(|&i| scores[i].clone()).collect();
+    ordered(&vh, names, &vs, kind, order)
 }
 
 /// Hosts whose own lists gain more than [`OVERRIDE_GAIN`] (or that support no name of
@@ -357,7 +391,49 @@ pub fn view_of(all: &[HostFigures], pattern: Option<&str>, order: Order) -> Flee
         lines,
         choices,
         notes,
+        measured: (hosts.iter())
+            .filter_map(|h| Some((h.destination.clone(), h.way.clone()?)))
+            .collect(),
     }
+}
+
+/// How the hosts were measured: in full, by their kind's contenders, or in full after
+/// their contenders disagreed (and why); `None` where no fleet said.
+fn measured_text(v: &FleetRecommendView) -> Option<String> {
+    if v.measured.is_empty() {
+        return None;
+    }
+    let of = |f: fn(&HostWay) -> bool| -> Vec<&str> {
+        (v.measured.iter())
+            .filter(|(_, w)| f(w))
+            .map(|(h, _)| h.as_str())
+            .collect()
+    };
+    let full = of(|w| matches!(w, HostWay::Full { .. }));
+    let contenders = of(|w| matches!(w, HostWay::Contenders { .. }));
+    let mut parts = Vec::new();
+    if !full.is_empty() {
+        parts.push(format!("in full: {}", full.join(", ")));
+    }
+    if !contenders.is_empty() {
+        parts.push(format!(
+            "by the suites that could still win on their kind (the others measured on the \
+             full hosts of their kind): {}",
+            contenders.join(", ")
+        ));
+    }
+    for (h, w) in &v.measured {
+        if let HostWay::FellBack { why } = w {
+            parts.push(format!(
+                "in full after its contenders disagreed: {h} ({})",
+                super::say_disagreement(why)
+            ));
+        }
+    }
+    Some(format!(
+        "How the hosts were measured: {}.",
+        parts.join("; ")
+    ))
 }
 
 /// The block as text: the overrides first (ssh takes the first value it finds).
@@ -400,6 +476,9 @@ pub fn recommend(
         v.hosts.len()
     ));
     doc.code(block(&v));
+    if let Some(t) = measured_text(&v) {
+        doc.para(t, "");
+    }
     let mut g = Grid::new(
         "What each host negotiates",
         &[
@@ -500,6 +579,7 @@ mod override_tests {
                 dbclient: false,
                 figures: Default::default(),
             }),
+            way: None,
         }
     }
 
@@ -511,6 +591,7 @@ mod override_tests {
         let mut a = host("pi@a", &[(gcm, 1.0), (ctr, 0.5)]);
         // a measured chacha20-poly1305 but may not use it (no strict KEX there).
         a.measured.push((AlgoKind::Cipher, chacha.to_string()));
+        a.grader = Grader::new(Some(false));
         let hosts = [
             a,
             host("pi@b", &[(gcm, 1.0), (ctr, 0.95)]),

@@ -3,6 +3,7 @@
 //! holds with the time left on their leases; hosts claimed more than once (resumed, or
 //! taken over from a worker that died); an estimate of the time left.
 
+use crate::model::fleet::{HostKind, HostWay};
 use crate::model::{HostStatus, RunStatus, WorkerClient};
 use crate::store::{FleetClock, FleetRecord, WorkerRecord};
 use crate::views::export::{Document, Grid};
@@ -54,6 +55,21 @@ pub struct Reclaimed {
     pub status: HostStatus,
 }
 
+/// A kind of host (the same server software, offer and CPU) and how its hosts were
+/// measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct KindLine {
+    pub server: Option<String>,
+    pub cpu: Option<String>,
+    pub hosts: Vec<String>,
+    /// Measured with the whole design.
+    pub full: usize,
+    /// By the kind's contenders.
+    pub contenders: usize,
+    /// In full after their contenders disagreed.
+    pub fell_back: Vec<String>,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HostCounts {
     pub total: usize,
@@ -75,6 +91,8 @@ pub struct FleetStatusView {
     pub workers: Vec<WorkerLine>,
     pub measuring: Vec<HeldHost>,
     pub reclaimed: Vec<Reclaimed>,
+    /// The kinds of host seen so far (where the fleet groups them).
+    pub kinds: Vec<KindLine>,
     /// The median complete host's time × the hosts left ÷ the hosts measured at once by
     /// the live workers; `None` before a host completes or with no live worker.
     pub time_left_s: Option<f64>,
@@ -127,8 +145,50 @@ fn time_left(fleet: &FleetRecord, clock: &FleetClock, workers: &[WorkerLine]) ->
     Some(median * left / at_once as f64)
 }
 
-/// The view of `fleet` with its workers and claims.
-pub fn view(fleet: &FleetRecord, clock: &FleetClock) -> FleetStatusView {
+/// The fleet's hosts by kind, in the order each kind was first seen.
+fn kinds(fleet: &FleetRecord, kinds: &[(usize, HostKind)]) -> Vec<KindLine> {
+    let mut out: Vec<(&HostKind, KindLine)> = Vec::new();
+    for (position, kind) in kinds {
+        let Some(h) = fleet.hosts.iter().find(|h| h.position == *position) else {
+            continue;
+        };
+        let at = match out.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                let cpu = kind.cpu.as_ref().map(|c| {
+                    let model = c.model.clone().unwrap_or_else(|| "an unknown CPU".into());
+                    c.cpus.map_or(model.clone(), |n| format!("{model} ×{n}"))
+                });
+                let line = KindLine {
+                    server: kind.server_version.clone(),
+                    cpu,
+                    hosts: Vec::new(),
+                    full: 0,
+                    contenders: 0,
+                    fell_back: Vec::new(),
+                };
+                out.push((kind, line));
+                out.len() - 1
+            }
+        };
+        let line = &mut out[at].1;
+        line.hosts.push(h.destination.clone());
+        match &h.way {
+            Some(HostWay::Full { .. }) => line.full += 1,
+            Some(HostWay::Contenders { .. }) => line.contenders += 1,
+            Some(HostWay::FellBack { .. }) => line.fell_back.push(h.destination.clone()),
+            None => {}
+        }
+    }
+    out.into_iter().map(|(_, l)| l).collect()
+}
+
+/// The view of `fleet` with its workers, claims and its hosts' kinds.
+pub fn view(
+    fleet: &FleetRecord,
+    clock: &FleetClock,
+    host_kinds: &[(usize, HostKind)],
+) -> FleetStatusView {
     let name_of = |position: usize| {
         (fleet.hosts.iter().find(|h| h.position == position))
             .map_or_else(|| format!("#{position}"), |h| h.destination.clone())
@@ -180,6 +240,7 @@ pub fn view(fleet: &FleetRecord, clock: &FleetClock) -> FleetStatusView {
         workers,
         measuring: held,
         reclaimed,
+        kinds: kinds(fleet, host_kinds),
     }
 }
 
@@ -208,6 +269,9 @@ pub fn document(v: &FleetStatusView) -> Document {
     doc.grid(workers(v));
     if !v.measuring.is_empty() {
         doc.grid(held(v));
+    }
+    if !v.kinds.is_empty() {
+        doc.grid(kinds_grid(v));
     }
     if !v.reclaimed.is_empty() {
         doc.para(
@@ -257,6 +321,36 @@ fn summary(v: &FleetStatusView) -> String {
         h.waiting,
         v.lease_s
     )
+}
+
+fn kinds_grid(v: &FleetStatusView) -> Grid {
+    let mut g = Grid::new(
+        "kinds of host: the first of each measured in full, the others by its contenders",
+        &[
+            "Server",
+            "CPU",
+            "Hosts",
+            "In full",
+            "Contenders",
+            "Fell back",
+        ],
+    )
+    .right(&[2, 3, 4])
+    .droppable(&[1]);
+    for k in &v.kinds {
+        g.row(vec![
+            k.server.clone().unwrap_or_else(|| "-".into()),
+            k.cpu.clone().unwrap_or_else(|| "-".into()),
+            k.hosts.len().to_string(),
+            k.full.to_string(),
+            k.contenders.to_string(),
+            match k.fell_back.is_empty() {
+                true => "-".into(),
+                false => k.fell_back.join(", "),
+            },
+        ]);
+    }
+    g
 }
 
 fn workers(v: &FleetStatusView) -> Grid {

@@ -216,6 +216,7 @@ mod tests {
             grader: Grader::new(Some(true)),
             measured: Vec::new(),
             recommend: None,
+            way: None,
         }
     }
 

@@ -1,0 +1,146 @@
+//! A fleet's kinds of host (`--fleet-full`): the first hosts of a kind are measured with
+//! the whole design; every later one measures the kind's contenders only, and is
+//! measured in full once more when its figures disagree with the full hosts' (see
+//! `analysis::contenders`). The host's kind and how it was measured are stored with it.
+
+use super::progress::Progress;
+use anyhow::Result;
+use sshbench::analysis::{SuiteStats, contenders};
+use sshbench::model::fleet::{Disagreement, FleetFull, HostKind, HostWay};
+use sshbench::model::{HostStatus, Mode, Suite};
+use sshbench::plan::Plan;
+use sshbench::store::{Selection, Store};
+use sshbench::views::scope::Scope;
+use sshbench::views::unforced::{Unforced, unforced};
+
+/// What deciding a host's way needs.
+pub(super) struct Kinds<'a> {
+    pub store: &'a Store,
+    pub fleet: i64,
+    pub worker: i64,
+    pub position: usize,
+    pub full: FleetFull,
+    pub progress: &'a Progress,
+}
+
+/// Runs' suite figures taken together, and ssh's unforced pick per mode.
+struct RunFigures {
+    stats: Vec<SuiteStats>,
+    picks: Vec<(Mode, Suite)>,
+}
+
+/// The figures of `runs` (one host's, or a kind's full hosts') pooled.
+fn figures_of(store: &Store, ids: &[i64]) -> Result<RunFigures> {
+    let (mut runs, mut samples) = (Vec::new(), Vec::new());
+    for &id in ids {
+        let sel = Selection {
+            run: Some(id),
+            ..Selection::default()
+        };
+        let (r, s) = store.select(&sel)?;
+        runs.extend(r);
+        samples.extend(s);
+    }
+    let scope = Scope::build(&runs, &samples);
+    let picks = (scope.modes().into_iter())
+        .filter_map(|m| match unforced(&scope, m)? {
+            Unforced::Measured(s) => Some((m, s.suite.clone())),
+            Unforced::LeftOut { .. } => None,
+        })
+        .collect();
+    Ok(RunFigures {
+        stats: scope.stats,
+        picks,
+    })
+}
+
+impl Kinds<'_> {
+    /// The complete runs of the other hosts of `kind` that were measured in full, with
+    /// their names.
+    fn full_of(&self, kind: &HostKind) -> Result<Vec<(String, i64)>> {
+        let kinds = self.store.fleet_kinds(self.fleet)?;
+        let Some(fleet) = self.store.fleet(self.fleet)? else {
+            return Ok(Vec::new());
+        };
+        Ok((fleet.hosts.into_iter())
+            .filter(|h| h.position != self.position && h.status == HostStatus::Complete)
+            .filter(|h| matches!(h.way, Some(HostWay::Full { .. })))
+            .filter(|h| kinds.iter().any(|(p, k)| *p == h.position && k == kind))
+            .filter_map(|h| Some((h.destination, h.run_id?)))
+            .collect())
+    }
+
+    fn record(&self, kind: &HostKind, way: &HostWay) -> Result<()> {
+        (self.store).set_host_way(self.fleet, self.worker, self.position, kind, way)?;
+        Ok(())
+    }
+
+    /// The plan of a new host of `kind`: the whole design among the first of its kind,
+    /// else the contenders of the kind's full hosts.
+    pub fn narrow(&self, kind: &HostKind, mut plan: Plan) -> Result<Plan> {
+        let first = match self.full {
+            FleetFull::All => None,
+            FleetFull::First(n) => Some(n as usize),
+        };
+        let full = self.full_of(kind)?;
+        let Some(n) = first.filter(|&n| full.len() >= n) else {
+            self.record(
+                kind,
+                &HostWay::Full {
+                    first: first.is_some(),
+                },
+            )?;
+            return Ok(plan);
+        };
+        let runs: Vec<i64> = full.iter().map(|(_, r)| *r).collect();
+        let kind_figures = figures_of(self.store, &runs)?;
+        let keep = contenders::contenders(&kind_figures.stats, &kind_figures.picks);
+        let of = plan.items.len();
+        plan.items
+            .retain(|i| keep.contains(&(i.mode, i.suite.clone())));
+        if plan.items.is_empty() || plan.items.len() == of {
+            // Nothing the full hosts measured is in this design, or all of it is.
+            self.record(kind, &HostWay::Full { first: false })?;
+            return Ok(plan);
+        }
+        let names: Vec<&str> = full[..n].iter().map(|(d, _)| d.as_str()).collect();
+        self.progress.say(&format!(
+            "measuring {} of {of} suites: the contenders of its kind, whose first hosts \
+             ({}) were measured in full",
+            plan.items.len(),
+            names.join(", ")
+        ));
+        let way = HostWay::Contenders {
+            items: plan.items.len(),
+            of,
+        };
+        self.record(kind, &way)?;
+        Ok(plan)
+    }
+
+    /// Whether a host measured by contenders (its complete `run`) disagrees with its
+    /// kind's full hosts.
+    pub fn disagreement(&self, run: i64) -> Result<Option<Disagreement>> {
+        let kinds = self.store.fleet_kinds(self.fleet)?;
+        let Some((_, kind)) = kinds.into_iter().find(|(p, _)| *p == self.position) else {
+            return Ok(None);
+        };
+        let runs: Vec<i64> = self.full_of(&kind)?.iter().map(|(_, r)| *r).collect();
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let pooled = figures_of(self.store, &runs)?.stats;
+        let here = figures_of(self.store, &[run])?.stats;
+        Ok(contenders::disagreement(&here, &pooled))
+    }
+
+    /// Record that the host falls back to the whole design, and why.
+    pub fn fall_back(&self, why: Disagreement) -> Result<()> {
+        let kinds = self.store.fleet_kinds(self.fleet)?;
+        let kind = (kinds.into_iter())
+            .find(|(p, _)| *p == self.position)
+            .map(|(_, k)| k)
+            .unwrap_or_default();
+        self.record(&kind, &HostWay::FellBack { why })
+    }
+}
