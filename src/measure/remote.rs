@@ -74,7 +74,8 @@ pub fn shell_start_command() -> String {
         r#"$(getconf CLK_TCK 2>/dev/null || echo 100); else echo SSHBENCH-SHELL -; fi; "#,
         // The CPU, which decides how the server ranks ciphers: `SSHBENCH-HOST CPUS AES SHA
         // MODEL`, `-` for what is not told (Linux's cpuinfo; the BSDs' and macOS' sysctl).
-        r#"c=$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null); "#,
+        r#"c=$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || "#,
+        r#"grep -c ^processor /proc/cpuinfo 2>/dev/null); "#,
         r#"a=-; h=-; m=; if [ -r /proc/cpuinfo ]; then "#,
         r#"m=$(grep -m1 -E "^(model name|Model|Hardware|cpu model)" /proc/cpuinfo | cut -d: -f2-); "#,
         r#"grep -qw aes /proc/cpuinfo && a=1 || a=0; "#,

@@ -126,19 +126,22 @@ fn connect_command_succeeds_in_every_shell() {
 }
 
 /// The login shell's start-up probe runs under every shell and says it found no sshd
-/// here (the tests' shells are not a session's).
+/// here (the tests' shells are not a session's), then tells this machine's CPU, the same
+/// whichever shell ran it.
 #[test]
 fn shell_start_command_answers_in_every_shell() {
+    let cpu = |out: &str| remote::parse_host(out);
+    let (_, by_sh, _) = run("sh", &remote::shell_start_command(), b"");
+    let by_sh = cpu(&String::from_utf8_lossy(&by_sh)).expect("the CPU line");
+    assert!(by_sh.cpus.is_some(), "{by_sh:?}");
     for shell in SHELLS {
         let (code, out, stderr) = run(shell, &remote::shell_start_command(), b"");
         let out = String::from_utf8_lossy(&out);
         assert_eq!(code, 0, "{shell}: {stderr}");
-        assert_eq!(
-            out.trim(),
-            format!("{} -", remote::SHELL),
-            "{shell}: {stderr}"
-        );
+        let first = out.lines().next().unwrap_or_default();
+        assert_eq!(first, format!("{} -", remote::SHELL), "{shell}: {stderr}");
         assert_eq!(remote::parse_shell_start(&out), None, "{shell}");
+        assert_eq!(cpu(&out).as_ref(), Some(&by_sh), "{shell}: {out}");
     }
 }
 
