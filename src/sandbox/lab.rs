@@ -37,12 +37,12 @@ fn maker_alive(name: &str) -> bool {
     let Some(pid) = (name.strip_prefix("sshbench-"))
         .and_then(|rest| rest.split_once('-'))
         .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        .and_then(|pid| u32::try_from(pid).ok())
         .filter(|&pid| pid > 0)
     else {
         return true;
     };
-    let probe = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None);
-    !matches!(probe, Err(nix::errno::Errno::ESRCH))
+    crate::sys::proc::alive(pid)
 }
 
 /// Remove the cgroups and network namespaces a `kill -9`ed sshbench left (Drop never
