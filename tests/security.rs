@@ -378,21 +378,8 @@ fn joining_a_planted_fleet_runs_nothing_it_holds() {
     let marker = dir.path().join("ran");
     let hosts = dir.path().join("hosts");
     std::fs::write(&hosts, "victim.invalid\n").unwrap();
-    let worker = |data: &str, extra: &[&str]| {
-        let out = sshbench()
-            .env("XDG_DATA_HOME", dir.path().join(data))
-            .args([
-                "run", "--fleet", "team", "--mode", "connect", "--rounds", "1",
-            ])
-            .args(extra)
-            .arg("--hosts")
-            .arg(&hosts)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap();
-        (out.status.code(), text(&out.stderr))
-    };
+    let worker =
+        |data: &str, extra: &[&str]| team_worker(&dir.path().join(data), &db, &hosts, extra);
     // Their worker creates the fleet (the host cannot be reached: it fails) ...
     let (code, err) = worker("theirs", &[]);
     assert_eq!(code, Some(3), "{err}");
@@ -420,6 +407,68 @@ fn joining_a_planted_fleet_runs_nothing_it_holds() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("created with other options"), "{err}");
     assert!(!marker.exists(), "the ProxyCommand ran");
+}
+
+/// A host's run another user stored in a shared fleet goes on only with a plan this
+/// client makes itself: a part of it (a host measured by its kind's contenders) is
+/// measured, in its stored order; a plan with an item this client would not plan, or
+/// an item twice, is refused and nothing of it measured.
+#[test]
+fn a_planted_plan_is_resumed_only_when_it_is_part_of_this_client_s_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.sqlite");
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "victim.test\n").unwrap();
+    let mock = ["--mock-transport"];
+    let worker = |data: &str| team_worker(&dir.path().join(data), &db, &hosts, &mock);
+    let (code, err) = worker("theirs");
+    assert_eq!(code, Some(0), "{err}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let plan: String = (conn.query_row("SELECT plan_json FROM runs", [], |r| r.get(0))).unwrap();
+    let plan: Vec<serde_json::Value> = serde_json::from_str(&plan).unwrap();
+    assert!(plan.len() > 3, "{plan:?}");
+    let foreign = serde_json::json!({"mode": "connect", "suite": {"kex": "evil-kex"}});
+    let dup = vec![plan[1].clone(), plan[1].clone()];
+    // Their rows: the host interrupted, its run emptied and given another plan.
+    let plant = |items: &[serde_json::Value]| {
+        let json = serde_json::to_string(items).unwrap();
+        conn.execute("DELETE FROM samples", []).unwrap();
+        let sql = "UPDATE runs SET status = 'interrupted', plan_json = ?1";
+        assert_eq!(conn.execute(sql, [json]).unwrap(), 1);
+        let sql = "UPDATE fleet_hosts SET status = 'interrupted'";
+        assert_eq!(conn.execute(sql, []).unwrap(), 1);
+        conn.execute("UPDATE fleets SET status = 'interrupted'", [])
+            .unwrap();
+    };
+    let store = || sshbench::store::Store::connect_to_read(db.to_str().unwrap()).unwrap();
+    for bad in [vec![plan[0].clone(), foreign], dup] {
+        plant(&bad);
+        let (code, err) = worker("mine");
+        assert_eq!(code, Some(3), "{err}");
+        assert!(
+            common::words(&err).contains("its plan is not one this client makes"),
+            "{err}"
+        );
+        assert!(store().samples(&[1]).unwrap().is_empty(), "{bad:?}");
+    }
+    let part = vec![plan[3].clone(), plan[1].clone()];
+    plant(&part);
+    let (code, err) = worker("mine");
+    assert_eq!(code, Some(0), "{err}");
+    let runs = store().runs().unwrap();
+    assert_eq!(runs.len(), 1, "the host went on in their run");
+    let stored: Vec<serde_json::Value> = (runs[0].plan.iter())
+        .map(|p| serde_json::to_value(p).unwrap())
+        .collect();
+    assert_eq!(stored, part);
+    let samples = store().samples(&[runs[0].id]).unwrap();
+    let mut items: Vec<usize> = samples
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.item)
+        .collect();
+    items.sort();
+    assert_eq!(items, [0, 1], "each item of the part, once");
 }
 
 /// A stored row that would write lines of its own into an `ssh_config` block (a
@@ -691,6 +740,29 @@ fn ctrl_c_during_the_offer_probe_ends_the_run_at_once() {
 
 /// A run of `target` stored with `options` and no plan, as `run` stores one: its
 /// destination is the target's own.
+/// A worker of fleet `team` over `hosts` in `db` (connect, one round), as the user whose
+/// data (and seal key) is in `data`: its exit status and what it said.
+fn team_worker(
+    data: &std::path::Path,
+    db: &std::path::Path,
+    hosts: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, String) {
+    let out = sshbench()
+        .env("XDG_DATA_HOME", data)
+        .args([
+            "run", "--fleet", "team", "--mode", "connect", "--rounds", "1",
+        ])
+        .args(extra)
+        .arg("--hosts")
+        .arg(hosts)
+        .arg("--db")
+        .arg(db)
+        .output()
+        .unwrap();
+    (out.status.code(), text(&out.stderr))
+}
+
 fn stored_run(
     store: &sshbench::store::Store,
     target: &sshbench::destination::Target,

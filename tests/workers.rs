@@ -1,7 +1,8 @@
 //! Workers sharing a fleet in one SQLite file (`run --fleet NAME`): every host measured
 //! once, a worker killed mid-host and its host finished by another from its stored
 //! samples; joining with other hosts, options or client refused. A fleet's kinds
-//! (`--fleet-full`): later hosts of a kind measure its contenders, with the same block.
+//! (`--fleet-full`): later hosts of a kind measure its contenders, with the same block, in
+//! the first pass only.
 
 mod common;
 
@@ -196,4 +197,109 @@ fn bad_fleet_options_are_refused_up_front() {
         );
     }
     assert!(!db.exists(), "a refused command stored something");
+}
+
+/// Real servers, one kind (one sandbox sshd under three names): the first two hosts are
+/// measured in full and race on after their first pass; the third measures the kind's
+/// contenders in the first pass only (its figures serve the check; the full hosts
+/// decide the order), and goes on that way when a fleet `--resume` takes it over after
+/// its worker was killed.
+#[test]
+fn a_host_measured_by_contenders_takes_the_first_pass_only_even_when_resumed() {
+    use sshbench::model::AlgoLists;
+    use sshbench::store::Store;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let sb = common::sandbox(AlgoLists::default());
+    let dir = tempfile::tempdir().unwrap();
+    let one = std::fs::read_to_string(sb.ssh_config()).unwrap();
+    let alias = format!("Host {}\n", sshbench::sandbox::ALIAS);
+    let config: String = (1..=3)
+        .map(|i| one.replace(&alias, &format!("Host same-{i}\n")))
+        .collect();
+    let (cfg, hosts) = (dir.path().join("ssh_config"), dir.path().join("hosts"));
+    std::fs::write(&cfg, config).unwrap();
+    std::fs::write(&hosts, "same-1\nsame-2\nsame-3\n").unwrap();
+    let db = dir.path().join("kinds.sqlite");
+    let log = dir.path().join("worker.err");
+    let mut worker = sshbench()
+        .args(["run", "-F"])
+        .arg(&cfg)
+        .arg("--hosts")
+        .arg(&hosts)
+        .args(["--jobs", "1", "--fleet-full", "2", "--mode", "connect"])
+        .args([
+            "--kex",
+            "curve25519-sha256,ecdh-sha2-nistp256,ecdh-sha2-nistp384",
+        ])
+        .args(["--hostkeys", "ssh-ed25519", "--db"])
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    // Killed once the third host has a few samples stored.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let store = Store::connect_to_read(db.to_str().unwrap()).ok();
+        let runs = store
+            .as_ref()
+            .and_then(|s| s.runs().ok())
+            .unwrap_or_default();
+        let third = runs.iter().find(|r| r.destination == "same-3");
+        let stored = third.map_or(0, |r| {
+            store.as_ref().unwrap().samples(&[r.id]).unwrap().len()
+        });
+        if stored >= 3 {
+            break;
+        }
+        assert!(
+            worker.try_wait().unwrap().is_none(),
+            "the worker ended before the third host"
+        );
+        assert!(Instant::now() < deadline, "the third host never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    worker.kill().unwrap();
+    worker.wait().unwrap();
+    let out = sshbench()
+        .args(["run", "--resume", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let (table, said) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{said}");
+    assert!(table.contains("contenders ("), "{table}");
+    // How each run was announced: the race after the first pass, or not.
+    let announced = |said: &str, host: &str| -> String {
+        let start = format!("[{host}] run ");
+        let line = said.lines().find(|l| l.starts_with(&start));
+        line.unwrap_or_else(|| panic!("{host}: {said}")).to_string()
+    };
+    let raced = "then more for those not told apart from the best";
+    let first = std::fs::read_to_string(&log).unwrap();
+    assert!(announced(&first, "same-1").contains(raced), "{first}");
+    assert!(!announced(&first, "same-3").contains(raced), "{first}");
+    assert!(!announced(&said, "same-3").contains(raced), "{said}");
+    let store = Store::connect_to_read(db.to_str().unwrap()).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 3, "the third host went on in its own run");
+    let rounds = |id: i64| {
+        let samples = store.samples(&[id]).unwrap();
+        let mut slots: Vec<(usize, u32)> = samples.iter().map(|s| (s.item, s.round)).collect();
+        slots.sort();
+        slots.dedup();
+        assert_eq!(slots.len(), samples.len(), "a slot stored twice");
+        samples.iter().map(|s| s.round).max().unwrap()
+    };
+    assert!(runs[..2].iter().all(|r| r.options.race));
+    let third = &runs[2];
+    assert!(!third.options.race, "{:?}", third.options);
+    assert_eq!(rounds(third.id), 3);
+    assert_eq!(
+        store.samples(&[third.id]).unwrap().len(),
+        third.plan.len() * 3 + 1,
+        "each contender's three rounds and one warm-up"
+    );
+    drop(sb);
 }

@@ -4,6 +4,7 @@
 //! `analysis::contenders`). The host's kind and how it was measured are stored with it.
 
 use super::progress::Progress;
+use super::run::Design;
 use anyhow::Result;
 use sshbench::analysis::{SuiteStats, contenders};
 use sshbench::model::fleet::{Disagreement, FleetFull, HostKind, HostWay};
@@ -75,9 +76,13 @@ impl Kinds<'_> {
         Ok(())
     }
 
-    /// The plan of a new host of `kind`: the whole design among the first of its kind,
-    /// else the contenders of the kind's full hosts.
-    pub fn narrow(&self, kind: &HostKind, mut plan: Plan) -> Result<Plan> {
+    /// The design of a new host of `kind`: the whole plan among the first of its kind,
+    /// else the contenders of the kind's full hosts, measured in the first pass only.
+    /// Its figures serve the check alone: the contenders were tied over the full hosts'
+    /// samples pooled, which decide the fleet's order, and a race of one host could not
+    /// part them (bench/results/notebook.md, "A fleet's kinds").
+    pub fn narrow(&self, kind: &HostKind, mut plan: Plan) -> Result<Design> {
+        let whole = |plan| Design { plan, race: true };
         let first = match self.full {
             FleetFull::All => None,
             FleetFull::First(n) => Some(n as usize),
@@ -90,7 +95,7 @@ impl Kinds<'_> {
                     first: first.is_some(),
                 },
             )?;
-            return Ok(plan);
+            return Ok(whole(plan));
         };
         let runs: Vec<i64> = full.iter().map(|(_, r)| *r).collect();
         let kind_figures = figures_of(self.store, &runs)?;
@@ -101,7 +106,7 @@ impl Kinds<'_> {
         if plan.items.is_empty() || plan.items.len() == of {
             // Nothing the full hosts measured is in this design, or all of it is.
             self.record(kind, &HostWay::Full { first: false })?;
-            return Ok(plan);
+            return Ok(whole(plan));
         }
         let names: Vec<&str> = full[..n].iter().map(|(d, _)| d.as_str()).collect();
         self.progress.say(&format!(
@@ -115,7 +120,7 @@ impl Kinds<'_> {
             of,
         };
         self.record(kind, &way)?;
-        Ok(plan)
+        Ok(Design { plan, race: false })
     }
 
     /// Whether a host measured by contenders (its complete `run`) disagrees with its

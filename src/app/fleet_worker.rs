@@ -9,7 +9,7 @@
 use super::fleet::finish;
 use super::fleet_kinds::Kinds;
 use super::progress::Progress;
-use super::run::{HostRun, Narrow, Shared, measure};
+use super::run::{Design, HostRun, Narrow, Shared, measure};
 use anyhow::{Context, Result};
 use sshbench::destination::Target;
 use sshbench::model::fleet::{FleetFull, HostKind, HostWay};
@@ -335,7 +335,7 @@ fn measure_host(
         sshbench::views::fleet::say_disagreement(&why)
     ));
     kinds.fall_back(why)?;
-    let whole = |_: &HostKind, plan: Plan| Ok(plan);
+    let whole = |_: &HostKind, plan: Plan| Ok(Design { plan, race: true });
     let one = OneRun {
         resumed: None,
         narrow: &whole,

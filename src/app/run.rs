@@ -145,15 +145,19 @@ fn plan_of_unsealed(
     options: &RunOptions,
 ) -> Result<Plan> {
     let own = make_plan(None, clients, srv, options)?;
-    if own.items != run.plan {
+    // A fleet's host measured by its kind's contenders stored a part of the plan; its
+    // samples name items by their place in the stored plan, so that order is kept.
+    let part = (run.plan.iter().enumerate())
+        .all(|(i, p)| own.items.contains(p) && !run.plan[..i].contains(p));
+    if run.plan.is_empty() || !part {
         bail!(
-            "run {} was stored by another sshbench, and its plan is not the one this client \
+            "run {} was stored by another sshbench, and its plan is not one this client \
              makes for the server: it is not resumed from the database",
             run.id
         );
     }
     Ok(Plan {
-        items: own.items,
+        items: run.plan.clone(),
         notes: Vec::new(),
     })
 }
@@ -394,12 +398,19 @@ pub(super) struct HostRun<'a> {
     pub options: &'a RunOptions,
     /// A shared fleet's host: set when this worker's lease on it ran out.
     pub lost: Option<&'a AtomicBool>,
-    /// A fleet's new host: given its kind and the whole design, the plan it measures.
+    /// A fleet's new host: given its kind and the whole design, what it measures.
     pub narrow: Option<&'a Narrow<'a>>,
 }
 
-/// How a fleet makes a new host's plan from its kind and the whole design.
-pub(super) type Narrow<'a> = dyn Fn(&HostKind, Plan) -> Result<Plan> + 'a;
+/// What a fleet's host measures: its plan, and whether it races once the first pass is
+/// done (a host measured by its kind's contenders does not: see `fleet_kinds`).
+pub(super) struct Design {
+    pub plan: Plan,
+    pub race: bool,
+}
+
+/// How a fleet makes a new host's design from its kind and the whole plan.
+pub(super) type Narrow<'a> = dyn Fn(&HostKind, Plan) -> Result<Design> + 'a;
 
 impl<'a> HostRun<'a> {
     /// A run of its own, outside any fleet.
@@ -418,7 +429,8 @@ impl<'a> HostRun<'a> {
     }
 }
 
-/// The run resumed, or stored anew once a login has worked (see [`login_window`]).
+/// The run resumed, or stored anew once a login has worked (see [`login_window`]), with
+/// its plan and options.
 fn start(
     sh: &Shared,
     clients: &[Client],
@@ -427,25 +439,32 @@ fn start(
     srv: &Server,
     plan: Plan,
     progress: &Progress,
-) -> Result<(Start, Plan)> {
+) -> Result<(Start, Plan, RunOptions)> {
+    let mut options = host.options.clone();
     let Some(run) = host.resumed else {
         let login = login_window(sh, clients, srv)?;
         let plan = match host.narrow {
-            Some(narrow) => narrow(&kind_of(srv, &login), plan)?,
+            Some(narrow) => {
+                let design = narrow(&kind_of(srv, &login), plan)?;
+                options.race &= design.race;
+                design.plan
+            }
             None => plan,
         };
         let input = NewRunInput {
             cfg: sh.cfg,
             clients,
             srv,
-            options: host.options,
+            options: &options,
             plan: &plan,
             login,
             progress,
         };
-        return Ok((create(store, input)?, plan));
+        return Ok((create(store, input)?, plan, options));
     };
-    Ok((reopen(store, run, progress)?, plan))
+    // A stored run that did not race goes on without: a row can only take racing away.
+    options.race &= run.options.race;
+    Ok((reopen(store, run, progress)?, plan, options))
 }
 
 /// What decides how the server ranks suites (see [`HostKind`]).
@@ -503,25 +522,25 @@ pub(super) fn measure(
     progress: &Progress,
     created: &mut dyn FnMut(i64) -> Result<()>,
 ) -> Result<(i64, Result<End, Abort>)> {
-    let options = host.options;
-    let clients = clients_of(sh, options)?;
-    if !options.clients.is_empty() {
+    let clients = clients_of(sh, host.options)?;
+    if !host.options.clients.is_empty() {
         for (k, c) in clients.iter().enumerate() {
             let (n, version, path) = (k + 1, &c.offer.version.raw, c.ssh.display());
             progress.say(&format!("client {n}: {version} ({path})"));
         }
     }
     let srv = server_for(sh, &clients, &host, progress)?;
-    let plan = make_plan(host.resumed, &clients, &srv, options)?;
+    let plan = make_plan(host.resumed, &clients, &srv, host.options)?;
     // The login comes first: the plan's notes are no news to a run it stops.
+    let (started, plan, options) = start(sh, &clients, store, &host, &srv, plan, progress)?;
     let (
         Start {
             run_id,
             seed,
             previous,
         },
-        plan,
-    ) = start(sh, &clients, store, &host, &srv, plan, progress)?;
+        options,
+    ) = (started, &options);
     created(run_id)?;
     for note in &plan.notes {
         progress.say(&format!("note: {}", sshbench::views::plan::say(note)));
