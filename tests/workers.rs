@@ -303,3 +303,176 @@ fn a_host_measured_by_contenders_takes_the_first_pass_only_even_when_resumed() {
     );
     drop(sb);
 }
+
+/// Two names of one server in a named fleet: its workers measure side by side whatever
+/// each one's `--jobs`, so the fleet is refused before anything is stored; one process
+/// alone with `--jobs 1` measures them one after the other.
+#[test]
+fn a_named_fleet_with_two_names_of_one_server_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, hosts) = (dir.path().join("ssh_config"), dir.path().join("hosts"));
+    let block = |alias: &str| format!("Host {alias}\n    HostName 192.0.2.7\n    Port 2222\n");
+    std::fs::write(&cfg, block("nas") + &block("nas-again")).unwrap();
+    std::fs::write(&hosts, "nas\nnas-again\n").unwrap();
+    let run = |db: &str, extra: &[&str]| {
+        let out = sshbench()
+            .args([
+                "run",
+                "--mock-transport",
+                "--mode",
+                "connect",
+                "--rounds",
+                "1",
+            ])
+            .args(["--jobs", "1", "-F"])
+            .arg(&cfg)
+            .arg("--hosts")
+            .arg(&hosts)
+            .arg("--db")
+            .arg(dir.path().join(db))
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), common::words(&text(&out.stderr)))
+    };
+    let (code, said) = run("named.sqlite", &["--fleet", "team"]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains(
+            "nas and nas-again reach the same server (192.0.2.7 port 2222): measured side by \
+             side, each would slow the other's figures; list it once (a named fleet's workers \
+             measure side by side)"
+        ),
+        "{said}"
+    );
+    assert!(!dir.path().join("named.sqlite").exists());
+    let (code, said) = run("alone.sqlite", &[]);
+    assert_eq!(code, Some(0), "{said}");
+}
+
+/// Real servers of one kind (five sandbox sshds) and two slower paths (a `ProxyCommand`
+/// that waits 0.2 s before it relays, as a far jump host would): `far`'s handshakes take
+/// about twice its kind's in both passes of its contenders, so it is measured again with
+/// the whole design, which runs to its end while its lease is renewed (a short one:
+/// several renewals); `blip` is slow in its first pass only (the proxy goes away with a
+/// file), so its second pass agrees and it stays measured by its contenders.
+#[test]
+fn a_host_whose_contenders_disagree_twice_is_then_measured_in_full_to_the_end() {
+    use sshbench::model::fleet::HostWay;
+    use sshbench::model::{AlgoLists, RunStatus};
+    use sshbench::store::Store;
+    let boxes: Vec<_> = (0..5)
+        .map(|_| common::sandbox(AlgoLists::default()))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, marker) = (dir.path().join("ssh_config"), dir.path().join("slow"));
+    std::fs::write(&marker, "").unwrap();
+    let alias = format!("Host {}\n", sshbench::sandbox::ALIAS);
+    // bash's /dev/tcp: a relay with nothing beyond the shell.
+    let relay = "sleep 0.2; exec 3<>/dev/tcp/%h/%p; cat <&3 & exec cat >&3";
+    let proxy = format!("    ProxyCommand bash -c '{relay}'\n");
+    let heads = [
+        "Host same-1\n".to_string(),
+        "Host same-2\n".to_string(),
+        "Host same-3\n".to_string(),
+        format!("Host far\n{proxy}"),
+        // ssh takes the first value it finds: the Match below, while the file is there.
+        format!(
+            "Match originalhost blip exec \"test -e {}\"\n{proxy}Host blip\n",
+            marker.display()
+        ),
+    ];
+    let config: String = (boxes.iter().zip(&heads))
+        .map(|(b, head)| {
+            std::fs::read_to_string(b.ssh_config())
+                .unwrap()
+                .replace(&alias, head)
+        })
+        .collect();
+    std::fs::write(&cfg, config).unwrap();
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "same-1\nsame-2\nsame-3\nfar\nblip\n").unwrap();
+    let db = dir.path().join("far.sqlite");
+    let fleet = sshbench()
+        .args(["run", "-F"])
+        .arg(&cfg)
+        .arg("--hosts")
+        .arg(&hosts)
+        .args(["--jobs", "1", "--fleet-full", "2", "--mode", "connect"])
+        .args(["--fleet", "paths", "--fleet-lease", "5"])
+        // Two families' best, and a slower one of the second: 2 contenders of 3.
+        .args(["--rounds", "3", "--kex"])
+        .arg("curve25519-sha256,diffie-hellman-group16-sha512,diffie-hellman-group18-sha512")
+        .args(["--hostkeys", "ssh-ed25519", "--db"])
+        .arg(&db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The path to blip is fast again once its first pass is stored.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    while marker.exists() {
+        let store = Store::connect_to_read(db.to_str().unwrap()).ok();
+        let runs = store.and_then(|s| s.runs().ok()).unwrap_or_default();
+        if (runs.iter()).any(|r| r.destination == "blip" && r.status == RunStatus::Complete) {
+            std::fs::remove_file(&marker).unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "blip was never measured"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = fleet.wait_with_output().unwrap();
+    let (table, said) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{said}");
+    let row = |h: &str| {
+        let line = table.lines().find(|l| l.contains(&format!(" {h} ")));
+        line.unwrap_or_else(|| panic!("{h}: {table}")).to_string()
+    };
+    assert!(row("same-3").contains("contenders ("), "{table}");
+    assert!(row("blip").contains("contenders ("), "{table}\n{said}");
+    assert!(
+        row("far").contains("in full after contenders disagreed"),
+        "{table}"
+    );
+    assert!(
+        common::words(&table).contains("far was measured in full after its contenders: in connect"),
+        "{table}"
+    );
+    assert!(
+        said.contains("[blip] its figures differ from its kind's: its contenders once more"),
+        "{said}"
+    );
+    let store = Store::connect_to_read(db.to_str().unwrap()).unwrap();
+    let fleet = store.fleet(1).unwrap().unwrap();
+    let host = |name: &str| fleet.hosts.iter().find(|h| h.destination == name).unwrap();
+    assert!(
+        matches!(host("far").way, Some(HostWay::FellBack { .. })),
+        "{:?}",
+        host("far")
+    );
+    let runs = store.runs().unwrap();
+    let of = |name: &str| -> Vec<_> { runs.iter().filter(|r| r.destination == name).collect() };
+    let whole = runs[0].plan.len();
+    let (far, blip) = (of("far"), of("blip"));
+    let plans = |rs: &[&sshbench::store::RunRecord]| -> Vec<usize> {
+        rs.iter().map(|r| r.plan.len()).collect()
+    };
+    assert_eq!(
+        plans(&far),
+        [2, 2, whole],
+        "two passes of contenders, then in full"
+    );
+    assert_eq!(plans(&blip), [2, 2], "two passes of contenders");
+    assert_eq!(host("blip").run_id, Some(blip[1].id));
+    let full = far[2];
+    assert_eq!(host("far").run_id, Some(full.id));
+    assert_eq!(full.status, RunStatus::Complete);
+    assert_eq!(
+        store.samples(&[full.id]).unwrap().len(),
+        whole * 3 + 1,
+        "every item's three rounds and the warm-up"
+    );
+    drop(boxes);
+}

@@ -68,7 +68,8 @@ pub fn start(sh: &Shared) -> Result<u8> {
     // Filters that name nothing the client knows fail here, before any host.
     build_plan(&sh.own.offer, None, false, &cfg.options)?;
     let sets = cpu_sets(cfg.jobs, hosts.len(), true)?;
-    if sets.len() > 1 {
+    // A named fleet's other workers measure beside this one, whatever its --jobs.
+    if sets.len() > 1 || cfg.fleet_name.is_some() {
         one_name_per_server(sh, &hosts)?;
     }
     let store = super::sealed_store(sh.db)?;
@@ -182,9 +183,13 @@ fn one_name_per_server(sh: &Shared, hosts: &[String]) -> Result<()> {
         };
         let server = (r.hostname.to_ascii_lowercase(), r.port);
         if let Some((_, first)) = seen.iter().find(|(s, _)| *s == server) {
+            let or = match sh.cfg.fleet_name {
+                Some(_) => " (a named fleet's workers measure side by side)",
+                None => ", or give --jobs 1",
+            };
             bail!(
                 "{first} and {h} reach the same server ({} port {}): measured side by side, \
-                 each would slow the other's figures; list it once, or give --jobs 1",
+                 each would slow the other's figures; list it once{or}",
                 server.0,
                 server.1
             );
