@@ -4,15 +4,36 @@
 //! `analysis::contenders`). The host's kind and how it was measured are stored with it.
 
 use super::progress::Progress;
-use super::run::Design;
+use super::server::Server;
 use anyhow::Result;
 use sshbench::analysis::{SuiteStats, contenders};
+use sshbench::measure::window::Login;
 use sshbench::model::fleet::{Disagreement, FleetFull, HostKind, HostWay};
 use sshbench::model::{HostStatus, Mode, Suite};
 use sshbench::plan::Plan;
 use sshbench::store::{Selection, Store};
 use sshbench::views::scope::Scope;
 use sshbench::views::unforced::{Unforced, unforced};
+
+/// What a fleet's host measures: its plan, and whether it races once the first pass is
+/// done (a host measured by its kind's contenders does not: see `fleet_kinds`).
+pub(super) struct Design {
+    pub plan: Plan,
+    pub race: bool,
+}
+
+/// How a fleet makes a new host's design from its kind and the whole plan.
+pub(super) type Narrow<'a> = dyn Fn(&HostKind, Plan) -> Result<Design> + 'a;
+
+/// What decides how the server ranks suites (see [`HostKind`]).
+pub(super) fn kind_of(srv: &Server, login: &Login) -> HostKind {
+    HostKind {
+        server_version: srv.version.clone(),
+        offer: srv.offer.clone(),
+        strict_kex: srv.strict_kex,
+        cpu: login.server_cpu.clone(),
+    }
+}
 
 /// What deciding a host's way needs.
 pub(super) struct Kinds<'a> {

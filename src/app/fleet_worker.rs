@@ -7,9 +7,9 @@
 //! thread waits to take over a host whose worker dies.
 
 use super::fleet::finish;
-use super::fleet_kinds::Kinds;
+use super::fleet_kinds::{Design, Kinds, Narrow};
 use super::progress::Progress;
-use super::run::{Design, HostRun, Narrow, Shared, measure};
+use super::run::{HostRun, Shared, measure};
 use anyhow::{Context, Result};
 use sshbench::destination::Target;
 use sshbench::model::fleet::{Disagreement, FleetFull, HostKind, HostWay};

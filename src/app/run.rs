@@ -1,5 +1,6 @@
 //! `sshbench run`: resume or start a run, measure it into the store, print its table.
 
+use super::fleet_kinds::{Narrow, kind_of};
 use super::outcome::{conclude, fatal_error, keystroke_clock_note, print_results};
 use super::outcome::{shell_start_note, status_of};
 use super::overlap::Overlap;
@@ -17,7 +18,6 @@ use sshbench::measure::by_client::ByClient;
 use sshbench::measure::openssh::{Dialect, DropbearLogin, ServerLog};
 use sshbench::measure::payload::Payload;
 use sshbench::measure::window::Login;
-use sshbench::model::fleet::HostKind;
 use sshbench::model::{AlgoLists, ClientKind, Note, RunOptions, Sample, Stop};
 use sshbench::offer::client;
 use sshbench::plan::{self, Plan, PlanInput};
@@ -402,16 +402,6 @@ pub(super) struct HostRun<'a> {
     pub narrow: Option<&'a Narrow<'a>>,
 }
 
-/// What a fleet's host measures: its plan, and whether it races once the first pass is
-/// done (a host measured by its kind's contenders does not: see `fleet_kinds`).
-pub(super) struct Design {
-    pub plan: Plan,
-    pub race: bool,
-}
-
-/// How a fleet makes a new host's design from its kind and the whole plan.
-pub(super) type Narrow<'a> = dyn Fn(&HostKind, Plan) -> Result<Design> + 'a;
-
 impl<'a> HostRun<'a> {
     /// A run of its own, outside any fleet.
     fn single(
@@ -465,16 +455,6 @@ fn start(
     // A stored run that did not race goes on without: a row can only take racing away.
     options.race &= run.options.race;
     Ok((reopen(store, run, progress)?, plan, options))
-}
-
-/// What decides how the server ranks suites (see [`HostKind`]).
-fn kind_of(srv: &Server, login: &Login) -> HostKind {
-    HostKind {
-        server_version: srv.version.clone(),
-        offer: srv.offer.clone(),
-        strict_kex: srv.strict_kex,
-        cpu: login.server_cpu.clone(),
-    }
 }
 
 /// The host's server for `clients`: the sandbox started, or the destination resolved
