@@ -307,6 +307,7 @@ fn measure_host(
         full: work.full,
         progress,
     };
+    let narrow = |kind: &HostKind, plan: Plan| kinds.narrow(kind, plan);
     // A run finished on its own (`run --resume ID`) counts; an unfinished one goes on;
     // a deleted one starts anew.
     let run = host.run_id.map(|id| store.run(id)).transpose()?.flatten();
@@ -316,7 +317,6 @@ fn measure_host(
     {
         (host.status, host.problem) = (HostStatus::Complete, None);
     } else {
-        let narrow = |kind: &HostKind, plan: Plan| kinds.narrow(kind, plan);
         let one = OneRun {
             resumed: run.as_ref(),
             narrow: &narrow,
@@ -330,7 +330,6 @@ fn measure_host(
     // bimodal here), or in a passing disturbance: a second pass of the contenders must
     // disagree on its own before the whole design is spent on the host.
     progress.say("its figures differ from its kind's: its contenders once more, to be sure");
-    let narrow = |kind: &HostKind, plan: Plan| kinds.narrow(kind, plan);
     let again = OneRun {
         resumed: None,
         narrow: &narrow,
