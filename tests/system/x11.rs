@@ -9,7 +9,16 @@ use sshbench::model::{AlgoLists, Mode, Outcome, SampleRequest, Suite};
 use sshbench::sandbox::{Sandbox, SandboxOptions};
 use sshbench::sys::cancel::Cancel;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
+
+/// Each test here starts an Xvfb as this process's child; the first counts them, so
+/// they take turns (a CI run counted another test's display as a second one).
+static DISPLAYS: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    DISPLAYS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn start(opts: SandboxOptions) -> Sandbox {
     for program in ["Xvfb", "xauth", "xdpyinfo", "xwd"] {
@@ -60,6 +69,7 @@ fn our_xvfb() -> usize {
 
 #[test]
 fn x11_times_a_round_trip_client_and_a_bulk_one_through_a_private_display() {
+    let _turn = one_at_a_time();
     let sb = start(SandboxOptions {
         x11: true,
         ..SandboxOptions::default()
@@ -106,6 +116,7 @@ fn assert_unavailable(sb: &Sandbox, said: &str) {
 
 #[test]
 fn a_server_that_forwards_no_x11_or_has_no_xauth_is_not_available() {
+    let _turn = one_at_a_time();
     let off = start(SandboxOptions::default());
     assert_unavailable(&off, "the server forwards no X11");
     let no_xauth = start(SandboxOptions {
@@ -129,6 +140,7 @@ fn path_without(dir: &Path, without: &str) -> String {
 
 #[test]
 fn a_server_without_its_x_clients_is_not_available() {
+    let _turn = one_at_a_time();
     for (missing, said) in [("xdpyinfo", "no xdpyinfo"), ("xwd", "no xwd")] {
         let tools = tempfile::tempdir().unwrap();
         let sb = start(SandboxOptions {
