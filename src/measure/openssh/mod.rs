@@ -467,7 +467,7 @@ impl OpenSsh {
         let (stdout, writer) = if req.mode == Mode::Echo {
             (echo_session(child, req, reference), None)
         } else if req.mode == Mode::Typing {
-            (typing::typing_session(child, req), None)
+            (typing::typing_session(child), None)
         } else {
             let (go_tx, go_rx) = mpsc::channel::<WriteStep>();
             let stdout = match sink {

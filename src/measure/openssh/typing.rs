@@ -10,7 +10,7 @@
 
 use super::streams::{StdoutReport, wait_ready};
 use crate::model::typing::{KEYS_PER_BURST, TYPED_KEYS};
-use crate::model::{Problem, SampleRequest, TypedKey, Typing, TypingWire, WireSpan};
+use crate::model::{Problem, TypedKey, Typing, TypingWire, WireSpan};
 use crate::sys::proc;
 use crate::sys::tcpinfo::{PeerSocket, TcpCounters};
 use std::io::{BufReader, Read, Write};
@@ -130,10 +130,7 @@ fn wire(spans: &[Span]) -> Option<WireSpan> {
 
 /// After the ready line, type the three bursts and their pauses; every echo is checked.
 /// The remote side ends the session after the last key.
-pub(super) fn typing_session(
-    child: &mut Child,
-    _req: &SampleRequest,
-) -> mpsc::Receiver<StdoutReport> {
+pub(super) fn typing_session(child: &mut Child) -> mpsc::Receiver<StdoutReport> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("stdout piped");
     let mut stdin = child.stdin.take().expect("stdin piped");

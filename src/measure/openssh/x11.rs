@@ -12,6 +12,7 @@ use crate::sys::cancel::Cancel;
 use crate::sys::proc;
 use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -29,7 +30,11 @@ pub(super) struct XDisplay {
 impl XDisplay {
     /// Start Xvfb on the first free display (it says which), local connections only.
     pub(super) fn start() -> Result<XDisplay, Outcome> {
-        let mut cmd = Command::new("Xvfb");
+        XDisplay::start_program(Path::new("Xvfb"))
+    }
+
+    fn start_program(xvfb: &Path) -> Result<XDisplay, Outcome> {
+        let mut cmd = Command::new(xvfb);
         proc::die_with_parent(&mut cmd);
         let spawned = cmd
             .args([
@@ -53,7 +58,10 @@ impl XDisplay {
                     problem: Problem::NoXvfb,
                 });
             }
-            Err(e) => return Err(Outcome::local(Doing::RunningSsh, e)),
+            Err(e) => {
+                let e = format!("{}: {e}", xvfb.display());
+                return Err(Outcome::local(Doing::RunningTool, e));
+            }
         };
         let mut out = BufReader::new(child.stdout.take().expect("piped"));
         let number = proc::read_bounded_line(&mut out, 16).ok().flatten();
@@ -259,5 +267,38 @@ mod tests {
         let c = x11_command();
         assert!(c.starts_with("sh -c '") && c.ends_with('\''), "{c}");
         assert!(c.contains("xwd -root -silent | wc -c"), "{c}");
+    }
+
+    #[test]
+    fn an_xvfb_that_cannot_run_is_this_machine_s_failure_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let xvfb = dir.path().join("Xvfb");
+        std::fs::write(&xvfb, "not a program").unwrap();
+        let Err(outcome) = XDisplay::start_program(&xvfb) else {
+            panic!("a file without the execute bit ran");
+        };
+        let Outcome::Failed {
+            kind: FailureKind::Client,
+            problem: Problem::Local { doing, error },
+        } = outcome
+        else {
+            panic!("{outcome:?}");
+        };
+        assert_eq!(doing, Doing::RunningTool);
+        assert!(
+            error.starts_with(&format!("{}: ", xvfb.display())),
+            "{error}"
+        );
+        let missing = XDisplay::start_program(&dir.path().join("none"));
+        assert!(
+            matches!(
+                missing,
+                Err(Outcome::Unavailable {
+                    problem: Problem::NoXvfb
+                })
+            ),
+            "{:?}",
+            missing.err()
+        );
     }
 }
