@@ -305,7 +305,12 @@ impl Store {
     /// The runs and counted samples (round > 0) a report is about. With neither a
     /// destination nor a run, the newest run's destination.
     pub fn select(&self, sel: &Selection) -> Result<(Vec<RunRecord>, Vec<StoredSample>)> {
-        let stored = self.runs()?;
+        let stored = match (&sel.destination, sel.run) {
+            // One run by its id is all that is read: a fleet's host reads its kind's runs
+            // so, and reading every run made its cost grow with the fleet's.
+            (None, Some(id)) => self.run(id)?.into_iter().collect(),
+            _ => self.runs()?,
+        };
         // A run of several clients is a record per client (`clients`), each under a
         // destination of its own; the destination it was stored under names them all.
         let all: Vec<(String, RunRecord)> = (stored.iter())
