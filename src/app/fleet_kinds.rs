@@ -11,7 +11,7 @@ use sshbench::measure::window::Login;
 use sshbench::model::fleet::{Disagreement, FleetFull, HostKind, HostWay};
 use sshbench::model::{HostStatus, Mode, Suite};
 use sshbench::plan::Plan;
-use sshbench::store::{Selection, Store};
+use sshbench::store::{FleetHost, Selection, Store};
 use sshbench::views::scope::Scope;
 use sshbench::views::unforced::{Unforced, unforced};
 
@@ -76,20 +76,45 @@ fn figures_of(store: &Store, ids: &[i64]) -> Result<RunFigures> {
     })
 }
 
+/// The hosts whose figures stand for `kind` (their names and complete runs): the first
+/// `--fleet-full` N other hosts of it measured in full, in the fleet's order (every one
+/// for `all`). Only the first: where a design has nothing to narrow every host of the
+/// kind is measured in full, and pooling them all made each host's cost grow with the
+/// hosts before it (a 1,000-host fleet's last took 40 s: bench/results/notebook.md).
+fn deciders(
+    hosts: Vec<FleetHost>,
+    kinds: &[(usize, HostKind)],
+    position: usize,
+    kind: &HostKind,
+    full: FleetFull,
+) -> Vec<(String, i64)> {
+    let first = match full {
+        FleetFull::All => usize::MAX,
+        FleetFull::First(n) => n as usize,
+    };
+    (hosts.into_iter())
+        .filter(|h| h.position != position && h.status == HostStatus::Complete)
+        .filter(|h| matches!(h.way, Some(HostWay::Full { .. })))
+        .filter(|h| kinds.iter().any(|(p, k)| *p == h.position && k == kind))
+        .filter_map(|h| Some((h.destination, h.run_id?)))
+        .take(first)
+        .collect()
+}
+
 impl Kinds<'_> {
-    /// The complete runs of the other hosts of `kind` that were measured in full, with
-    /// their names.
+    /// The hosts whose figures stand for `kind` (see [`deciders`]).
     fn full_of(&self, kind: &HostKind) -> Result<Vec<(String, i64)>> {
         let kinds = self.store.fleet_kinds(self.fleet)?;
         let Some(fleet) = self.store.fleet(self.fleet)? else {
             return Ok(Vec::new());
         };
-        Ok((fleet.hosts.into_iter())
-            .filter(|h| h.position != self.position && h.status == HostStatus::Complete)
-            .filter(|h| matches!(h.way, Some(HostWay::Full { .. })))
-            .filter(|h| kinds.iter().any(|(p, k)| *p == h.position && k == kind))
-            .filter_map(|h| Some((h.destination, h.run_id?)))
-            .collect())
+        Ok(deciders(
+            fleet.hosts,
+            &kinds,
+            self.position,
+            kind,
+            self.full,
+        ))
     }
 
     fn record(&self, kind: &HostKind, way: &HostWay) -> Result<()> {
@@ -168,5 +193,57 @@ impl Kinds<'_> {
             .map(|(_, k)| k)
             .unwrap_or_default();
         self.record(&kind, &HostWay::FellBack { why })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(position: usize, status: HostStatus, way: HostWay) -> FleetHost {
+        FleetHost {
+            position,
+            destination: format!("h{position}"),
+            status,
+            problem: None,
+            run_id: Some(100 + position as i64),
+            way: Some(way),
+        }
+    }
+
+    #[test]
+    fn a_kind_stands_on_its_first_full_hosts_in_the_fleet_s_order() {
+        let (a, b) = (
+            HostKind::default(),
+            HostKind {
+                strict_kex: Some(true),
+                ..HostKind::default()
+            },
+        );
+        let full = HostWay::Full { first: false };
+        let contenders = HostWay::Contenders { items: 1, of: 2 };
+        let hosts = vec![
+            host(0, HostStatus::Complete, full.clone()),
+            host(1, HostStatus::Complete, full.clone()),
+            host(2, HostStatus::Failed, full.clone()),
+            host(3, HostStatus::Complete, contenders),
+            host(4, HostStatus::Complete, full.clone()),
+            host(5, HostStatus::Complete, full.clone()),
+            host(6, HostStatus::Complete, full.clone()),
+            host(7, HostStatus::Running, full.clone()),
+        ];
+        let mut kinds: Vec<(usize, HostKind)> = (0..8).map(|p| (p, a.clone())).collect();
+        kinds[4].1 = b;
+        let names = |position, n| {
+            let d = deciders(hosts.clone(), &kinds, position, &a, n);
+            d.into_iter().map(|(h, _)| h).collect::<Vec<_>>()
+        };
+        // Not a failed or running host, one measured by contenders, another kind's, or
+        // the host itself; and no more than N.
+        assert_eq!(names(7, FleetFull::First(3)), ["h0", "h1", "h5"]);
+        assert_eq!(names(0, FleetFull::First(3)), ["h1", "h5", "h6"]);
+        assert_eq!(names(7, FleetFull::All), ["h0", "h1", "h5", "h6"]);
+        let runs = deciders(hosts.clone(), &kinds, 7, &a, FleetFull::First(1));
+        assert_eq!(runs, [("h0".to_string(), 100)]);
     }
 }
