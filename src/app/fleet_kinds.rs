@@ -76,11 +76,20 @@ fn figures_of(store: &Store, ids: &[i64]) -> Result<RunFigures> {
     })
 }
 
+/// How many hosts of a kind are measured in full before the others measure its
+/// contenders; `None`: every host.
+fn first_full(full: FleetFull) -> Option<usize> {
+    match full {
+        FleetFull::All => None,
+        FleetFull::First(n) => Some(n as usize),
+    }
+}
+
 /// The hosts whose figures stand for `kind` (their names and complete runs): the first
 /// `--fleet-full` N other hosts of it measured in full, in the fleet's order (every one
 /// for `all`). Only the first: where a design has nothing to narrow every host of the
 /// kind is measured in full, and pooling them all made each host's cost grow with the
-/// hosts before it (a 1,000-host fleet's last took 40 s: bench/results/notebook.md).
+/// hosts before it (in a 1,000-host fleet the 578th took 39 s; see the notebook).
 fn deciders(
     hosts: Vec<FleetHost>,
     kinds: &[(usize, HostKind)],
@@ -88,16 +97,12 @@ fn deciders(
     kind: &HostKind,
     full: FleetFull,
 ) -> Vec<(String, i64)> {
-    let first = match full {
-        FleetFull::All => usize::MAX,
-        FleetFull::First(n) => n as usize,
-    };
     (hosts.into_iter())
         .filter(|h| h.position != position && h.status == HostStatus::Complete)
         .filter(|h| matches!(h.way, Some(HostWay::Full { .. })))
         .filter(|h| kinds.iter().any(|(p, k)| *p == h.position && k == kind))
         .filter_map(|h| Some((h.destination, h.run_id?)))
-        .take(first)
+        .take(first_full(full).unwrap_or(usize::MAX))
         .collect()
 }
 
@@ -129,11 +134,8 @@ impl Kinds<'_> {
     /// part them (bench/results/notebook.md, "A fleet's kinds").
     pub fn narrow(&self, kind: &HostKind, mut plan: Plan) -> Result<Design> {
         let whole = |plan| Design { plan, race: true };
-        let first = match self.full {
-            FleetFull::All => None,
-            FleetFull::First(n) => Some(n as usize),
-        };
         let full = self.full_of(kind)?;
+        let first = first_full(self.full);
         let Some(n) = first.filter(|&n| full.len() >= n) else {
             self.record(
                 kind,
